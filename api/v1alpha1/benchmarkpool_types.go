@@ -1,0 +1,323 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PoolProvider says where a pool's nodes come from.
+// +kubebuilder:validation:Enum=gke;existing
+type PoolProvider string
+
+// Pool providers.
+const (
+	// ProviderGKE creates a GKE node pool.
+	ProviderGKE PoolProvider = "gke"
+	// ProviderExisting labels and taints nodes that already exist.
+	ProviderExisting PoolProvider = "existing"
+)
+
+// BenchmarkPool condition types and reasons.
+const (
+	// PoolConditionReady is True when every node of the pool is Ready, labelled
+	// and tainted.
+	PoolConditionReady = "Ready"
+	// PoolConditionProvisioning is True while the node pool is created or resized.
+	PoolConditionProvisioning = "Provisioning"
+	// PoolConditionDeleting is True while the node pool is deleted.
+	PoolConditionDeleting = "Deleting"
+
+	ReasonNodesReady       = "NodesReady"
+	ReasonNodesNotReady    = "NodesNotReady"
+	ReasonCreating         = "Creating"
+	ReasonStockout         = "Stockout"
+	ReasonQuotaExceeded    = "QuotaExceeded"
+	ReasonInvalidConfig    = "InvalidConfiguration"
+	ReasonProviderError    = "ProviderError"
+	ReasonIdleExpired      = "IdleExpired"
+	ReasonNoMatchingNodes  = "NoMatchingNodes"
+	ReasonDeletingNodePool = "DeletingNodePool"
+)
+
+// BenchmarkPoolSpec says which nodes benchmarks run on.
+// +kubebuilder:validation:XValidation:rule="self.provider != 'gke' || (has(self.gke) && !has(self.existing))",message="provider gke needs spec.gke and no spec.existing"
+// +kubebuilder:validation:XValidation:rule="self.provider != 'existing' || (has(self.existing) && !has(self.gke))",message="provider existing needs spec.existing; spec.gke is only allowed with provider gke"
+// +kubebuilder:validation:XValidation:rule="self.provider == oldSelf.provider",message="provider cannot change: create a new pool"
+// +kubebuilder:validation:XValidation:rule="!has(self.gke) || !has(oldSelf.gke) || self.gke == oldSelf.gke",message="gke settings cannot change once the node pool exists: create a new pool"
+type BenchmarkPoolSpec struct {
+	// provider is gke (create a GKE node pool) or existing (use labelled nodes).
+	// +required
+	Provider PoolProvider `json:"provider"`
+
+	// gke configures the GKE node pool; only with provider gke.
+	// +optional
+	GKE *GKEPoolSpec `json:"gke,omitempty"`
+
+	// existing selects existing nodes; only with provider existing.
+	// +optional
+	Existing *ExistingPoolSpec `json:"existing,omitempty"`
+
+	// ttlSecondsAfterIdle deletes the GKE node pool (and the BenchmarkPool) after no
+	// benchmark used it for this long. Unset: keep until deleted.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2592000
+	TTLSecondsAfterIdle *int32 `json:"ttlSecondsAfterIdle,omitempty"`
+}
+
+// ExistingPoolSpec selects nodes that already exist. benchwright labels and taints
+// them while the pool exists and removes both when it is deleted.
+type ExistingPoolSpec struct {
+	// nodeSelector selects the nodes by label.
+	// +required
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=16
+	NodeSelector map[string]string `json:"nodeSelector"`
+
+	// taint adds the pool's NoSchedule taint, so only benchmarks land there. Default true.
+	// +optional
+	Taint *bool `json:"taint,omitempty"`
+}
+
+// GKEDiskType is a node boot disk type.
+// +kubebuilder:validation:Enum=pd-standard;pd-balanced;pd-ssd;pd-extreme;hyperdisk-balanced
+type GKEDiskType string
+
+// GKEPoolSpec is a GKE node pool built for benchmarks.
+// +kubebuilder:validation:XValidation:rule="!has(self.compactPlacement) || self.nodeCount >= 2",message="compactPlacement places several nodes close together: it needs nodeCount >= 2"
+// +kubebuilder:validation:XValidation:rule="!has(self.networkTier) || self.networkTier != 'TIER_1' || (has(self.gvnic) && self.gvnic)",message="networkTier TIER_1 needs gvnic: true"
+type GKEPoolSpec struct {
+	// project of the cluster. Default: the manager's configuration.
+	// +optional
+	// +kubebuilder:validation:MaxLength=30
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z][-a-z0-9]{4,28}[a-z0-9]$')",message="project is a Google Cloud project ID such as my-project-123"
+	Project string `json:"project,omitempty"`
+
+	// location of the cluster (region or zone). Default: the manager's configuration.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z]+-[a-z]+[0-9]+(-[a-z])?$')",message="location is a region such as us-central1 or a zone such as us-central1-a"
+	Location string `json:"location,omitempty"`
+
+	// cluster name. Default: the manager's configuration.
+	// +optional
+	// +kubebuilder:validation:MaxLength=40
+	Cluster string `json:"cluster,omitempty"`
+
+	// nodeLocations are the zones of the nodes; compact placement needs one zone.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=1
+	// +kubebuilder:validation:items:MaxLength=64
+	NodeLocations []string `json:"nodeLocations,omitempty"`
+
+	// machineType of the nodes, e.g. c3-highcpu-176.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z][a-z0-9]*(-[a-z0-9]+)+$')",message="machineType is a Compute Engine machine type such as c2-standard-60 or c3-highcpu-176"
+	MachineType string `json:"machineType"`
+
+	// nodeCount is the number of nodes.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	NodeCount int32 `json:"nodeCount"`
+
+	// compactPlacement asks for placementPolicy COMPACT: nodes close together on
+	// the network, for lower MPI latency.
+	// +optional
+	CompactPlacement *CompactPlacement `json:"compactPlacement,omitempty"`
+
+	// threadsPerCore is 1 to turn SMT (hyper-threading) off, 2 to keep it.
+	// +optional
+	// +kubebuilder:validation:Enum=1;2
+	ThreadsPerCore *int32 `json:"threadsPerCore,omitempty"`
+
+	// gvnic enables Google Virtual NIC.
+	// +optional
+	GVNIC *bool `json:"gvnic,omitempty"`
+
+	// networkTier TIER_1 raises the egress bandwidth limit (needs gvnic).
+	// +optional
+	// +kubebuilder:validation:Enum=TIER_1
+	NetworkTier string `json:"networkTier,omitempty"`
+
+	// diskType of the boot disk.
+	// +optional
+	DiskType GKEDiskType `json:"diskType,omitempty"`
+
+	// diskSizeGb of the boot disk.
+	// +optional
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=65536
+	DiskSizeGb *int32 `json:"diskSizeGb,omitempty"`
+
+	// spot nodes are cheaper and can be preempted (a preempted node fails its
+	// repetition, which is retried).
+	// +optional
+	Spot bool `json:"spot,omitempty"`
+
+	// imageType of the nodes, e.g. COS_CONTAINERD or UBUNTU_CONTAINERD.
+	// +optional
+	// +kubebuilder:validation:Enum=COS_CONTAINERD;UBUNTU_CONTAINERD
+	ImageType string `json:"imageType,omitempty"`
+
+	// linuxNodeConfig sets kernel parameters through GKE (only GKE's allow-list;
+	// use a TuningProfile for anything else).
+	// +optional
+	LinuxNodeConfig *GKELinuxNodeConfig `json:"linuxNodeConfig,omitempty"`
+}
+
+// CompactPlacement configures a compact placement policy.
+type CompactPlacement struct {
+	// policyName names an existing resource policy to use; GKE creates one when
+	// it is empty.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="policyName is a Compute Engine resource policy name: lower-case letters, digits and '-'"
+	PolicyName string `json:"policyName,omitempty"`
+}
+
+// GKELinuxNodeConfig holds the kernel parameters GKE sets on the nodes.
+type GKELinuxNodeConfig struct {
+	// sysctls to set; GKE accepts only its allow-list.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(s, s.name in ['net.core.busy_poll', 'net.core.busy_read', 'net.core.netdev_max_backlog', 'net.core.rmem_default', 'net.core.rmem_max', 'net.core.wmem_default', 'net.core.wmem_max', 'net.core.optmem_max', 'net.core.somaxconn', 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem', 'net.ipv4.tcp_tw_reuse', 'net.ipv4.tcp_mem', 'net.ipv4.tcp_max_orphans', 'net.netfilter.nf_conntrack_max', 'net.netfilter.nf_conntrack_buckets', 'net.netfilter.nf_conntrack_tcp_timeout_close_wait', 'net.netfilter.nf_conntrack_tcp_timeout_time_wait', 'net.netfilter.nf_conntrack_tcp_timeout_established', 'net.netfilter.nf_conntrack_acct', 'kernel.shmmni', 'kernel.shmmax', 'kernel.shmall', 'vm.max_map_count'])",message="GKE's linuxNodeConfig accepts only its allow-list (net.core.busy_poll, net.core.busy_read, net.core.rmem_max, net.ipv4.tcp_rmem, ...); set other sysctls with a TuningProfile"
+	Sysctls []Sysctl `json:"sysctls,omitempty"`
+}
+
+// BenchmarkPoolStatus is the state of the pool's nodes.
+type BenchmarkPoolStatus struct {
+	// observedGeneration is the generation the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Ready, Provisioning, Deleting.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// state is a one-word summary for `kubectl get`: Provisioning, Ready, NotReady,
+	// Failed or Deleting.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	State string `json:"state,omitempty"`
+
+	// nodePoolName is the GKE node pool's name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=40
+	NodePoolName string `json:"nodePoolName,omitempty"`
+
+	// readyNodes counts the pool's nodes that are Ready.
+	// +optional
+	ReadyNodes int32 `json:"readyNodes,omitempty"`
+
+	// nodes are the names of the pool's nodes.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=1000
+	Nodes []string `json:"nodes,omitempty"`
+
+	// effective is what GKE reports for the node pool, not what was asked.
+	// +optional
+	Effective *EffectivePoolSettings `json:"effective,omitempty"`
+
+	// activeBenchmark is the benchmark that holds the pool now (kind/namespace/name).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	ActiveBenchmark string `json:"activeBenchmark,omitempty"`
+
+	// queueLength counts benchmarks waiting for the pool.
+	// +optional
+	QueueLength int32 `json:"queueLength,omitempty"`
+
+	// lastUsedTime is when a benchmark last finished on the pool (for the TTL).
+	// +optional
+	LastUsedTime *metav1.Time `json:"lastUsedTime,omitempty"`
+}
+
+// EffectivePoolSettings are the node settings as the provider reports them.
+type EffectivePoolSettings struct {
+	// machineType of the nodes.
+	// +optional
+	MachineType string `json:"machineType,omitempty"`
+	// nodeCount as GKE reports it.
+	// +optional
+	NodeCount int32 `json:"nodeCount,omitempty"`
+	// placementPolicy is COMPACT when the nodes are compactly placed.
+	// +optional
+	PlacementPolicy string `json:"placementPolicy,omitempty"`
+	// placementPolicyName is the resource policy in use.
+	// +optional
+	PlacementPolicyName string `json:"placementPolicyName,omitempty"`
+	// threadsPerCore as GKE reports it (1 = SMT off).
+	// +optional
+	ThreadsPerCore int32 `json:"threadsPerCore,omitempty"`
+	// gvnic is true when gVNIC is enabled.
+	// +optional
+	GVNIC bool `json:"gvnic,omitempty"`
+	// networkTier is the total egress bandwidth tier.
+	// +optional
+	NetworkTier string `json:"networkTier,omitempty"`
+	// diskType of the boot disk.
+	// +optional
+	DiskType string `json:"diskType,omitempty"`
+	// diskSizeGb of the boot disk.
+	// +optional
+	DiskSizeGb int32 `json:"diskSizeGb,omitempty"`
+	// spot is true for spot nodes.
+	// +optional
+	Spot bool `json:"spot,omitempty"`
+	// imageType of the nodes.
+	// +optional
+	ImageType string `json:"imageType,omitempty"`
+	// sysctls as set by GKE.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	Sysctls []Sysctl `json:"sysctls,omitempty"`
+}
+
+// BenchmarkPool is a set of nodes reserved for benchmarks: a GKE node pool it
+// creates, or existing nodes it labels and taints.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=bpool,categories=benchwright
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider`
+// +kubebuilder:printcolumn:name="Machine",type=string,JSONPath=`.spec.gke.machineType`
+// +kubebuilder:printcolumn:name="Placement",type=string,JSONPath=`.status.effective.placementPolicy`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyNodes`
+// +kubebuilder:printcolumn:name="Queue",type=integer,JSONPath=`.status.queueLength`,priority=1
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BenchmarkPool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is which nodes to use or create.
+	// +required
+	Spec BenchmarkPoolSpec `json:"spec"`
+
+	// status is the state of the nodes.
+	// +optional
+	Status BenchmarkPoolStatus `json:"status,omitempty"`
+}
+
+// BenchmarkPoolList is a list of BenchmarkPools.
+//
+// +kubebuilder:object:root=true
+type BenchmarkPoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkPool `json:"items"`
+}
+
+func init() {
+	objectTypes = append(objectTypes, &BenchmarkPool{}, &BenchmarkPoolList{})
+}

@@ -1,0 +1,209 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TuningProfile condition types and reasons.
+const (
+	// TuningConditionTuned is True when every requested value reads back on every
+	// selected node.
+	TuningConditionTuned = "Tuned"
+	// TuningConditionDegraded is True when a node refused or failed a value.
+	TuningConditionDegraded = "Degraded"
+
+	ReasonAllApplied      = "AllApplied"
+	ReasonApplying        = "Applying"
+	ReasonMismatch        = "ValueMismatch"
+	ReasonRefusedKey      = "KeyNotAllowed"
+	ReasonNoNodes         = "NoNodes"
+	ReasonRestoring       = "Restoring"
+	ReasonTunerNotRunning = "TunerNotRunning"
+)
+
+// TuningPreset names a set of settings expanded to explicit values (and shown in
+// status.requested).
+// +kubebuilder:validation:Enum=hpc-compute;network-latency;network-throughput;throughput-performance
+type TuningPreset string
+
+// Tuning presets, after the tuned profiles of the same names and seed 003.
+const (
+	PresetHPCCompute            TuningPreset = "hpc-compute"
+	PresetNetworkLatency        TuningPreset = "network-latency"
+	PresetNetworkThroughput     TuningPreset = "network-throughput"
+	PresetThroughputPerformance TuningPreset = "throughput-performance"
+)
+
+// TuningProfileSpec is the node settings to apply, and where.
+// +kubebuilder:validation:XValidation:rule="has(self.pool) != has(self.nodeSelector)",message="set exactly one of pool (a BenchmarkPool) and nodeSelector"
+// +kubebuilder:validation:XValidation:rule="has(self.preset) || has(self.sysctls) || has(self.cpu) || has(self.transparentHugepages)",message="a tuning profile needs at least one of preset, sysctls, cpu and transparentHugepages"
+type TuningProfileSpec struct {
+	// pool names the BenchmarkPool whose nodes are tuned.
+	// +optional
+	Pool PoolName `json:"pool,omitempty"`
+
+	// nodeSelector selects the nodes to tune when no pool is used.
+	// +optional
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=16
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// preset adds the settings of a named profile; explicit sysctls override it.
+	// +optional
+	Preset TuningPreset `json:"preset,omitempty"`
+
+	// sysctls are kernel parameters to set.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Sysctls []Sysctl `json:"sysctls,omitempty"`
+
+	// cpu sets the frequency governor and SMT.
+	// +optional
+	CPU *CPUTuning `json:"cpu,omitempty"`
+
+	// transparentHugepages sets /sys/kernel/mm/transparent_hugepage/enabled.
+	// +optional
+	// +kubebuilder:validation:Enum=always;madvise;never
+	TransparentHugepages string `json:"transparentHugepages,omitempty"`
+
+	// allowUnlistedSysctls lets the tuner set sysctls outside its allow-list
+	// (net.*, vm.*, kernel.sched_*, kernel.numa_balancing, ...). Off by default: a
+	// typo or a dangerous key is refused, not written to every node.
+	// +optional
+	AllowUnlistedSysctls bool `json:"allowUnlistedSysctls,omitempty"`
+}
+
+// CPUTuning sets CPU frequency and SMT.
+// +kubebuilder:validation:XValidation:rule="has(self.governor) || has(self.smt)",message="cpu needs governor and/or smt"
+type CPUTuning struct {
+	// governor is the cpufreq scaling governor of every CPU.
+	// +optional
+	// +kubebuilder:validation:Enum=performance;powersave;ondemand;schedutil;conservative
+	Governor string `json:"governor,omitempty"`
+
+	// smt writes /sys/devices/system/cpu/smt/control: off takes sibling threads
+	// offline, on brings them back.
+	// +optional
+	// +kubebuilder:validation:Enum=on;off
+	SMT string `json:"smt,omitempty"`
+}
+
+// TuningProfileStatus is what each node reports.
+type TuningProfileStatus struct {
+	// observedGeneration is the generation the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Tuned, Degraded.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// requested is the full set of settings after expanding the preset, each with
+	// where its value comes from.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=128
+	Requested []RequestedSetting `json:"requested,omitempty"`
+
+	// tunedNodes counts nodes where every value reads back.
+	// +optional
+	TunedNodes int32 `json:"tunedNodes,omitempty"`
+
+	// desiredNodes counts the selected nodes.
+	// +optional
+	DesiredNodes int32 `json:"desiredNodes,omitempty"`
+
+	// nodes is the per-node state.
+	// +optional
+	// +listType=map
+	// +listMapKey=node
+	// +kubebuilder:validation:MaxItems=1000
+	Nodes []NodeTuningStatus `json:"nodes,omitempty"`
+}
+
+// RequestedSetting is one setting the profile asks for.
+type RequestedSetting struct {
+	// name is a sysctl name, or cpu.governor, cpu.smt, transparent_hugepage.
+	Name string `json:"name"`
+	// value requested.
+	Value string `json:"value"`
+	// source is where the value comes from: the spec, or a preset and its origin
+	// (e.g. "preset network-latency (tuned)").
+	// +optional
+	Source string `json:"source,omitempty"`
+}
+
+// NodeTuningStatus is one node's applied state.
+type NodeTuningStatus struct {
+	// node name.
+	Node string `json:"node"`
+	// tuned is true when every value reads back as requested.
+	Tuned bool `json:"tuned"`
+	// mismatches lists the settings whose observed value differs.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=128
+	Mismatches []SettingMismatch `json:"mismatches,omitempty"`
+	// message from the tuner (refused keys, errors).
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+	// lastUpdateTime is when the tuner last reported.
+	// +optional
+	LastUpdateTime *metav1.Time `json:"lastUpdateTime,omitempty"`
+}
+
+// SettingMismatch is a value that did not read back.
+type SettingMismatch struct {
+	// name of the setting.
+	Name string `json:"name"`
+	// requested value.
+	Requested string `json:"requested"`
+	// observed value.
+	Observed string `json:"observed"`
+}
+
+// TuningProfile tunes the nodes of a pool (sysctls, CPU governor, SMT,
+// transparent hugepages) and restores them when deleted.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=tuning,categories=benchwright
+// +kubebuilder:printcolumn:name="Pool",type=string,JSONPath=`.spec.pool`
+// +kubebuilder:printcolumn:name="Preset",type=string,JSONPath=`.spec.preset`
+// +kubebuilder:printcolumn:name="Tuned",type=integer,JSONPath=`.status.tunedNodes`
+// +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.desiredNodes`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Tuned")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type TuningProfile struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the settings and where they apply.
+	// +required
+	Spec TuningProfileSpec `json:"spec"`
+
+	// status is what each node reports.
+	// +optional
+	Status TuningProfileStatus `json:"status,omitempty"`
+}
+
+// TuningProfileList is a list of TuningProfiles.
+//
+// +kubebuilder:object:root=true
+type TuningProfileList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []TuningProfile `json:"items"`
+}
+
+func init() {
+	objectTypes = append(objectTypes, &TuningProfile{}, &TuningProfileList{})
+}

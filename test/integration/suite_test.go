@@ -1,0 +1,80 @@
+// Package integration tests the API and the controllers against a real
+// kube-apiserver and etcd (envtest), built by hack/envtest-assets.sh.
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+var (
+	cfg       *rest.Config
+	k8sClient client.Client
+	scheme    = runtime.NewScheme()
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		// Build or find the cached assets, so `go test ./test/integration/...` works
+		// without the Makefile.
+		out, err := exec.Command(filepath.Join(util.RepoRoot(), "hack", "envtest-assets.sh")).Output()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "envtest assets: %v (run hack/envtest-assets.sh)\n", err)
+			return 1
+		}
+		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	}
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	if err := benchv1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{util.CRDDir()},
+		ErrorIfCRDPathMissing: true,
+	}
+	var err error
+	cfg, err = env.Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "starting envtest: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping envtest: %v\n", err)
+		}
+	}()
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "creating client: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// testContext returns a context cancelled when the test ends.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx
+}
