@@ -119,9 +119,9 @@ type Placement struct {
 	Tuning TuningProfileName `json:"tuning,omitempty"`
 }
 
-// Repetitions says how often a benchmark is repeated and how many of the first
+// RepetitionPolicy says how often a benchmark is repeated and how many of the first
 // repetitions are discarded as warm-up.
-type Repetitions struct {
+type RepetitionPolicy struct {
 	// repetitions is how many times the whole benchmark runs; statistics (median,
 	// min, max, CV) are taken over them.
 	// +optional

@@ -32,8 +32,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.suite != 'ior' || !has(self.warmupIterations)",message="warmupIterations apply to osu and imb, not ior"
 // +kubebuilder:validation:XValidation:rule="self.suite == 'osu' || !has(self.fullStatistics) || !self.fullStatistics",message="fullStatistics (-f) is an OSU option"
 type MPIBenchmarkSpec struct {
-	Placement   `json:",inline"`
-	Repetitions `json:",inline"`
+	Placement        `json:",inline"`
+	RepetitionPolicy `json:",inline"`
 
 	// suite is osu (OSU micro-benchmarks), imb (Intel MPI Benchmarks, IMB-MPI1) or
 	// ior (parallel file I/O).
@@ -165,9 +165,9 @@ type MPIImplementation string
 
 // MPI implementations.
 const (
-	OpenMPI MPIImplementation = "OpenMPI"
+	OpenMPI  MPIImplementation = "OpenMPI"
 	IntelMPI MPIImplementation = "Intel"
-	MPICH   MPIImplementation = "MPICH"
+	MPICH    MPIImplementation = "MPICH"
 )
 
 // MPISettings selects the MPI and how mpirun is called.

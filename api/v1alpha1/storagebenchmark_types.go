@@ -12,8 +12,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.warmupRepetitions < self.repetitions",message="warmupRepetitions must be smaller than repetitions, or no repetition is left to count"
 // +kubebuilder:validation:XValidation:rule="!has(self.dropCaches) || !self.dropCaches || !has(self.fio) || !has(self.fio.jobs) || self.fio.jobs.exists(j, !has(j.direct) || !j.direct)",message="dropCaches only matters for buffered I/O: at least one job must have direct: false"
 type StorageBenchmarkSpec struct {
-	Placement   `json:",inline"`
-	Repetitions `json:",inline"`
+	Placement        `json:",inline"`
+	RepetitionPolicy `json:",inline"`
 
 	// volumes are the disks under test, mounted at /data/0, /data/1, ... in each pod
 	// (or attached as /dev/bw0, /dev/bw1, ... in Block mode).

@@ -25,6 +25,7 @@ var (
 	cfg       *rest.Config
 	k8sClient client.Client
 	scheme    = runtime.NewScheme()
+	testEnv   *envtest.Environment
 )
 
 func TestMain(m *testing.M) {
@@ -40,7 +41,10 @@ func run(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "envtest assets: %v (run hack/envtest-assets.sh)\n", err)
 			return 1
 		}
-		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+		if err := os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out))); err != nil {
+			fmt.Fprintf(os.Stderr, "setting KUBEBUILDER_ASSETS: %v\n", err)
+			return 1
+		}
 	}
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		panic(err)
@@ -48,18 +52,18 @@ func run(m *testing.M) int {
 	if err := benchv1.AddToScheme(scheme); err != nil {
 		panic(err)
 	}
-	env := &envtest.Environment{
+	testEnv = &envtest.Environment{
 		CRDDirectoryPaths:     []string{util.CRDDir()},
 		ErrorIfCRDPathMissing: true,
 	}
 	var err error
-	cfg, err = env.Start()
+	cfg, err = testEnv.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting envtest: %v\n", err)
 		return 1
 	}
 	defer func() {
-		if err := env.Stop(); err != nil {
+		if err := testEnv.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "stopping envtest: %v\n", err)
 		}
 	}()

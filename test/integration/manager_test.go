@@ -1,0 +1,169 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/benchwright/benchwright/test/util"
+)
+
+// TestManagerServesProbesAndElectsLeader builds cmd/manager, runs it against the
+// real API server and checks its probes, metrics and leader-election Lease.
+func TestManagerServesProbesAndElectsLeader(t *testing.T) {
+	ctx := testContext(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "manager")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/manager")
+	build.Dir = util.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the manager: %v\n%s", err, out)
+	}
+	kubeconfig := writeKubeconfig(t, dir)
+	probe, metrics := freePort(t), freePort(t)
+	cmd := exec.CommandContext(ctx, bin,
+		"--kubeconfig="+kubeconfig,
+		"--leader-elect", "--leader-election-namespace=default",
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", probe),
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics))
+	logs, err := os.Create(filepath.Join(dir, "manager.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		if t.Failed() {
+			out, _ := os.ReadFile(logs.Name())
+			t.Logf("manager log:\n%s", out)
+		}
+	})
+
+	for _, url := range []string{
+		fmt.Sprintf("http://127.0.0.1:%d/healthz", probe),
+		fmt.Sprintf("http://127.0.0.1:%d/readyz", probe),
+		fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics),
+	} {
+		waitForOK(t, url)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	lease := &coordinationv1.Lease{}
+	for {
+		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: "default", Name: "manager.benchwright.io"}, lease)
+		if err == nil && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no leader-election Lease held after 30s (last error: %v)", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestConfigManifestsAreAccepted renders config/default with kubectl kustomize and
+// has the API server validate every object (dry run, strict fields).
+func TestConfigManifestsAreAccepted(t *testing.T) {
+	ctx := testContext(t)
+	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	out, err := exec.Command(kubectl, "kustomize", filepath.Join(util.RepoRoot(), "config", "default")).Output()
+	if err != nil {
+		t.Fatalf("kubectl kustomize config/default: %v", err)
+	}
+	objs, err := util.DecodeYAMLDocuments(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, obj := range objs {
+		kinds[obj.GetKind()]++
+		if obj.GetKind() == "CustomResourceDefinition" {
+			continue // installed by envtest already
+		}
+		if obj.GetKind() != "Namespace" && obj.GetNamespace() != "" {
+			ensureNamespace(ctx, t, obj.GetNamespace())
+		}
+		if err := k8sClient.Create(ctx, obj, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
+			t.Errorf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	for _, kind := range []string{"CustomResourceDefinition", "Deployment", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"} {
+		if kinds[kind] == 0 {
+			t.Errorf("config/default has no %s", kind)
+		}
+	}
+	if kinds["CustomResourceDefinition"] != 4 {
+		t.Errorf("config/default has %d CRDs, want 4", kinds["CustomResourceDefinition"])
+	}
+}
+
+func ensureNamespace(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(name)
+	if err := k8sClient.Create(ctx, ns); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+}
+
+func writeKubeconfig(t *testing.T, dir string) string {
+	t.Helper()
+	user, err := testEnv.AddUser(envtest.User{Name: "manager-test", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitForOK(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not OK after 60s (last: %v)", url, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

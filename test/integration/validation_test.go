@@ -1,0 +1,389 @@
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// Valid specs the invalid cases start from; each case replaces the spec.
+const (
+	storageSpec = `
+nodeSelector: {kubernetes.io/os: linux}
+volumes: {emptyDir: {}}
+fio: {jobs: [{name: randread, rw: randread}]}
+`
+	mpiSpec = `
+nodeSelector: {kubernetes.io/os: linux}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2, ranksPerNode: 1}
+mpi: {implementation: OpenMPI}
+`
+	poolSpec = `
+provider: gke
+gke: {machineType: c3-highcpu-8, nodeCount: 2}
+`
+	tuningSpec = `
+pool: p
+sysctls: [{name: net.core.busy_poll, value: "50"}]
+`
+)
+
+type invalidCase struct {
+	name string
+	kind string
+	spec string
+	want string // a part of the API server's message that tells what to fix
+}
+
+var invalidCases = []invalidCase{
+	// Placement.
+	{"storage: both pool and nodeSelector", "StorageBenchmark", `
+pool: p
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}`, "set exactly one of pool (a BenchmarkPool) and nodeSelector"},
+	{"storage: neither pool nor nodeSelector", "StorageBenchmark", `
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}`, "set exactly one of pool (a BenchmarkPool) and nodeSelector"},
+	{"mpi: neither pool nor nodeSelector", "MPIBenchmark", `
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {}`, "set exactly one of pool (a BenchmarkPool) and nodeSelector"},
+	{"pool name with capitals", "StorageBenchmark", `
+pool: MyPool
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}`, "must be a BenchmarkPool name"},
+
+	// StorageBenchmark.
+	{"storage: fio and dd together", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}
+dd: {tests: [{name: w, operation: write, count: 10}]}`, "set exactly one of fio and dd"},
+	{"storage: no volume kind", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {count: 2}
+fio: {preset: gce-pd}`, "set exactly one of size (persistent disks), emptyDir and hostPath"},
+	{"storage: size and emptyDir", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {size: 10Gi, emptyDir: {}}
+fio: {preset: gce-pd}`, "set exactly one of size (persistent disks), emptyDir and hostPath"},
+	{"storage: storageClassName without size", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}, storageClassName: premium-rwo}
+fio: {preset: gce-pd}`, "storageClassName, volumeMode and accessMode apply to persistent disks: set size too"},
+	{"storage: emptyDir with count", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}, count: 4}
+fio: {preset: gce-pd}`, "emptyDir gives one volume: leave count at 1"},
+	{"storage: hostPath outside data mounts", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {hostPath: {paths: [/etc]}}
+fio: {preset: gce-pd}`, "hostPath must not be a system directory"},
+	{"storage: hostPath with ..", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {hostPath: {paths: [/mnt/../etc]}}
+fio: {preset: gce-pd}`, "hostPath paths must be absolute, without '..'"},
+	{"storage: too many PDs", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {size: 1Ti, count: 100}
+fio: {preset: gce-pd}`, "should be less than or equal to 64"},
+	{"fio: neither preset nor jobs", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {size: 1G}`, "fio needs a preset or at least one job"},
+	{"fio: unknown preset", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: fastest}`, `supported values: "gce-pd", "io-modes"`},
+	{"fio: rwMixRead on a pure read job", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {jobs: [{name: r, rw: randread, rwMixRead: 75}]}`, "rwMixRead applies only to mixed workloads"},
+	{"fio: queue depth with a synchronous engine", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {jobs: [{name: r, rw: randread, ioEngine: psync, ioDepth: 32}]}`, "ioDepth above 1 needs an asynchronous ioEngine"},
+	{"fio: block size with a unit fio does not take", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {jobs: [{name: r, rw: randread, blockSize: 4KB}]}`, "blockSize is a byte count with an optional k or M suffix"},
+	{"fio: job name with spaces", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {jobs: [{name: "rand read", rw: randread}]}`, "job names are lower-case letters, digits and '-'"},
+	{"fio: unknown rw", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {jobs: [{name: r, rw: random}]}`, `supported values: "read", "write", "randread"`},
+	{"dd: oflag on a read", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: r, operation: read, count: 10, oflag: direct}]}`, "oflag applies to write tests; use iflag for reads"},
+	{"dd: iflag on a write", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: w, operation: write, count: 10, iflag: direct}]}`, "iflag applies to read tests; use oflag for writes"},
+	{"storage: all repetitions are warm-up", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}
+repetitions: 2
+warmupRepetitions: 2`, "warmupRepetitions must be smaller than repetitions"},
+	{"storage: dropCaches with direct I/O only", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dropCaches: true
+fio: {jobs: [{name: r, rw: read, direct: true}]}`, "dropCaches only matters for buffered I/O"},
+
+	// Expectations.
+	{"expectation without a bound", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}
+expectations: [{test: randread-4k-qd256, metric: read_iops}]`, "an expectation needs atLeast, atMost or relative"},
+	{"expectation atLeast above atMost", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}
+expectations: [{test: t, metric: read_iops, atLeast: 10, atMost: 5}]`, "atLeast must not be greater than atMost"},
+	{"expectation relative and absolute", "MPIBenchmark", mpiSpec + `
+expectations: [{test: osu_latency, metric: latency, atMost: 10, relative: {baseline: b}}]`, "relative cannot be combined with atLeast or atMost"},
+	{"expectation tolerance without %", "MPIBenchmark", mpiSpec + `
+expectations: [{test: osu_latency, metric: latency, relative: {baseline: b, tolerance: "0.05"}}]`, "tolerance must be a percentage such as 5% or 2.5%"},
+
+	// MPIBenchmark.
+	{"osu_latency with 4 ranks", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2, ranksPerNode: 2}
+mpi: {}`, "point-to-point OSU tests (osu_latency, osu_bw, osu_bibw) need exactly 2 ranks in total"},
+	{"osu_bw with 1 rank", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_bw]
+layout: {nodes: 1, ranksPerNode: 1}
+mpi: {}`, "need exactly 2 ranks in total"},
+	{"IMB PingPong with 3 ranks", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: imb
+tests: [PingPong]
+layout: {nodes: 3}
+mpi: {implementation: Intel}`, "IMB PingPong and PingPing need exactly 2 ranks in total"},
+	{"osu_multi_lat with an odd rank count", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_multi_lat]
+layout: {nodes: 3}
+mpi: {}`, "multi-pair tests (osu_multi_lat, osu_mbw_mr, Uniband, Biband) need an even number of ranks"},
+	{"IMB test name in an osu suite", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [PingPong]
+layout: {nodes: 2}
+mpi: {}`, "osu tests are OSU micro-benchmark names"},
+	{"OSU test name in an imb suite", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: imb
+tests: [osu_allreduce]
+layout: {nodes: 2}
+mpi: {}`, "imb tests are IMB-MPI1 benchmark names"},
+	{"message size min above max", "MPIBenchmark", mpiSpec + `
+messageSizes: {min: 1024, max: 8}`, "messageSizes.min must not be greater than messageSizes.max"},
+	{"IMB message size not a power of two", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: imb
+tests: [Allreduce]
+layout: {nodes: 4}
+mpi: {implementation: Intel}
+messageSizes: {min: 0, max: 1000000}`, "IMB takes message sizes as powers of two (-msglog)"},
+	{"message size beyond 1 GiB", "MPIBenchmark", mpiSpec + `
+messageSizes: {max: 4294967296}`, "should be less than or equal to 1073741824"},
+	{"explicit binding without CPUs", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_bw]
+layout: {nodes: 1, ranksPerNode: 2, cpuBinding: {policy: explicit, cpus: [0]}}
+mpi: {}`, "explicit cpuBinding needs one CPU per rank on a node"},
+	{"CPUs with policy core", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_bw]
+layout: {nodes: 1, ranksPerNode: 2, cpuBinding: {policy: core, cpus: [0, 8]}}
+mpi: {}`, "cpus are only used with policy explicit"},
+	{"extraArgs with a shell pipe", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {extraArgs: ["-m 8 | tee /tmp/x"]}`, "extraArgs are passed as argv, never through a shell"},
+	{"extraArgs with command substitution", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {extraArgs: ["$(id)"]}`, "remove shell characters"},
+	{"env name with a dash", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {env: [{name: I-MPI-FABRICS, value: ofi}]}`, "environment variable names are letters, digits and '_'"},
+	{"unknown MPI implementation", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {implementation: MVAPICH}`, `supported values: "OpenMPI", "Intel", "MPICH"`},
+	{"ior suite without ior settings", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: ior
+tests: [write]
+layout: {nodes: 2}
+mpi: {}`, "ior settings are required with suite ior and only allowed with it"},
+	{"ior direct I/O through MPIIO", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: ior
+tests: [write, read]
+layout: {nodes: 2}
+mpi: {}
+ior: {api: MPIIO, directIO: true}`, "directIO (--posix.odirect) needs api POSIX"},
+	{"ior with message sizes", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: ior
+tests: [write]
+layout: {nodes: 2}
+mpi: {}
+ior: {}
+messageSizes: {max: 1024}`, "messageSizes apply to osu and imb"},
+	{"full statistics for IMB", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: imb
+tests: [Allreduce]
+layout: {nodes: 2}
+mpi: {}
+fullStatistics: true`, "fullStatistics (-f) is an OSU option"},
+
+	// BenchmarkPool.
+	{"gke provider without gke settings", "BenchmarkPool", `
+provider: gke`, "provider gke needs spec.gke and no spec.existing"},
+	{"gke settings with provider existing", "BenchmarkPool", `
+provider: existing
+existing: {nodeSelector: {a: b}}
+gke: {machineType: c3-highcpu-8, nodeCount: 2}`, "spec.gke is only allowed with provider gke"},
+	{"compact placement with one node", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c3-highcpu-8, nodeCount: 1, compactPlacement: {}}`, "compactPlacement places several nodes close together: it needs nodeCount >= 2"},
+	{"Tier_1 without gVNIC", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c3-highcpu-176, nodeCount: 2, networkTier: TIER_1}`, "networkTier TIER_1 needs gvnic: true"},
+	{"threads per core 4", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c3-highcpu-8, nodeCount: 2, threadsPerCore: 4}`, `supported values: "1", "2"`},
+	{"machine type with capitals", "BenchmarkPool", `
+provider: gke
+gke: {machineType: C3-HighCPU-8, nodeCount: 2}`, "machineType is a Compute Engine machine type"},
+	{"GKE sysctl outside the allow-list", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c3-highcpu-8, nodeCount: 2, linuxNodeConfig: {sysctls: [{name: kernel.sched_migration_cost_ns, value: "5000000"}]}}`, "GKE's linuxNodeConfig accepts only its allow-list"},
+
+	// TuningProfile.
+	{"tuning: sysctl key with slashes", "TuningProfile", `
+pool: p
+sysctls: [{name: net/core/busy_poll, value: "50"}]`, "sysctl names are dotted lower-case words such as net.core.busy_poll"},
+	{"tuning: sysctl key in capitals", "TuningProfile", `
+pool: p
+sysctls: [{name: Net.Core.Busy_Poll, value: "50"}]`, "sysctl names are dotted lower-case words"},
+	{"tuning: sysctl value with a newline", "TuningProfile", `
+pool: p
+sysctls: [{name: net.core.busy_poll, value: "50\nkernel.x=1"}]`, "sysctl values are numbers or words separated by spaces"},
+	{"tuning: nothing to tune", "TuningProfile", `
+pool: p`, "a tuning profile needs at least one of preset, sysctls, cpu and transparentHugepages"},
+	{"tuning: both pool and nodeSelector", "TuningProfile", `
+pool: p
+nodeSelector: {a: b}
+preset: hpc-compute`, "set exactly one of pool (a BenchmarkPool) and nodeSelector"},
+	{"tuning: unknown governor", "TuningProfile", `
+pool: p
+cpu: {governor: turbo}`, `supported values: "performance", "powersave"`},
+	{"tuning: SMT as a number", "TuningProfile", `
+pool: p
+cpu: {smt: "1"}`, `supported values: "on", "off"`},
+}
+
+// TestInvalidSpecsAreRejected creates each invalid spec and expects the API
+// server to refuse it with a message that says what to fix.
+func TestInvalidSpecsAreRejected(t *testing.T) {
+	if len(invalidCases) < 30 {
+		t.Fatalf("only %d invalid cases", len(invalidCases))
+	}
+	ctx := testContext(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "invalid-"}}
+	if err := k8sClient.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range invalidCases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := newObject(t, tc.kind, fmt.Sprintf("invalid-%d", i), ns.Name, tc.spec)
+			err := k8sClient.Create(ctx, obj)
+			if err == nil {
+				_ = k8sClient.Delete(ctx, obj)
+				t.Fatalf("accepted; want rejection with %q", tc.want)
+			}
+			if !apierrors.IsInvalid(err) {
+				t.Fatalf("got %v, want an Invalid error", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("message does not say what to fix:\n got: %v\nwant: %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestBaseSpecsAreValid guards the table: the specs the cases start from are
+// accepted, so each rejection is due to what the case changed.
+func TestBaseSpecsAreValid(t *testing.T) {
+	ctx := testContext(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "base-"}}
+	if err := k8sClient.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	for kind, spec := range map[string]string{
+		"StorageBenchmark": storageSpec, "MPIBenchmark": mpiSpec,
+		"BenchmarkPool": poolSpec, "TuningProfile": tuningSpec,
+	} {
+		obj := newObject(t, kind, "base-"+strings.ToLower(kind), ns.Name, spec)
+		if err := k8sClient.Create(ctx, obj, client.FieldValidation("Strict")); err != nil {
+			t.Errorf("%s: %v", kind, err)
+			continue
+		}
+		_ = k8sClient.Delete(ctx, obj)
+	}
+}
+
+func newObject(t *testing.T, kind, name, namespace, spec string) *unstructured.Unstructured {
+	t.Helper()
+	var s map[string]any
+	if err := yaml.Unmarshal([]byte(spec), &s); err != nil {
+		t.Fatalf("bad test spec: %v", err)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{"spec": s}}
+	obj.SetAPIVersion("benchwright.io/v1alpha1")
+	obj.SetKind(kind)
+	obj.SetName(name)
+	if kind == "StorageBenchmark" || kind == "MPIBenchmark" {
+		obj.SetNamespace(namespace)
+	}
+	return obj
+}
