@@ -25,6 +25,13 @@ all: build
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
 
+##@ Run
+
+.PHONY: demo
+demo: build ## Run the quickstart fio benchmark on this machine (installs fio if it can).
+	hack/ensure-tools.sh fio
+	bin/benchwright run -f examples/quickstart/fio.yaml
+
 ##@ Development
 
 .PHONY: generate
@@ -75,8 +82,9 @@ envtest: ## Build kube-apiserver, kubectl and etcd for envtest (cached; warm run
 ##@ Build
 
 .PHONY: build
-build: ## Build the binaries into bin/.
+build: ## Build the binaries (manager, benchwright) into bin/.
 	go build -o bin/manager ./cmd/manager
+	go build -o bin/benchwright ./cmd/benchwright
 
 ##@ Tools
 

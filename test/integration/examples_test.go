@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/benchwright/benchwright/internal/yamldoc"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -39,7 +40,7 @@ func TestExamplesAreAccepted(t *testing.T) {
 	for i, path := range files {
 		rel, _ := filepath.Rel(root, path)
 		t.Run(rel, func(t *testing.T) {
-			objs, err := util.ReadYAMLFile(path)
+			objs, err := yamldoc.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}

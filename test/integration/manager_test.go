@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/benchwright/benchwright/internal/yamldoc"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -85,7 +86,7 @@ func TestConfigManifestsAreAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kubectl kustomize config/default: %v", err)
 	}
-	objs, err := util.DecodeYAMLDocuments(out)
+	objs, err := yamldoc.Decode(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// parsers turn a raw output file into samples.
+var parsers = map[string]func(data []byte, test, direction string) ([]results.Sample, error){
+	"fio": func(data []byte, _, _ string) ([]results.Sample, error) { return fio.ParseJSON(data) },
+	"dd": func(data []byte, test, direction string) ([]results.Sample, error) {
+		runs, err := fio.ParseDD(data)
+		if err != nil {
+			return nil, err
+		}
+		var out []results.Sample
+		for i, r := range runs {
+			for _, s := range fio.DDSamples(r, test, direction) {
+				s.Repetition = i
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, results.ErrNoSamples
+		}
+		return out, nil
+	},
+}
+
+func newParseCommand() *cobra.Command {
+	var tool, test, direction string
+	cmd := &cobra.Command{
+		Use:   "parse --tool TOOL FILE",
+		Short: "Print the samples of a raw tool output as NDJSON",
+		Long: `Parse FILE, the raw output of a benchmark tool run anywhere, into benchwright's
+samples (one JSON object per line), so runs made outside benchwright can be
+compared and reported with runs made by it.
+
+Tools: fio (JSON or JSON+ output of fio 2.x/3.x), dd (GNU or BSD summary lines).`,
+		Example: `  fio --output-format=json job.fio > out.json && benchwright parse --tool fio out.json
+  dd if=/dev/zero of=f bs=1M count=1000 oflag=direct 2> dd.log; benchwright parse --tool dd --test write-direct --direction write dd.log`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			parse, ok := parsers[tool]
+			if !ok {
+				return fmt.Errorf("unknown --tool %q (supported: %s)", tool, strings.Join(toolNames(), ", "))
+			}
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			if test == "" {
+				test = tool
+			}
+			samples, err := parse(data, test, direction)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			return results.WriteNDJSON(cmd.OutOrStdout(), samples)
+		},
+	}
+	cmd.Flags().StringVar(&tool, "tool", "", "the tool that wrote FILE: "+strings.Join(toolNames(), ", "))
+	cmd.Flags().StringVar(&test, "test", "", "test name for tools whose output does not name one (dd)")
+	cmd.Flags().StringVar(&direction, "direction", "", "dd only: write or read, to name the metrics write_bw / read_bw")
+	_ = cmd.MarkFlagRequired("tool")
+	return cmd
+}
+
+func toolNames() []string { return []string{"fio", "dd"} }

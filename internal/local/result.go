@@ -1,0 +1,125 @@
+package local
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+const (
+	kindStorage = "StorageBenchmark"
+	kindMPI     = "MPIBenchmark"
+)
+
+// Result is what a local run produced, and where its files are.
+type Result struct {
+	Kind      string
+	Name      string
+	RunUID    string
+	Dir       string // <ResultsDir>/<name>
+	Samples   []results.Sample
+	Summaries []results.Summary
+	Node      NodeInfo
+
+	namespace string
+	labels    map[string]string
+	started   time.Time
+	now       func() time.Time
+}
+
+// Summary is summary.json: the statistics of every figure, over the counted
+// repetitions, and what they were measured on.
+type Summary struct {
+	Kind      string            `json:"kind"`
+	Name      string            `json:"name"`
+	RunUID    string            `json:"run_uid"`
+	Started   time.Time         `json:"started"`
+	Finished  time.Time         `json:"finished"`
+	Node      NodeInfo          `json:"node"`
+	Summaries []results.Summary `json:"summaries"`
+}
+
+func newResult(kind, name, namespace string, labels map[string]string, opts Options) (*Result, error) {
+	uid := make([]byte, 8)
+	if _, err := rand.Read(uid); err != nil {
+		return nil, err
+	}
+	r := &Result{
+		Kind: kind, Name: name, RunUID: "local-" + hex.EncodeToString(uid),
+		Dir:       filepath.Join(opts.ResultsDir, name),
+		Node:      readNodeInfo(),
+		namespace: namespace, labels: labels, started: opts.Now(), now: opts.Now,
+	}
+	if err := os.MkdirAll(filepath.Join(r.Dir, "raw"), 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", r.Dir, err)
+	}
+	return r, nil
+}
+
+// label completes a parsed sample with what the run knows.
+func (r *Result) label(s *results.Sample, rep int, warmup bool) {
+	s.RunUID, s.Kind, s.Namespace, s.Benchmark, s.Repetition = r.RunUID, r.Kind, r.namespace, r.Name, rep
+	if s.Timestamp.IsZero() {
+		s.Timestamp = r.now().UTC()
+	}
+	if s.Labels == nil {
+		s.Labels = map[string]string{}
+	}
+	s.Labels[results.LabelNode] = r.Node.Hostname
+	s.Labels[results.LabelMachineType] = r.Node.MachineType
+	if c := r.labels[benchv1.CampaignLabel]; c != "" {
+		s.Labels[results.LabelCampaign] = c
+	}
+	if warmup {
+		s.Labels[results.LabelWarmup] = "true"
+	}
+}
+
+// rawPath is where a repetition's raw tool output goes.
+func (r *Result) rawPath(rep int, file string) (string, error) {
+	dir := filepath.Join(r.Dir, "raw", strconv.Itoa(rep))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, file), nil
+}
+
+// write stores samples.ndjson, samples.csv, summary.json and nodes.json.
+func (r *Result) write() error {
+	var nd, csv bytes.Buffer
+	if err := results.WriteNDJSON(&nd, r.Samples); err != nil {
+		return err
+	}
+	if err := results.WriteCSV(&csv, r.Samples); err != nil {
+		return err
+	}
+	summary, err := json.MarshalIndent(Summary{
+		Kind: r.Kind, Name: r.Name, RunUID: r.RunUID, Started: r.started.UTC(), Finished: r.now().UTC(),
+		Node: r.Node, Summaries: r.Summaries,
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	nodes, err := json.MarshalIndent([]NodeInfo{r.Node}, "", "  ")
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{
+		"samples.ndjson": nd.Bytes(), "samples.csv": csv.Bytes(),
+		"summary.json": append(summary, '\n'), "nodes.json": append(nodes, '\n'),
+	} {
+		if err := os.WriteFile(filepath.Join(r.Dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	return nil
+}

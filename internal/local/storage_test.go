@@ -1,0 +1,181 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+func needTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed; CI installs it", name)
+		}
+		t.Skipf("%s is not installed (hack/ensure-tools.sh %s)", name, name)
+	}
+}
+
+func i32(v int32) *int32 { return &v }
+
+func smallFioBench() *benchv1.StorageBenchmark {
+	return &benchv1.StorageBenchmark{
+		ObjectMeta: metav1.ObjectMeta{Name: "small", Labels: map[string]string{benchv1.CampaignLabel: "test"}},
+		Spec: benchv1.StorageBenchmarkSpec{
+			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3, WarmupRepetitions: 1},
+			Volumes:          benchv1.StorageVolumes{Count: 2, EmptyDir: &benchv1.EmptyDirVolume{}},
+			Fio: &benchv1.FioSpec{Size: "8M", Runtime: &metav1.Duration{Duration: time.Second}, Jobs: []benchv1.FioJob{
+				{Name: "randread-4k", RW: "randread", IODepth: i32(4)},
+				{Name: "write-64k", RW: "write", BlockSize: "64k", IOEngine: "psync"},
+			}},
+		},
+	}
+}
+
+// TestRunStorageWithRealFio runs real fio and checks that every figure in the
+// result files is one fio printed in its own output for that repetition.
+func TestRunStorageWithRealFio(t *testing.T) {
+	needTool(t, "fio")
+	dir := t.TempDir()
+	var progress bytes.Buffer
+	res, err := RunStorage(context.Background(), smallFioBench(), Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results"), Progress: &progress})
+	if err != nil {
+		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
+	}
+	for _, f := range []string{"samples.ndjson", "samples.csv", "summary.json", "nodes.json", "raw/0/fio.json", "raw/2/job.fio"} {
+		if _, err := os.Stat(filepath.Join(res.Dir, f)); err != nil {
+			t.Errorf("missing result file: %v", err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(res.Dir, "samples.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := results.ReadNDJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every sample equals the figure fio printed in that repetition's output.
+	for rep := 0; rep < 3; rep++ {
+		raw, err := os.ReadFile(filepath.Join(res.Dir, "raw", string(rune('0'+rep)), "fio.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := fio.ParseJSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]float64{}
+		for _, s := range own {
+			want[s.Test+"/"+s.Metric] = s.Value
+		}
+		n := 0
+		for _, s := range samples {
+			if s.Repetition != rep {
+				continue
+			}
+			n++
+			if v, ok := want[s.Test+"/"+s.Metric]; !ok || v != s.Value {
+				t.Errorf("rep %d %s/%s = %v, fio printed %v (present %v)", rep, s.Test, s.Metric, s.Value, v, ok)
+			}
+			if s.RunUID != res.RunUID || s.Benchmark != "small" || s.Labels[results.LabelCampaign] != "test" {
+				t.Errorf("sample not labelled: %+v", s)
+			}
+			if (rep == 0) != (s.Labels[results.LabelWarmup] == "true") {
+				t.Errorf("rep %d warmup label = %q", rep, s.Labels[results.LabelWarmup])
+			}
+		}
+		if n != len(own) {
+			t.Errorf("rep %d: %d samples stored, fio's output has %d", rep, n, len(own))
+		}
+	}
+	var iops *results.Summary
+	for i := range res.Summaries {
+		if res.Summaries[i].Test == "randread-4k" && res.Summaries[i].Metric == "read_iops" {
+			iops = &res.Summaries[i]
+		}
+	}
+	if iops == nil || iops.Stats.N != 2 || iops.Stats.Median <= 0 {
+		t.Fatalf("randread read_iops summary over the 2 counted repetitions: %+v", iops)
+	}
+	var table bytes.Buffer
+	if err := PrintTable(&table, res.Summaries); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "randread-4k") || !strings.Contains(table.String(), "write_bw") {
+		t.Errorf("table lacks the jobs:\n%s", table.String())
+	}
+	if !strings.Contains(progress.String(), "repetition 3/3") {
+		t.Errorf("no progress shown:\n%s", progress.String())
+	}
+}
+
+func TestRunStorageReportsToolFailureWithTail(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fio")
+	script := "#!/bin/sh\necho 'fio: pid=42, err=5/file:io_u.c:1889, func=io_u error, error=Input/output error' >&2\nexit 1\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := RunStorage(context.Background(), smallFioBench(), Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "r"), FioPath: fake})
+	if err == nil || !strings.Contains(err.Error(), "fio failed") || !strings.Contains(err.Error(), "Input/output error") {
+		t.Fatalf("got %v, want fio's failure with the log tail", err)
+	}
+}
+
+func TestRunStorageRejectsTruncatedOutput(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fio")
+	// Writes half a JSON document to --output and exits 0.
+	script := "#!/bin/sh\nfor a; do case $a in --output=*) printf '{\"fio version\" : \"fio-3.33\", \"jobs\" : [ { \"jobname\" : \"randread-4k\", \"read\" : {' > \"${a#--output=}\";; esac; done\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunStorage(context.Background(), smallFioBench(), Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "r"), FioPath: fake})
+	if err == nil || !strings.Contains(err.Error(), "parsing fio's output") {
+		t.Fatalf("got %v, want a parse error", err)
+	}
+	if res != nil && len(res.Samples) != 0 {
+		t.Errorf("samples reported from truncated output: %v", res.Samples)
+	}
+}
+
+func TestRunStorageDDWithRealDD(t *testing.T) {
+	needTool(t, "dd")
+	dir := t.TempDir()
+	b := &benchv1.StorageBenchmark{
+		ObjectMeta: metav1.ObjectMeta{Name: "dd"},
+		Spec: benchv1.StorageBenchmarkSpec{
+			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 2},
+			Volumes:          benchv1.StorageVolumes{Count: 1, EmptyDir: &benchv1.EmptyDirVolume{}},
+			DD: &benchv1.DDSpec{Tests: []benchv1.DDTest{
+				{Name: "write-dsync", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 4, OFlag: "dsync"},
+				{Name: "read-buffered", Operation: benchv1.DDRead, BlockSize: "1M", Count: 4},
+			}},
+		},
+	}
+	res, err := RunStorage(context.Background(), b, Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "r")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, s := range res.Summaries {
+		got[s.Test+"/"+s.Metric] = s.Stats.N == 2 && s.Stats.Median > 0
+	}
+	for _, k := range []string{"write-dsync/write_bw", "read-buffered/read_bw", "write-dsync/write_bytes"} {
+		if !got[k] {
+			t.Errorf("no summary over 2 repetitions for %s (have %v)", k, got)
+		}
+	}
+}
