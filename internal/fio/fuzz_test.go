@@ -1,0 +1,70 @@
+package fio
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// addSeeds adds the files matching pattern in testdata/ and, when present, in
+// the shared fixtures; larger files only slow the fuzzer down (it minimizes
+// every new input).
+func addSeeds(f *testing.F, testdata, fixtures string) {
+	f.Helper()
+	files, _ := filepath.Glob(filepath.Join("testdata", testdata))
+	dir := os.Getenv("BENCHWRIGHT_FIXTURES")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "fixtures")
+	}
+	more, _ := filepath.Glob(filepath.Join(dir, fixtures))
+	for _, name := range append(files, more...) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) <= 16<<10 {
+			f.Add(data)
+		}
+	}
+}
+
+func FuzzParseJSON(f *testing.F) {
+	addSeeds(f, "fio*", "fio/*.json")
+	f.Add([]byte(`{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": {"io_bytes": 1, "iops": 1e308, "bw_bytes": 1e308}}, {"jobname": "j", "read": {"io_bytes": 1, "iops": 1e308}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		samples, err := ParseJSON(data)
+		if err == nil && len(samples) == 0 {
+			t.Fatal("no samples and no error")
+		}
+		for _, s := range samples {
+			if s.Metric == "" || s.Unit == "" || s.Labels["tool"] != "fio" {
+				t.Fatalf("incomplete sample %+v", s)
+			}
+			if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+				t.Fatalf("%s = %v", s.Metric, s.Value)
+			}
+		}
+	})
+}
+
+func FuzzParseDD(f *testing.F) {
+	addSeeds(f, "dd_*", "dd/*.txt")
+	f.Add([]byte("1 bytes copied, 1e-320 s, x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ParseDD(data)
+		if err == nil && len(got) == 0 {
+			t.Fatal("no results and no error")
+		}
+		for _, r := range got {
+			if r.Bytes < 0 || r.Seconds < 0 || math.IsInf(r.Seconds, 0) || r.ReportedRate == "" {
+				t.Fatalf("bad result %+v", r)
+			}
+			for _, s := range DDSamples(r, "t", "write") {
+				if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+					t.Fatalf("%s = %v", s.Metric, s.Value)
+				}
+			}
+		}
+	})
+}
