@@ -75,6 +75,16 @@ test-unit: ## Run unit tests (no API server).
 test-integration: envtest ## Run integration tests against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) ./test/integration/...
 
+FUZZTIME ?= 30s
+.PHONY: fuzz
+fuzz: ## Run every parser fuzz target for FUZZTIME each (default 30s).
+	@for pkg in $$(go list ./internal/...); do \
+	  for target in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz: $$pkg $$target ($(FUZZTIME))"; \
+	    go test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
 .PHONY: envtest
 envtest: ## Build kube-apiserver, kubectl and etcd for envtest (cached; warm run is a no-op).
 	@KUBE_VERSION=$(KUBE_VERSION) hack/envtest-assets.sh >/dev/null
