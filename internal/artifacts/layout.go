@@ -1,0 +1,79 @@
+package artifacts
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Location is where one run's artifacts live: <namespace>/<kind>/<name>/<uid>/.
+type Location struct {
+	Namespace, Kind, Name, UID string
+}
+
+// Validate checks that each element is a single, non-empty path element, so
+// that a crafted name cannot escape its prefix.
+func (l Location) Validate() error {
+	for _, e := range []struct{ what, v string }{
+		{"namespace", l.Namespace}, {"kind", l.Kind}, {"name", l.Name}, {"uid", l.UID},
+	} {
+		if err := checkElement(e.what, e.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Prefix is the key prefix of the run, "ns/Kind/name/uid/", for List and Delete.
+func (l Location) Prefix() (string, error) {
+	if err := l.Validate(); err != nil {
+		return "", err
+	}
+	return l.Namespace + "/" + l.Kind + "/" + l.Name + "/" + l.UID + "/", nil
+}
+
+// SamplesNDJSON is the key of the samples, one JSON object per line.
+func (l Location) SamplesNDJSON() (string, error) { return l.key("samples.ndjson") }
+
+// SamplesCSV is the key of the samples as CSV.
+func (l Location) SamplesCSV() (string, error) { return l.key("samples.csv") }
+
+// Summary is the key of the run's summary.
+func (l Location) Summary() (string, error) { return l.key("summary.json") }
+
+// Nodes is the key of the description of the nodes the run used.
+func (l Location) Nodes() (string, error) { return l.key("nodes.json") }
+
+// Report is the key of the HTML report.
+func (l Location) Report() (string, error) { return l.key("report.html") }
+
+// RawLog is the key of a pod's own output in an attempt: raw/<attempt>/<pod>.log.
+func (l Location) RawLog(attempt int, pod string) (string, error) {
+	if attempt < 0 {
+		return "", fmt.Errorf("invalid artifact location: attempt %d is negative", attempt)
+	}
+	if err := checkElement("pod", pod); err != nil {
+		return "", err
+	}
+	return l.key("raw/" + strconv.Itoa(attempt) + "/" + pod + ".log")
+}
+
+func (l Location) key(name string) (string, error) {
+	p, err := l.Prefix()
+	if err != nil {
+		return "", err
+	}
+	return p + name, nil
+}
+
+func checkElement(what, v string) error {
+	switch {
+	case v == "":
+		return fmt.Errorf("invalid artifact location: %s is empty", what)
+	case v == "." || v == "..":
+		return fmt.Errorf("invalid artifact location: %s is %q", what, v)
+	case strings.ContainsAny(v, `/\`):
+		return fmt.Errorf("invalid artifact location: %s %q contains a slash", what, v)
+	}
+	return nil
+}
