@@ -7,6 +7,7 @@ require (
 	github.com/aws/aws-sdk-go-v2 v1.40.0
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.92.1
 	github.com/google/go-cmp v0.7.0
+	github.com/spf13/cobra v1.8.1
 	gocloud.dev v0.45.0
 	k8s.io/api v0.33.4
 	k8s.io/apimachinery v0.33.4
@@ -95,7 +96,6 @@ require (
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.62.0 // indirect
 	github.com/prometheus/procfs v0.15.1 // indirect
-	github.com/spf13/cobra v1.8.1 // indirect
 	github.com/spf13/pflag v1.0.5 // indirect
 	github.com/spiffe/go-spiffe/v2 v2.6.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
