@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -72,4 +73,12 @@ Tools: fio (JSON or JSON+ output of fio 2.x/3.x), dd (GNU or BSD summary lines).
 	return cmd
 }
 
-func toolNames() []string { return []string{"fio", "dd"} }
+// toolNames lists the tools parse knows, sorted.
+func toolNames() []string {
+	names := make([]string, 0, len(parsers))
+	for name := range parsers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}

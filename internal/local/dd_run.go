@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,9 @@ import (
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
 )
+
+// errNoOutput is a tool run that printed no summary at all.
+var errNoOutput = errors.New("the tool printed nothing")
 
 // runDD runs every dd test of one repetition on the first volume directory.
 func runDD(ctx context.Context, res *Result, opts Options, rep int, tests []benchv1.DDTest, dirs []string) ([]results.Sample, error) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -95,5 +94,3 @@ func tail(out []byte) string {
 	}
 	return "last lines of the output:\n  " + strings.Join(lines, "\n  ")
 }
-
-var errNoOutput = errors.New("the tool printed nothing")

@@ -4,7 +4,6 @@
 package local
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 
@@ -71,9 +70,6 @@ func LoadFile(path string) (specs []Spec, skipped []string, err error) {
 func strictUnmarshal(doc []byte, into any) error {
 	if err := yaml.UnmarshalStrict(doc, into); err != nil {
 		return fmt.Errorf("%w (check the field names against `kubectl explain`)", err)
-	}
-	if bytes.Contains(doc, []byte("\x00")) {
-		return fmt.Errorf("the file contains NUL bytes")
 	}
 	return nil
 }

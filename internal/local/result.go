@@ -15,10 +15,7 @@ import (
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-const (
-	kindStorage = "StorageBenchmark"
-	kindMPI     = "MPIBenchmark"
-)
+const kindStorage = "StorageBenchmark"
 
 // Result is what a local run produced, and where its files are.
 type Result struct {

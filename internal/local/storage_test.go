@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestRunStorageWithRealFio(t *testing.T) {
 	}
 	// Every sample equals the figure fio printed in that repetition's output.
 	for rep := 0; rep < 3; rep++ {
-		raw, err := os.ReadFile(filepath.Join(res.Dir, "raw", string(rune('0'+rep)), "fio.json"))
+		raw, err := os.ReadFile(filepath.Join(res.Dir, "raw", strconv.Itoa(rep), "fio.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
