@@ -47,15 +47,17 @@ func (l Location) Nodes() (string, error) { return l.key("nodes.json") }
 // Report is the key of the HTML report.
 func (l Location) Report() (string, error) { return l.key("report.html") }
 
-// RawLog is the key of a pod's own output in an attempt: raw/<attempt>/<pod>.log.
-func (l Location) RawLog(attempt int, pod string) (string, error) {
-	if attempt < 0 {
-		return "", fmt.Errorf("invalid artifact location: attempt %d is negative", attempt)
+// RawLog is the key of a pod's own output in a repetition:
+// raw/<repetition>/<pod>.log. Retried attempts of a repetition run in pods of
+// other names, so their logs sit side by side.
+func (l Location) RawLog(repetition int, pod string) (string, error) {
+	if repetition < 0 {
+		return "", fmt.Errorf("invalid artifact location: repetition %d is negative", repetition)
 	}
 	if err := checkElement("pod", pod); err != nil {
 		return "", err
 	}
-	return l.key("raw/" + strconv.Itoa(attempt) + "/" + pod + ".log")
+	return l.key("raw/" + strconv.Itoa(repetition) + "/" + pod + ".log")
 }
 
 func (l Location) key(name string) (string, error) {

@@ -43,7 +43,7 @@ func TestLayoutRejectsEscapes(t *testing.T) {
 		{"dot-dot in name", with(func(l *Location) { l.Name = "../../x" }).SamplesNDJSON, "name"},
 		{"slash in pod", func() (string, error) { return ok.RawLog(0, "../secret") }, "pod"},
 		{"dot-dot pod", func() (string, error) { return ok.RawLog(0, "..") }, "pod"},
-		{"negative attempt", func() (string, error) { return ok.RawLog(-1, "p") }, "attempt -1"},
+		{"negative repetition", func() (string, error) { return ok.RawLog(-1, "p") }, "repetition -1"},
 		{"bad location in RawLog", func() (string, error) { return with(func(l *Location) { l.Namespace = "" }).RawLog(0, "p") }, "namespace is empty"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

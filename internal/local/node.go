@@ -5,24 +5,15 @@ import (
 	"os"
 	"runtime"
 	"strings"
-)
 
-// NodeInfo is nodes.json: what the figures were measured on.
-type NodeInfo struct {
-	Hostname    string `json:"hostname"`
-	MachineType string `json:"machine_type"`
-	Kernel      string `json:"kernel,omitempty"`
-	CPUModel    string `json:"cpu_model,omitempty"`
-	CPUs        int    `json:"cpus"`
-	SMTActive   string `json:"smt_active,omitempty"`
-	THP         string `json:"transparent_hugepage,omitempty"`
-}
+	"github.com/benchwright/benchwright/internal/results"
+)
 
 // readNodeInfo reads this machine's facts from /proc and /sys; missing files
 // leave fields empty.
-func readNodeInfo() NodeInfo {
+func readNodeInfo() results.NodeInfo {
 	host, _ := os.Hostname()
-	n := NodeInfo{Hostname: host, MachineType: "local", CPUs: runtime.NumCPU()}
+	n := results.NodeInfo{Hostname: host, MachineType: "local", CPUs: runtime.NumCPU()}
 	n.Kernel = readTrimmed("/proc/sys/kernel/osrelease")
 	n.SMTActive = readTrimmed("/sys/devices/system/cpu/smt/active")
 	n.THP = readTrimmed("/sys/kernel/mm/transparent_hugepage/enabled")

@@ -25,24 +25,12 @@ type Result struct {
 	Dir       string // <ResultsDir>/<name>
 	Samples   []results.Sample
 	Summaries []results.Summary
-	Node      NodeInfo
+	Node      results.NodeInfo
 
 	namespace string
 	labels    map[string]string
 	started   time.Time
 	now       func() time.Time
-}
-
-// Summary is summary.json: the statistics of every figure, over the counted
-// repetitions, and what they were measured on.
-type Summary struct {
-	Kind      string            `json:"kind"`
-	Name      string            `json:"name"`
-	RunUID    string            `json:"run_uid"`
-	Started   time.Time         `json:"started"`
-	Finished  time.Time         `json:"finished"`
-	Node      NodeInfo          `json:"node"`
-	Summaries []results.Summary `json:"summaries"`
 }
 
 func newResult(kind, name, namespace string, labels map[string]string, opts Options) (*Result, error) {
@@ -99,14 +87,14 @@ func (r *Result) write() error {
 	if err := results.WriteCSV(&csv, r.Samples); err != nil {
 		return err
 	}
-	summary, err := json.MarshalIndent(Summary{
-		Kind: r.Kind, Name: r.Name, RunUID: r.RunUID, Started: r.started.UTC(), Finished: r.now().UTC(),
-		Node: r.Node, Summaries: r.Summaries,
+	summary, err := json.MarshalIndent(results.RunSummary{
+		Kind: r.Kind, Namespace: r.namespace, Name: r.Name, RunUID: r.RunUID, Started: r.started.UTC(), Finished: r.now().UTC(),
+		Nodes: []results.NodeInfo{r.Node}, Summaries: r.Summaries,
 	}, "", "  ")
 	if err != nil {
 		return err
 	}
-	nodes, err := json.MarshalIndent([]NodeInfo{r.Node}, "", "  ")
+	nodes, err := json.MarshalIndent([]results.NodeInfo{r.Node}, "", "  ")
 	if err != nil {
 		return err
 	}
