@@ -54,6 +54,8 @@ const (
 	ReasonEvicted            = "Evicted"
 	ReasonRetriesExhausted   = "RetriesExhausted"
 	ReasonNameConflict       = "NameConflict"
+	ReasonInvalidSpec        = "InvalidSpec"
+	ReasonLogsUnavailable    = "LogsUnavailable"
 	ReasonExpectationsMet    = "ExpectationsMet"
 	ReasonExpectationsFailed = "ExpectationsFailed"
 	ReasonBaselineMissing    = "BaselineMissing"

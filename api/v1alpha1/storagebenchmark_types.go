@@ -11,6 +11,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.fio) != has(self.dd)",message="set exactly one of fio and dd"
 // +kubebuilder:validation:XValidation:rule="self.warmupRepetitions < self.repetitions",message="warmupRepetitions must be smaller than repetitions, or no repetition is left to count"
 // +kubebuilder:validation:XValidation:rule="!has(self.dropCaches) || !self.dropCaches || !has(self.fio) || !has(self.fio.jobs) || self.fio.jobs.exists(j, !has(j.direct) || !j.direct)",message="dropCaches only matters for buffered I/O: at least one job must have direct: false"
+// +kubebuilder:validation:XValidation:rule="!has(self.dd) || !has(self.volumes.volumeMode) || self.volumes.volumeMode != 'Block'",message="dd writes a file: use volumeMode Filesystem (fio can use a raw Block device)"
 type StorageBenchmarkSpec struct {
 	Placement        `json:",inline"`
 	RepetitionPolicy `json:",inline"`
@@ -265,6 +266,7 @@ type DDSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !(t.name in ['drop-caches', 'dd-prepare']))",message="drop-caches and dd-prepare are the names of benchwright's own steps: give the test another name"
 	Tests []DDTest `json:"tests"`
 }
 

@@ -14,6 +14,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/artifacts"
 )
 
 var scheme = runtime.NewScheme()
@@ -23,22 +24,43 @@ func init() {
 	utilruntime.Must(benchv1.AddToScheme(scheme))
 }
 
-func main() {
+// Defaults of the flags that name images and the store.
+const (
+	defaultArtifactStore = "file:///var/lib/benchwright/artifacts"
+	defaultFioImage      = "ghcr.io/benchwright/fio:v0.1.0"
+)
+
+func main() { os.Exit(run()) }
+
+// run starts the manager and returns the exit code once it stops.
+func run() int {
 	var (
 		metricsAddr    string
 		probeAddr      string
 		leaderElection bool
 		leaderNS       string
+		cfg            controllerConfig
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the Prometheus metrics endpoint binds to (0 disables it)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the /healthz and /readyz probes bind to")
 	flag.BoolVar(&leaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
 	flag.StringVar(&leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
+	flag.StringVar(&cfg.artifactStore, "artifact-store", defaultArtifactStore, "where raw output, samples and summaries go: file:///dir, gs://bucket/prefix, s3://bucket/prefix or azblob://container/prefix")
+	flag.StringVar(&cfg.fioImage, "fio-image", defaultFioImage, "image that runs fio and dd when a StorageBenchmark names none")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
+
+	ctx := ctrl.SetupSignalHandler()
+	store, err := artifacts.Open(ctx, cfg.artifactStore)
+	if err != nil {
+		log.Error(err, "opening the artifact store", "url", cfg.artifactStore)
+		return 1
+	}
+	defer func() { _ = store.Close() }()
+	cfg.store = store
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
@@ -49,22 +71,28 @@ func main() {
 		LeaderElectionNamespace: leaderNS,
 		// The manager stops reconciling at once when it loses the lease.
 		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cacheOptions(),
 	})
 	if err != nil {
 		log.Error(err, "creating manager")
-		os.Exit(1)
+		return 1
+	}
+	if err := setupControllers(mgr, cfg); err != nil {
+		log.Error(err, "setting up controllers")
+		return 1
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "adding health check")
-		os.Exit(1)
+		return 1
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		log.Error(err, "adding ready check")
-		os.Exit(1)
+		return 1
 	}
-	log.Info("starting manager")
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+	log.Info("starting manager", "artifactStore", store.URI(""))
+	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "running manager")
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }

@@ -37,6 +37,7 @@ func TestManagerServesProbesAndElectsLeader(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin,
 		"--kubeconfig="+kubeconfig,
 		"--leader-elect", "--leader-election-namespace=default",
+		"--artifact-store=file://"+t.TempDir(),
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", probe),
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics))
 	logs, err := os.Create(filepath.Join(dir, "manager.log"))

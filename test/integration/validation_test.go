@@ -134,6 +134,14 @@ dd: {tests: [{name: r, operation: read, count: 10, oflag: direct}]}`, "oflag app
 nodeSelector: {a: b}
 volumes: {emptyDir: {}}
 dd: {tests: [{name: w, operation: write, count: 10, iflag: direct}]}`, "iflag applies to read tests; use oflag for writes"},
+	{"dd on a raw block device", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {size: 10Gi, volumeMode: Block}
+dd: {tests: [{name: w, operation: write, count: 10}]}`, "dd writes a file: use volumeMode Filesystem"},
+	{"dd test named like a benchwright step", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: drop-caches, operation: write, count: 10}]}`, "drop-caches and dd-prepare are the names of benchwright's own steps"},
 	{"storage: all repetitions are warm-up", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {emptyDir: {}}

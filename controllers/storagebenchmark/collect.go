@@ -1,0 +1,255 @@
+package storagebenchmark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// outcomeError ends the benchmark: Failed with reason and message. Any other
+// error is retried with backoff.
+type outcomeError struct {
+	reason, message string
+}
+
+func (e *outcomeError) Error() string { return e.reason + ": " + e.message }
+
+// podOutput is what one finished pod printed, and the samples in it.
+type podOutput struct {
+	pod     *corev1.Pod
+	node    results.NodeInfo
+	raw     []byte
+	samples []results.Sample
+}
+
+// tailLines and tailBytes bound the log tail quoted in a condition message.
+const (
+	tailLines = 15
+	tailBytes = 2048
+)
+
+// readOutput reads the tool containers' logs of a finished pod, in the order
+// they ran, and parses them. The raw log is returned even when parsing fails,
+// so that it can be stored.
+func (r *Reconciler) readOutput(ctx context.Context, b *benchv1.StorageBenchmark, pod *corev1.Pod) (podOutput, error) {
+	out := podOutput{pod: pod}
+	var raw []byte
+	for _, c := range toolContainers(pod) {
+		log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, c.Name)
+		if err != nil {
+			return out, fmt.Errorf("reading the log of container %s of pod %s: %w", c.Name, pod.Name, err)
+		}
+		if b.Spec.DD != nil {
+			raw = fmt.Appendf(raw, "==> container %s: %s <==\n", c.Name, strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
+		}
+		raw = append(raw, log...)
+		samples, err := parseStep(b, c.Name, log)
+		if err != nil {
+			out.raw = raw
+			return out, err
+		}
+		out.samples = append(out.samples, samples...)
+	}
+	out.raw = raw
+	if b.Spec.Fio != nil {
+		if err := checkJobsReported(b, out.samples, raw); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// toolContainers are the containers whose output is the result: every step
+// but the page-cache drop.
+func toolContainers(pod *corev1.Pod) []corev1.Container {
+	var out []corev1.Container
+	for _, c := range append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...) {
+		if c.Name != dropCachesContainer {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// parseStep parses one container's log: fio's JSON, or one dd test.
+func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]results.Sample, error) {
+	if b.Spec.Fio != nil {
+		samples, err := fio.ParseJSON(log)
+		var jobErr *fio.JobError
+		switch {
+		case errors.As(err, &jobErr):
+			return nil, &outcomeError{benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, tail(log))}
+		case err != nil:
+			return nil, &outcomeError{benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, tail(log))}
+		}
+		return samples, nil
+	}
+	if container == ddPrepareContainer {
+		return nil, nil
+	}
+	i := slices.IndexFunc(b.Spec.DD.Tests, func(t benchv1.DDTest) bool { return t.Name == container })
+	if i < 0 {
+		return nil, nil
+	}
+	t := b.Spec.DD.Tests[i]
+	parsed, err := fio.ParseDD(log)
+	var ddErr *fio.DDError
+	switch {
+	case errors.As(err, &ddErr):
+		return nil, &outcomeError{benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, tail(log))}
+	case err != nil:
+		return nil, &outcomeError{benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, tail(log))}
+	}
+	var samples []results.Sample
+	for _, p := range parsed {
+		for _, s := range fio.DDSamples(p, t.Name, string(t.Operation)) {
+			s.Labels[results.LabelBlockSize] = t.BlockSize
+			s.Labels["flags"] = t.OFlag + t.IFlag
+			samples = append(samples, s)
+		}
+	}
+	return samples, nil
+}
+
+// checkJobsReported fails when fio's report lacks a job of the spec: a partial
+// report is never taken for a result.
+func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, raw []byte) error {
+	jobs, err := fio.Expand(b.Spec.Fio)
+	if err != nil {
+		return &outcomeError{benchv1.ReasonUnparsableOutput, err.Error()}
+	}
+	seen := map[string]bool{}
+	for _, s := range samples {
+		seen[s.Test] = true
+	}
+	var missing []string
+	for _, j := range jobs {
+		if !seen[j.Name] {
+			missing = append(missing, j.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return &outcomeError{benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), tail(raw))}
+	}
+	return nil
+}
+
+// labelSamples completes parsed samples with what the cluster knows.
+func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int) {
+	warmup := rep < int(b.Spec.WarmupRepetitions)
+	finished := finishTime(out.pod)
+	for i := range out.samples {
+		s := &out.samples[i]
+		s.RunUID, s.Kind, s.Namespace, s.Benchmark, s.Repetition = string(b.UID), kind, b.Namespace, b.Name, rep
+		if s.Timestamp.IsZero() {
+			s.Timestamp = finished
+		}
+		if s.Labels == nil {
+			s.Labels = map[string]string{}
+		}
+		s.Labels[results.LabelNode] = out.pod.Spec.NodeName
+		s.Labels[results.LabelMachineType] = out.node.MachineType
+		s.Labels[results.LabelAttempt] = strconv.Itoa(attempt)
+		if b.Spec.Pool != "" {
+			s.Labels[results.LabelPool] = string(b.Spec.Pool)
+		}
+		if b.Spec.Tuning != "" {
+			s.Labels[results.LabelTuning] = string(b.Spec.Tuning)
+		}
+		if c := b.Labels[benchv1.CampaignLabel]; c != "" {
+			s.Labels[results.LabelCampaign] = c
+		}
+		if warmup {
+			s.Labels[results.LabelWarmup] = "true"
+		}
+	}
+}
+
+// finishTime is when the pod's last container ended, for samples whose tool
+// prints no time of its own.
+func finishTime(p *corev1.Pod) (t time.Time) {
+	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+		if term := cs.State.Terminated; term != nil && term.FinishedAt.After(t) {
+			t = term.FinishedAt.UTC()
+		}
+	}
+	return t
+}
+
+// nodeInfo describes a node from its object: machine type, zone and pool
+// labels, kernel and OS image, capacity.
+func (r *Reconciler) nodeInfo(ctx context.Context, name string) (results.NodeInfo, error) {
+	info := results.NodeInfo{Hostname: name}
+	var n corev1.Node
+	if err := r.Get(ctx, client.ObjectKey{Name: name}, &n); err != nil {
+		if apierrors.IsNotFound(err) {
+			return info, nil // the node is gone; its name is all there is
+		}
+		return info, err
+	}
+	info.MachineType = n.Labels[benchv1.MachineTypeLabel]
+	info.Zone = n.Labels[corev1.LabelTopologyZone]
+	info.Pool = n.Labels[benchv1.PoolLabel]
+	info.Kernel = n.Status.NodeInfo.KernelVersion
+	info.OSImage = n.Status.NodeInfo.OSImage
+	info.CPUs = int(n.Status.Capacity.Cpu().Value())
+	info.MemoryBytes = n.Status.Capacity.Memory().Value()
+	return info, nil
+}
+
+// maxDiagnostics bounds the tool's own error lines quoted in a message.
+const maxDiagnostics = 8
+
+// diagnostics quotes what a failed tool said about its failure: fio's and
+// dd's own error lines ("fio: ...", "dd: ..."), or else the tail of its log
+// (fio prints its JSON report even when a job fails, and the report's end
+// says nothing about why).
+func diagnostics(log []byte) string {
+	var said []string
+	for line := range strings.Lines(string(log)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "fio: ") || strings.HasPrefix(line, "dd: ") || strings.Contains(line, ", err=") {
+			said = append(said, line)
+		}
+	}
+	if len(said) == 0 {
+		return tail(log)
+	}
+	if len(said) > maxDiagnostics {
+		said = append(said[:maxDiagnostics], "…")
+	}
+	out := strings.Join(said, "\n")
+	if len(out) > tailBytes {
+		out = out[:tailBytes] + "…"
+	}
+	return "it said:\n" + out
+}
+
+// tail quotes the last lines of a log for a condition message.
+func tail(log []byte) string {
+	text := strings.TrimRight(string(log), "\n")
+	if text == "" {
+		return "(the tool printed nothing)"
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	out := strings.Join(lines, "\n")
+	if len(out) > tailBytes {
+		out = "…" + out[len(out)-tailBytes:]
+	}
+	return "last lines of the output:\n" + out
+}

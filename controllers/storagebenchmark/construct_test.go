@@ -1,0 +1,553 @@
+package storagebenchmark
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/fio"
+)
+
+// quantities compare by value (resource.Quantity has unexported fields).
+var quantities = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
+
+// newBench is a one-node fio benchmark (one 4k randread job) on two 100Gi
+// premium-rwo claims in pool ssd; mods change it.
+func newBench(mods ...func(*benchv1.StorageBenchmark)) *benchv1.StorageBenchmark {
+	b := &benchv1.StorageBenchmark{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "perf"},
+		Spec: benchv1.StorageBenchmarkSpec{
+			Placement:        benchv1.Placement{Pool: "ssd"},
+			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3},
+			Volumes: benchv1.StorageVolumes{
+				Count: 2, Size: ptr.To(resource.MustParse("100Gi")), StorageClassName: ptr.To("premium-rwo"),
+			},
+			Fio:   &benchv1.FioSpec{Jobs: []benchv1.FioJob{{Name: "randread", RW: "randread"}}},
+			Nodes: 1,
+		},
+	}
+	for _, m := range mods {
+		m(b)
+	}
+	return b
+}
+
+func withBlock(b *benchv1.StorageBenchmark) {
+	b.Spec.Volumes.VolumeMode = ptr.To(corev1.PersistentVolumeBlock)
+}
+
+func withEmptyDir(b *benchv1.StorageBenchmark) {
+	b.Spec.Volumes = benchv1.StorageVolumes{Count: 1, EmptyDir: &benchv1.EmptyDirVolume{
+		Medium: corev1.StorageMediumMemory, SizeLimit: ptr.To(resource.MustParse("8Gi")),
+	}}
+}
+
+func withHostPath(b *benchv1.StorageBenchmark) {
+	b.Spec.Volumes = benchv1.StorageVolumes{Count: 1, HostPath: &benchv1.HostPathVolumes{
+		Paths: []string{"/mnt/disks/ssd0", "/mnt/disks/ssd1"},
+	}}
+}
+
+func withDD(tests ...benchv1.DDTest) func(*benchv1.StorageBenchmark) {
+	return func(b *benchv1.StorageBenchmark) {
+		b.Spec.Fio = nil
+		b.Spec.DD = &benchv1.DDSpec{Tests: tests}
+	}
+}
+
+func mustJob(t *testing.T, b *benchv1.StorageBenchmark, p jobParams) *batchv1.Job {
+	t.Helper()
+	job, err := constructJob(b, p)
+	if err != nil {
+		t.Fatalf("constructJob: %v", err)
+	}
+	return job
+}
+
+// The whole Job of the default fixture, field by field.
+func TestConstructJob(t *testing.T) {
+	labels := map[string]string{
+		benchv1.BenchmarkLabel: "db", benchv1.KindLabel: "StorageBenchmark",
+		benchv1.RepetitionLabel: "1", attemptLabel: "0", slotLabel: "0",
+	}
+	want := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "db-r1", Namespace: "perf", Labels: labels},
+		Spec: batchv1.JobSpec{
+			Parallelism:           ptr.To[int32](1),
+			Completions:           ptr.To[int32](1),
+			BackoffLimit:          ptr.To[int32](0),
+			ActiveDeadlineSeconds: ptr.To[int64](15*60 + 2*3600),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                corev1.RestartPolicyNever,
+					AutomountServiceAccountToken: ptr.To(false),
+					EnableServiceLinks:           ptr.To(false),
+					Containers: []corev1.Container{{
+						Name: "fio", Image: "fio:3.36", ImagePullPolicy: corev1.PullIfNotPresent,
+						Command: []string{"fio"},
+						Args:    []string{"--output-format=json", "--eta=never", "/etc/benchwright/job.fio"},
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: "data0", MountPath: "/data/0"},
+							{Name: "data1", MountPath: "/data/1"},
+							{Name: "job-file", MountPath: "/etc/benchwright", ReadOnly: true},
+						},
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							ReadOnlyRootFilesystem:   ptr.To(true),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+					Volumes: []corev1.Volume{
+						{Name: "data0", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "db-data0"}}},
+						{Name: "data1", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "db-data1"}}},
+						{Name: "job-file", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: "db-fio"},
+						}}},
+					},
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65532), RunAsGroup: ptr.To[int64](65532),
+						FSGroup: ptr.To[int64](65532), FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					TerminationGracePeriodSeconds: ptr.To[int64](10),
+					NodeSelector:                  map[string]string{"benchwright.io/pool": "ssd"},
+					Tolerations: []corev1.Toleration{{
+						Key: "benchwright.io/pool", Operator: corev1.TolerationOpEqual, Value: "ssd", Effect: corev1.TaintEffectNoSchedule,
+					}},
+				},
+			},
+		},
+	}
+	got := mustJob(t, newBench(), jobParams{rep: 1, image: "fio:3.36"})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("constructJob (-want +got):\n%s", diff)
+	}
+}
+
+func TestConstructJobMeta(t *testing.T) {
+	b := newBench(func(b *benchv1.StorageBenchmark) {
+		b.Spec.Nodes = 4
+		b.Spec.Timeouts = benchv1.Timeouts{
+			Start: &metav1.Duration{Duration: 5 * time.Minute}, Run: &metav1.Duration{Duration: 30 * time.Minute},
+		}
+	})
+	job := mustJob(t, b, jobParams{rep: 2, slot: 3, attempt: 1})
+	wantLabels := map[string]string{
+		benchv1.BenchmarkLabel: "db", benchv1.KindLabel: "StorageBenchmark",
+		benchv1.RepetitionLabel: "2", attemptLabel: "1", slotLabel: "3",
+	}
+	if diff := cmp.Diff(wantLabels, job.Labels); diff != "" {
+		t.Errorf("Job labels (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantLabels, job.Spec.Template.Labels); diff != "" {
+		t.Errorf("pod template labels (-want +got):\n%s", diff)
+	}
+	if job.Name != "db-r2-n3-a1" {
+		t.Errorf("name = %q, want db-r2-n3-a1", job.Name)
+	}
+	if got := *job.Spec.ActiveDeadlineSeconds; got != 35*60 {
+		t.Errorf("activeDeadlineSeconds = %d, want start+run = %d", got, 35*60)
+	}
+}
+
+func TestPlacement(t *testing.T) {
+	spread := &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{
+				benchv1.BenchmarkLabel: "db", benchv1.KindLabel: "StorageBenchmark",
+				benchv1.RepetitionLabel: "2", attemptLabel: "1",
+			}},
+			TopologyKey: "kubernetes.io/hostname",
+		}},
+	}}
+	extra := corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists}
+	poolToleration := corev1.Toleration{Key: "benchwright.io/pool", Operator: corev1.TolerationOpEqual, Value: "ssd", Effect: corev1.TaintEffectNoSchedule}
+	for _, tc := range []struct {
+		name         string
+		mod          func(*benchv1.StorageBenchmark)
+		nodeSelector map[string]string
+		tolerations  []corev1.Toleration
+		affinity     *corev1.Affinity
+	}{
+		{
+			name:         "pool",
+			mod:          func(*benchv1.StorageBenchmark) {},
+			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
+			tolerations:  []corev1.Toleration{poolToleration},
+		},
+		{
+			name:         "pool with extra tolerations",
+			mod:          func(b *benchv1.StorageBenchmark) { b.Spec.Tolerations = []corev1.Toleration{extra} },
+			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
+			tolerations:  []corev1.Toleration{poolToleration, extra},
+		},
+		{
+			name: "nodeSelector",
+			mod: func(b *benchv1.StorageBenchmark) {
+				b.Spec.Pool = ""
+				b.Spec.NodeSelector = map[string]string{"disk": "nvme", "zone": "a"}
+				b.Spec.Tolerations = []corev1.Toleration{extra}
+			},
+			nodeSelector: map[string]string{"disk": "nvme", "zone": "a"},
+			tolerations:  []corev1.Toleration{extra},
+		},
+		{
+			name:         "several nodes spread one pod per host, per repetition and attempt",
+			mod:          func(b *benchv1.StorageBenchmark) { b.Spec.Nodes = 3 },
+			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
+			tolerations:  []corev1.Toleration{poolToleration},
+			affinity:     spread,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBench(tc.mod)
+			pod := mustJob(t, b, jobParams{rep: 2, slot: 1, attempt: 1}).Spec.Template.Spec
+			if diff := cmp.Diff(tc.nodeSelector, pod.NodeSelector); diff != "" {
+				t.Errorf("nodeSelector (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.tolerations, pod.Tolerations); diff != "" {
+				t.Errorf("tolerations (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.affinity, pod.Affinity); diff != "" {
+				t.Errorf("affinity (-want +got):\n%s", diff)
+			}
+			// The spec's map is copied, not shared with the pod.
+			pod.NodeSelector["mutated"] = "yes"
+			if _, leaked := b.Spec.NodeSelector["mutated"]; leaked {
+				t.Error("the pod's nodeSelector aliases spec.nodeSelector")
+			}
+		})
+	}
+}
+
+// Where the volumes appear in the pod and who may write them.
+func TestPodVolumesAndSecurity(t *testing.T) {
+	root := &corev1.PodSecurityContext{
+		RunAsUser: ptr.To[int64](0), RunAsGroup: ptr.To[int64](0), RunAsNonRoot: ptr.To(false),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+	nonRoot := &corev1.PodSecurityContext{
+		RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65532), RunAsGroup: ptr.To[int64](65532),
+		FSGroup: ptr.To[int64](65532), FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+	pvc := func(name string) corev1.VolumeSource {
+		return corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}
+	}
+	host := func(path string) corev1.VolumeSource {
+		return corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path, Type: ptr.To(corev1.HostPathDirectory)}}
+	}
+	dataMounts := []corev1.VolumeMount{{Name: "data0", MountPath: "/data/0"}, {Name: "data1", MountPath: "/data/1"}}
+	for _, tc := range []struct {
+		name     string
+		mod      func(*benchv1.StorageBenchmark)
+		volumes  []corev1.Volume // without the job file
+		mounts   []corev1.VolumeMount
+		devices  []corev1.VolumeDevice
+		security *corev1.PodSecurityContext
+	}{
+		{
+			name:     "Filesystem claims",
+			mod:      func(*benchv1.StorageBenchmark) {},
+			volumes:  []corev1.Volume{{Name: "data0", VolumeSource: pvc("db-data0")}, {Name: "data1", VolumeSource: pvc("db-data1")}},
+			mounts:   dataMounts,
+			security: nonRoot,
+		},
+		{
+			name:     "Block claims are devices, used as root",
+			mod:      withBlock,
+			volumes:  []corev1.Volume{{Name: "data0", VolumeSource: pvc("db-data0")}, {Name: "data1", VolumeSource: pvc("db-data1")}},
+			devices:  []corev1.VolumeDevice{{Name: "data0", DevicePath: "/dev/bw0"}, {Name: "data1", DevicePath: "/dev/bw1"}},
+			security: root,
+		},
+		{
+			name: "claims of slot 1 of several nodes",
+			mod:  func(b *benchv1.StorageBenchmark) { b.Spec.Nodes = 2 },
+			volumes: []corev1.Volume{
+				{Name: "data0", VolumeSource: pvc("db-n1-data0")}, {Name: "data1", VolumeSource: pvc("db-n1-data1")},
+			},
+			mounts:   dataMounts,
+			security: nonRoot,
+		},
+		{
+			name: "emptyDir",
+			mod:  withEmptyDir,
+			volumes: []corev1.Volume{{Name: "data0", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+				Medium: corev1.StorageMediumMemory, SizeLimit: ptr.To(resource.MustParse("8Gi")),
+			}}}},
+			mounts:   dataMounts[:1],
+			security: nonRoot,
+		},
+		{
+			name:     "hostPath must exist as a directory",
+			mod:      withHostPath,
+			volumes:  []corev1.Volume{{Name: "data0", VolumeSource: host("/mnt/disks/ssd0")}, {Name: "data1", VolumeSource: host("/mnt/disks/ssd1")}},
+			mounts:   dataMounts,
+			security: root,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := mustJob(t, newBench(tc.mod), jobParams{slot: 1}).Spec.Template.Spec
+			vols := pod.Volumes[:len(pod.Volumes)-1]
+			if diff := cmp.Diff(tc.volumes, vols, quantities); diff != "" {
+				t.Errorf("volumes (-want +got):\n%s", diff)
+			}
+			fioStep := pod.Containers[0]
+			wantMounts := append(append([]corev1.VolumeMount{}, tc.mounts...),
+				corev1.VolumeMount{Name: "job-file", MountPath: "/etc/benchwright", ReadOnly: true})
+			if diff := cmp.Diff(wantMounts, fioStep.VolumeMounts); diff != "" {
+				t.Errorf("mounts (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.devices, fioStep.VolumeDevices); diff != "" {
+				t.Errorf("devices (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.security, pod.SecurityContext); diff != "" {
+				t.Errorf("pod securityContext (-want +got):\n%s", diff)
+			}
+			// Root or not, the tool has no capability and no privilege.
+			if diff := cmp.Diff(restrictedContainer(), fioStep.SecurityContext); diff != "" {
+				t.Errorf("container securityContext (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDropCaches(t *testing.T) {
+	b := newBench(func(b *benchv1.StorageBenchmark) {
+		b.Spec.DropCaches = true
+		b.Spec.Fio.Jobs[0].Direct = ptr.To(false)
+	})
+	pod := mustJob(t, b, jobParams{image: "fio:3.36"}).Spec.Template.Spec
+	want := []corev1.Container{{
+		Name: "drop-caches", Image: "fio:3.36", ImagePullPolicy: corev1.PullIfNotPresent,
+		Command: []string{"/bin/sh"}, Args: []string{"-c", "sync && echo 3 > /proc/sys/vm/drop_caches"},
+		SecurityContext: &corev1.SecurityContext{
+			Privileged: ptr.To(true), RunAsUser: ptr.To[int64](0), RunAsNonRoot: ptr.To(false),
+		},
+	}}
+	// No mounts, no env, nothing from the spec but the image.
+	if diff := cmp.Diff(want, pod.InitContainers); diff != "" {
+		t.Errorf("init containers (-want +got):\n%s", diff)
+	}
+	if got := mustJob(t, newBench(), jobParams{}).Spec.Template.Spec.InitContainers; len(got) != 0 {
+		t.Errorf("without dropCaches: init containers %v, want none", got)
+	}
+}
+
+// containerArgv is each container's name and argv, init containers first.
+func containerArgv(pod corev1.PodSpec) (init, main [][]string) {
+	flat := func(cs []corev1.Container) [][]string {
+		var out [][]string
+		for _, c := range cs {
+			out = append(out, append(append([]string{c.Name + ":"}, c.Command...), c.Args...))
+		}
+		return out
+	}
+	return flat(pod.InitContainers), flat(pod.Containers)
+}
+
+func TestDDSteps(t *testing.T) {
+	const file = "/data/0/benchwright-dd.dat"
+	write := benchv1.DDTest{Name: "write-dsync", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 100, OFlag: "dsync"}
+	read := benchv1.DDTest{Name: "read-direct", Operation: benchv1.DDRead, BlockSize: "1M", Count: 200, IFlag: "direct"}
+	writeArgv := []string{"write-dsync:", "dd", "if=/dev/zero", "of=" + file, "oflag=dsync", "bs=1M", "count=100"}
+	readArgv := []string{"read-direct:", "dd", "if=" + file, "of=/dev/null", "iflag=direct", "bs=1M", "count=200"}
+	for _, tc := range []struct {
+		name       string
+		mod        func(*benchv1.StorageBenchmark)
+		init, main [][]string
+	}{
+		{
+			name: "one test is the main container",
+			mod:  withDD(write),
+			main: [][]string{writeArgv},
+		},
+		{
+			name: "tests run in order, the last one as main container",
+			mod:  withDD(write, read),
+			init: [][]string{writeArgv},
+			main: [][]string{readArgv},
+		},
+		{
+			name: "a first read needs the file: dd-prepare writes it",
+			mod:  withDD(read, write),
+			init: [][]string{
+				{"dd-prepare:", "dd", "if=/dev/zero", "of=" + file, "bs=1M", "count=200", "conv=fsync"},
+				readArgv,
+			},
+			main: [][]string{writeArgv},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := mustJob(t, newBench(tc.mod), jobParams{}).Spec.Template.Spec
+			init, main := containerArgv(pod)
+			if diff := cmp.Diff(tc.init, init); diff != "" {
+				t.Errorf("init containers (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.main, main); diff != "" {
+				t.Errorf("containers (-want +got):\n%s", diff)
+			}
+			// dd has no job file; every step sees the data volumes.
+			for _, c := range append(pod.InitContainers, pod.Containers...) {
+				want := []corev1.VolumeMount{{Name: "data0", MountPath: "/data/0"}, {Name: "data1", MountPath: "/data/1"}}
+				if diff := cmp.Diff(want, c.VolumeMounts); diff != "" {
+					t.Errorf("%s mounts (-want +got):\n%s", c.Name, diff)
+				}
+			}
+			if n := len(pod.Volumes); n != 2 {
+				t.Errorf("%d volumes, want the 2 data volumes only", n)
+			}
+		})
+	}
+}
+
+// With dropCaches, the page cache must be empty when the first timed test
+// starts, so the untimed dd-prepare write has to come before drop-caches.
+func TestDropCachesAfterDDPrepare(t *testing.T) {
+	read := benchv1.DDTest{Name: "read", Operation: benchv1.DDRead, Count: 10}
+	b := newBench(withDD(read), func(b *benchv1.StorageBenchmark) { b.Spec.DropCaches = true })
+	var names []string
+	for _, c := range mustJob(t, b, jobParams{}).Spec.Template.Spec.InitContainers {
+		names = append(names, c.Name)
+	}
+	if diff := cmp.Diff([]string{"dd-prepare", "drop-caches"}, names); diff != "" {
+		t.Errorf("init containers (-want +got):\n%s", diff)
+	}
+}
+
+func TestToolStepsRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*benchv1.StorageBenchmark)
+		want string
+	}{
+		{"neither tool", func(b *benchv1.StorageBenchmark) { b.Spec.Fio = nil }, "the spec has neither fio nor dd"},
+		{"reserved dd name", withDD(benchv1.DDTest{Name: "drop-caches", Operation: benchv1.DDWrite, Count: 1}),
+			`dd test name "drop-caches" is reserved for benchwright's own step: rename the test`},
+		{"bad dd block size", withDD(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, BlockSize: "1m", Count: 1}),
+			`dd test "w": blockSize "1m" is not a byte count like 1M`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := constructJob(newBench(tc.mod), jobParams{})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestTargets(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*benchv1.StorageBenchmark)
+		want fio.Targets
+	}{
+		{"claims", func(b *benchv1.StorageBenchmark) { b.Spec.Volumes.Count = 3 }, fio.Targets{Dirs: []string{"/data/0", "/data/1", "/data/2"}}},
+		{"block claims", withBlock, fio.Targets{Devices: []string{"/dev/bw0", "/dev/bw1"}}},
+		{"emptyDir", withEmptyDir, fio.Targets{Dirs: []string{"/data/0"}}},
+		{"hostPath", withHostPath, fio.Targets{Dirs: []string{"/data/0", "/data/1"}}},
+		// A volumeMode without size (rejected by the API) does not make devices.
+		{"block without size", func(b *benchv1.StorageBenchmark) { withEmptyDir(b); withBlock(b) }, fio.Targets{Dirs: []string{"/data/0"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, targets(newBench(tc.mod))); diff != "" {
+				t.Errorf("targets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigMapJobFile(t *testing.T) {
+	const head = "; generated by benchwright\n[global]\ngroup_reporting=1\nstonewall\nrandrepeat=0\n\n[randread]\n"
+	const opts = "rw=randread\nbs=4k\niodepth=1\nnumjobs=1\nioengine=libaio\ndirect=1\n"
+	for _, tc := range []struct {
+		name string
+		mod  func(*benchv1.StorageBenchmark)
+		want string
+	}{
+		{"directories", func(*benchv1.StorageBenchmark) {},
+			head + "filename=/data/0/benchwright.randread.fio:/data/1/benchwright.randread.fio\n" + opts + "size=1G\n"},
+		{"devices have no size", withBlock, head + "filename=/dev/bw0:/dev/bw1\n" + opts},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBench(tc.mod)
+			jobFile, err := constructJobFile(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: "db-fio", Namespace: "perf", Labels: map[string]string{
+					benchv1.BenchmarkLabel: "db", benchv1.KindLabel: "StorageBenchmark",
+				}},
+				Data: map[string]string{"job.fio": tc.want},
+			}
+			if diff := cmp.Diff(want, constructConfigMap(b, jobFile)); diff != "" {
+				t.Errorf("ConfigMap (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConstructPVCs(t *testing.T) {
+	claim := func(name string, mode corev1.PersistentVolumeAccessMode, vm *corev1.PersistentVolumeMode) *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "perf", Labels: map[string]string{
+				benchv1.BenchmarkLabel: "db", benchv1.KindLabel: "StorageBenchmark",
+			}},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes:      []corev1.PersistentVolumeAccessMode{mode},
+				StorageClassName: ptr.To("premium-rwo"),
+				VolumeMode:       vm,
+				Resources: corev1.VolumeResourceRequirements{
+					Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("100Gi")},
+				},
+			},
+		}
+	}
+	block := ptr.To(corev1.PersistentVolumeBlock)
+	for _, tc := range []struct {
+		name string
+		mod  func(*benchv1.StorageBenchmark)
+		want []*corev1.PersistentVolumeClaim
+	}{
+		{"one node", func(*benchv1.StorageBenchmark) {}, []*corev1.PersistentVolumeClaim{
+			claim("db-data0", corev1.ReadWriteOnce, nil), claim("db-data1", corev1.ReadWriteOnce, nil),
+		}},
+		{"every node its own disks, block, RWOP", func(b *benchv1.StorageBenchmark) {
+			b.Spec.Nodes = 2
+			b.Spec.Volumes.AccessMode = corev1.ReadWriteOncePod
+			withBlock(b)
+		}, []*corev1.PersistentVolumeClaim{
+			claim("db-n0-data0", corev1.ReadWriteOncePod, block), claim("db-n0-data1", corev1.ReadWriteOncePod, block),
+			claim("db-n1-data0", corev1.ReadWriteOncePod, block), claim("db-n1-data1", corev1.ReadWriteOncePod, block),
+		}},
+		{"emptyDir has no claims", withEmptyDir, nil},
+		{"hostPath has no claims", withHostPath, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, constructPVCs(newBench(tc.mod)), quantities); diff != "" {
+				t.Errorf("PVCs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Benchmark names may be 253 characters; label values only 63.
+func TestChildLabelsOfLongName(t *testing.T) {
+	b := newBench(func(b *benchv1.StorageBenchmark) { b.Name = strings.Repeat("a", 70) })
+	for k, v := range mustJob(t, b, jobParams{}).Spec.Template.Labels {
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			t.Errorf("label %s=%q: %v", k, v, errs)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+// Package storagebenchmark runs StorageBenchmarks: the volumes under test as
+// PersistentVolumeClaims, the fio job file in a ConfigMap, one Job per
+// repetition and node slot, and the tools' output parsed into the status and
+// stored, raw and as samples, in the artifact store.
+package storagebenchmark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/artifacts"
+)
+
+// Reconciler reconciles StorageBenchmarks.
+type Reconciler struct {
+	client.Client
+	// APIReader reads around the cache: the cache holds only objects with
+	// benchwright's labels, so an unlabelled object that blocks a name is seen
+	// here.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  record.EventRecorder
+	// Logs reads the tools' output from finished pods.
+	Logs LogReader
+	// Store keeps raw logs, samples and summaries.
+	Store *artifacts.Store
+	// Image runs fio and dd when the spec names none.
+	Image string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// logGrace is how long logs of a finished pod may stay unreadable before the
+// benchmark fails with LogsUnavailable.
+const logGrace = 5 * time.Minute
+
+// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks/finalizers,verbs=update
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+
+// Reconcile moves a benchmark one step: create what is missing, look at the
+// current repetition, collect it when done, fail it with a reason when it
+// cannot succeed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var b benchv1.StorageBenchmark
+	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !b.DeletionTimestamp.IsZero() || finished(&b) {
+		return ctrl.Result{}, nil
+	}
+	orig := b.Status.DeepCopy()
+	res, err := r.advance(ctx, &b)
+	if errors.Is(err, errStale) {
+		return ctrl.Result{RequeueAfter: staleRetry}, nil
+	}
+	if oe := (*outcomeError)(nil); errors.As(err, &oe) {
+		res, err = ctrl.Result{}, r.fail(ctx, &b, oe)
+	}
+	syncDisplay(&b)
+	if !equality.Semantic.DeepEqual(*orig, b.Status) {
+		if uerr := r.Status().Update(ctx, &b); uerr != nil {
+			return ctrl.Result{}, uerr
+		}
+	}
+	return res, err
+}
+
+// advance does the work of one reconcile and returns when to look again.
+func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (ctrl.Result, error) {
+	if err := r.ensureInputs(ctx, b); err != nil {
+		return ctrl.Result{}, err
+	}
+	st, err := r.listChildren(ctx, b)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	b.Status.Retries = st.retries()
+	rep := int(b.Status.CompletedRepetitions)
+	attempt, slots := st.current(rep)
+	if attempt < 0 || len(slots) < int(b.Spec.Nodes) {
+		// No attempt yet, or one whose Jobs were only partly created.
+		return r.startAttempt(ctx, b, rep, max(attempt, 0))
+	}
+	obs := observe(slots)
+	now := r.now()
+	total := b.Spec.Repetitions
+	switch obs.phase {
+	case phaseStarting:
+		deadline := obs.created.Add(startTimeout(b))
+		unbound := unboundClaims(st.claims)
+		why := obs.why
+		if len(unbound) > 0 {
+			why = "PersistentVolumeClaim(s) not bound: " + joinList(unbound) + "; " + why
+		}
+		if now.After(deadline) {
+			return ctrl.Result{}, &outcomeError{benchv1.ReasonTimeout,
+				fmt.Sprintf("repetition %d/%d did not start within %s (spec.timeouts.start): %s", rep+1, total, startTimeout(b), why)}
+		}
+		reason := benchv1.ReasonStarting
+		if len(unbound) > 0 {
+			reason = benchv1.ReasonVolumesPending
+		}
+		setCondition(b, benchv1.ConditionRunning, "False", reason, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, why))
+		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
+	case phaseRunning:
+		deadline := obs.started.Add(runTimeout(b))
+		if now.After(deadline) {
+			return ctrl.Result{}, &outcomeError{benchv1.ReasonTimeout,
+				fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", rep+1, total, runTimeout(b))}
+		}
+		setCondition(b, benchv1.ConditionRunning, "True", benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running%s", rep+1, total, attemptNote(attempt)))
+		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
+	case phaseDeadline:
+		return ctrl.Result{}, &outcomeError{benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d exceeded the Job's deadline: %s", rep+1, total, obs.why)}
+	case phaseToolFailed:
+		return ctrl.Result{}, r.toolFailure(ctx, b, rep, obs)
+	case phaseLost:
+		return r.retry(ctx, b, st, rep, attempt, obs)
+	}
+	return r.collect(ctx, b, st, rep, attempt, obs)
+}
+
+// ensureInputs creates the fio job file's ConfigMap and the claims, once.
+func (r *Reconciler) ensureInputs(ctx context.Context, b *benchv1.StorageBenchmark) error {
+	if b.Spec.Fio != nil {
+		jobFile, err := constructJobFile(b)
+		if err != nil {
+			return &outcomeError{benchv1.ReasonInvalidSpec, err.Error()}
+		}
+		if _, err := r.createOwned(ctx, b, constructConfigMap(b, jobFile)); err != nil {
+			return err
+		}
+	}
+	for _, pvc := range constructPVCs(b) {
+		if _, err := r.createOwned(ctx, b, pvc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errStale stops a reconcile that read an out-of-date benchmark from the
+// cache before it creates anything; staleRetry is when it looks again.
+var errStale = errors.New("the cached benchmark is out of date")
+
+const staleRetry = 200 * time.Millisecond
+
+// startAttempt creates the Jobs of one attempt of a repetition, one per node slot.
+func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchmark, rep, attempt int) (ctrl.Result, error) {
+	// Creating Jobs from a stale view could start a repetition twice, or again
+	// after the benchmark failed: check the benchmark is as read.
+	var fresh benchv1.StorageBenchmark
+	if err := r.reader().Get(ctx, client.ObjectKeyFromObject(b), &fresh); err != nil {
+		return ctrl.Result{}, err
+	}
+	if fresh.ResourceVersion != b.ResourceVersion {
+		return ctrl.Result{}, errStale
+	}
+	image := b.Spec.Image
+	if image == "" {
+		image = r.Image
+	}
+	for slot := range int(b.Spec.Nodes) {
+		job, err := constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
+		if err != nil {
+			return ctrl.Result{}, &outcomeError{benchv1.ReasonInvalidSpec, err.Error()}
+		}
+		created, err := r.createOwned(ctx, b, job)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if created {
+			r.Recorder.Eventf(b, corev1.EventTypeNormal, "Created", "Created Job %s for repetition %d/%d%s", job.Name, rep+1, b.Spec.Repetitions, attemptNote(attempt))
+		}
+	}
+	if b.Status.StartTime == nil {
+		now := metaTime(r.now())
+		b.Status.StartTime = &now
+	}
+	if b.Status.ArtifactURI == "" {
+		if prefix, err := location(b).Prefix(); err == nil {
+			b.Status.ArtifactURI = r.Store.URI(prefix)
+		}
+	}
+	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonStarting,
+		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, b.Spec.Repetitions, attemptNote(attempt)))
+	return ctrl.Result{RequeueAfter: startTimeout(b) + time.Second}, nil
+}
+
+// collect reads and parses the output of a finished repetition, stores it, and
+// starts the next repetition or ends the benchmark.
+func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs observation) (ctrl.Result, error) {
+	outputs := make([]podOutput, 0, len(obs.finished))
+	for _, pod := range obs.finished {
+		node, err := r.nodeInfo(ctx, pod.Spec.NodeName)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		out, err := r.readOutput(ctx, b, pod)
+		out.node = node
+		if len(out.raw) > 0 {
+			if serr := r.storeRawLog(ctx, b, rep, pod.Name, out.raw); serr != nil {
+				return ctrl.Result{}, serr
+			}
+		}
+		if err != nil {
+			if oe := (*outcomeError)(nil); errors.As(err, &oe) {
+				oe.message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, b.Spec.Repetitions, pod.Name, nodeOr(pod), oe.message)
+				return ctrl.Result{}, oe
+			}
+			if done := st.completedAt(pod); !done.IsZero() && r.now().Sub(done) > logGrace {
+				return ctrl.Result{}, &outcomeError{benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, logGrace, err)}
+			}
+			return ctrl.Result{}, err
+		}
+		labelSamples(b, &out, rep, attempt)
+		outputs = append(outputs, out)
+	}
+	_, summaries, err := r.storeRepetition(ctx, b, rep, outputs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	b.Status.CompletedRepetitions = int32(rep + 1)
+	b.Status.Results = statusResults(summaries)
+	b.Status.Headline = headline(b, b.Status.Results)
+	recordNodes(b, outputs)
+	r.Recorder.Eventf(b, corev1.EventTypeNormal, "RepetitionCompleted", "Repetition %d/%d completed%s", rep+1, b.Spec.Repetitions, headlineNote(b))
+	if b.Status.CompletedRepetitions < b.Spec.Repetitions {
+		return r.startAttempt(ctx, b, rep+1, 0)
+	}
+	now := metaTime(r.now())
+	b.Status.CompletionTime = &now
+	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", b.Spec.Repetitions, b.Status.ArtifactURI)
+	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonCompleted, msg)
+	setCondition(b, benchv1.ConditionSucceeded, "True", benchv1.ReasonCompleted, msg)
+	r.Recorder.Event(b, corev1.EventTypeNormal, "Succeeded", msg)
+	return ctrl.Result{}, nil
+}
+
+// toolFailure fails the benchmark with the failed container's exit code and
+// the tail of its log, after storing the log.
+func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.StorageBenchmark, rep int, obs observation) error {
+	pod := obs.failed
+	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, obs.container)
+	quote := diagnostics(log)
+	if err != nil {
+		quote = fmt.Sprintf("(its log could not be read: %v)", err)
+	} else if serr := r.storeRawLog(ctx, b, rep, pod.Name, log); serr != nil {
+		return serr
+	}
+	what := obs.container
+	if what != fioContainer {
+		what = "container " + what
+	}
+	return &outcomeError{benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
+		rep+1, b.Spec.Repetitions, what, obs.exitCode, pod.Name, nodeOr(pod), quote)}
+}
+
+// retry starts the next attempt of a repetition whose pod the cluster took
+// away, until spec.maxRetries is used up.
+func (r *Reconciler) retry(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs observation) (ctrl.Result, error) {
+	if attempt >= int(b.Spec.MaxRetries) {
+		return ctrl.Result{}, &outcomeError{benchv1.ReasonRetriesExhausted, fmt.Sprintf(
+			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why)}
+	}
+	// The other node slots of the attempt stop too: a distributed run restarts whole.
+	if err := r.deleteActiveJobs(ctx, st.jobsOf(rep, attempt)); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.Recorder.Eventf(b, corev1.EventTypeWarning, benchv1.ReasonEvicted, "Repetition %d/%d lost (%s); retrying (%d of %d)", rep+1, b.Spec.Repetitions, obs.why, attempt+1, b.Spec.MaxRetries)
+	res, err := r.startAttempt(ctx, b, rep, attempt+1)
+	if err == nil {
+		b.Status.Retries++
+		setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonEvicted,
+			fmt.Sprintf("repetition %d/%d is starting again (retry %d of %d) after: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
+	}
+	return res, err
+}
+
+// fail ends the benchmark: Failed with the reason, running Jobs stopped so that
+// they free the nodes.
+func (r *Reconciler) fail(ctx context.Context, b *benchv1.StorageBenchmark, oe *outcomeError) error {
+	log.FromContext(ctx).Info("benchmark failed", "reason", oe.reason, "message", oe.message)
+	now := metaTime(r.now())
+	b.Status.CompletionTime = &now
+	setCondition(b, benchv1.ConditionRunning, "False", oe.reason, "the benchmark failed: see the Failed condition")
+	setCondition(b, benchv1.ConditionFailed, "True", oe.reason, oe.message)
+	r.Recorder.Event(b, corev1.EventTypeWarning, oe.reason, oe.message)
+	var jobs batchv1.JobList
+	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), client.MatchingLabels(childLabels(b))); err != nil {
+		return err
+	}
+	var own []*batchv1.Job
+	for i := range jobs.Items {
+		if ownedBy(&jobs.Items[i], b) {
+			own = append(own, &jobs.Items[i])
+		}
+	}
+	return r.deleteActiveJobs(ctx, own)
+}
+
+// SetupWithManager registers the controller: it watches its benchmarks and
+// the Jobs and claims they own.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&benchv1.StorageBenchmark{}).
+		Owns(&batchv1.Job{}).
+		Owns(&corev1.PersistentVolumeClaim{}).
+		Named("storagebenchmark").
+		Complete(r)
+}
+
+// reader reads around the cache when an APIReader is set.
+func (r *Reconciler) reader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}

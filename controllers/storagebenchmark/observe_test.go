@@ -1,0 +1,282 @@
+package storagebenchmark
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// Job fixtures: created at t0, with one true condition or none.
+func activeJob(name string) *batchv1.Job {
+	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0)}}
+}
+
+func jobWith(name string, typ batchv1.JobConditionType, reason, msg string) *batchv1.Job {
+	j := activeJob(name)
+	j.Status.Conditions = []batchv1.JobCondition{{Type: typ, Status: corev1.ConditionTrue, Reason: reason, Message: msg}}
+	return j
+}
+
+// podFixture is a pod of a phase; mods fill in its status.
+func podFixture(name string, ph corev1.PodPhase, mods ...func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{NodeName: "node-a"}}
+	p.Status.Phase = ph
+	for _, m := range mods {
+		m(p)
+	}
+	return p
+}
+
+func startedAt(m int) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.StartTime = ptr.To(metav1.NewTime(t0.Add(time.Duration(m) * time.Minute)))
+	}
+}
+
+func exited(name string, code int32) corev1.ContainerStatus {
+	return corev1.ContainerStatus{Name: name, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}}
+}
+
+func containers(init []corev1.ContainerStatus, main ...corev1.ContainerStatus) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Status.InitContainerStatuses, p.Status.ContainerStatuses = init, main }
+}
+
+func mainContainers(cs ...corev1.ContainerStatus) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Status.ContainerStatuses = cs }
+}
+
+func evicted(p *corev1.Pod) {
+	p.Status.Reason, p.Status.Message = "Evicted", "The node was low on resource: ephemeral-storage."
+}
+
+func disruptionTarget(p *corev1.Pod) {
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{
+		Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "PreemptionByScheduler",
+	})
+}
+
+// observed is the comparable part of an observation.
+type observed struct {
+	Phase     phase
+	Why       string
+	Failed    string
+	Container string
+	ExitCode  int32
+	Finished  []string
+}
+
+func summarize(o observation) observed {
+	s := observed{Phase: o.phase, Why: o.why, Container: o.container, ExitCode: o.exitCode}
+	if o.failed != nil {
+		s.Failed = o.failed.Name
+	}
+	for _, p := range o.finished {
+		s.Finished = append(s.Finished, p.Name)
+	}
+	return s
+}
+
+func TestObserve(t *testing.T) {
+	complete := func(name string) *batchv1.Job { return jobWith(name, batchv1.JobComplete, "", "") }
+	failed := func(name string) *batchv1.Job { return jobWith(name, batchv1.JobFailed, "BackoffLimitExceeded", "") }
+	pending := podFixture("p0", corev1.PodPending)
+	for _, tc := range []struct {
+		name  string
+		slots []slotRun
+		want  observed
+	}{
+		{
+			name:  "no pod yet",
+			slots: []slotRun{{job: activeJob("j0")}},
+			want:  observed{Phase: phaseStarting, Why: "Job j0 has no pod yet"},
+		},
+		{
+			name: "one slot runs, the other waits",
+			slots: []slotRun{
+				{job: activeJob("j0"), pods: []*corev1.Pod{podFixture("p0", corev1.PodRunning)}},
+				{job: activeJob("j1"), pods: []*corev1.Pod{podFixture("p1", corev1.PodPending)}},
+			},
+			want: observed{Phase: phaseStarting, Why: "the pod of Job j1 is pending"},
+		},
+		{
+			name: "every slot runs or is done",
+			slots: []slotRun{
+				{job: complete("j0"), pods: []*corev1.Pod{podFixture("p0", corev1.PodSucceeded)}},
+				{job: activeJob("j1"), pods: []*corev1.Pod{podFixture("p1", corev1.PodRunning)}},
+			},
+			want: observed{Phase: phaseRunning, Finished: []string{"p0"}},
+		},
+		{
+			name: "every Job complete",
+			slots: []slotRun{
+				{job: complete("j0"), pods: []*corev1.Pod{podFixture("p0", corev1.PodSucceeded)}},
+				{job: complete("j1"), pods: []*corev1.Pod{podFixture("p1", corev1.PodSucceeded)}},
+			},
+			want: observed{Phase: phaseSucceeded, Finished: []string{"p0", "p1"}},
+		},
+		{
+			name:  "complete but the pod is gone",
+			slots: []slotRun{{job: complete("j0")}},
+			want:  observed{Phase: phaseLost, Why: "Job j0 completed but its pod is gone, and with it the output"},
+		},
+		{
+			name:  "failed and the pod is gone",
+			slots: []slotRun{{job: failed("j0")}},
+			want:  observed{Phase: phaseLost, Why: "Job j0 failed and its pod is gone (deleted with its node?)"},
+		},
+		{
+			name: "evicted",
+			slots: []slotRun{{job: failed("j0"), pods: []*corev1.Pod{
+				podFixture("p0", corev1.PodFailed, evicted, mainContainers(exited("fio", 137))),
+			}}},
+			want: observed{Phase: phaseLost, Failed: "p0",
+				Why: "pod p0 on node node-a was stopped by the cluster (Evicted: The node was low on resource: ephemeral-storage.)"},
+		},
+		{
+			name: "preempted: a DisruptionTarget pod is not the tool's failure",
+			slots: []slotRun{{job: failed("j0"), pods: []*corev1.Pod{
+				podFixture("p0", corev1.PodFailed, disruptionTarget, mainContainers(exited("fio", 143))),
+			}}},
+			want: observed{Phase: phaseLost, Failed: "p0", Why: "pod p0 on node node-a was stopped by the cluster (Disrupted)"},
+		},
+		{
+			name: "tool exited non-zero",
+			slots: []slotRun{{job: failed("j0"), pods: []*corev1.Pod{
+				podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 1))),
+			}}},
+			want: observed{Phase: phaseToolFailed, Failed: "p0", Container: "fio", ExitCode: 1},
+		},
+		{
+			name: "init containers fail first",
+			slots: []slotRun{{job: failed("j0"), pods: []*corev1.Pod{
+				podFixture("p0", corev1.PodFailed, containers(
+					[]corev1.ContainerStatus{exited("write", 0), exited("read", 2)}, exited("last", 3))),
+			}}},
+			want: observed{Phase: phaseToolFailed, Failed: "p0", Container: "read", ExitCode: 2},
+		},
+		{
+			name: "a tool failure outranks a lost slot before it",
+			slots: []slotRun{
+				{job: failed("j0")},
+				{job: failed("j1"), pods: []*corev1.Pod{podFixture("p1", corev1.PodFailed, mainContainers(exited("fio", 1)))}},
+			},
+			want: observed{Phase: phaseToolFailed, Failed: "p1", Container: "fio", ExitCode: 1,
+				Why: "Job j0 failed and its pod is gone (deleted with its node?)"},
+		},
+		{
+			name: "a lost slot after a tool failure does not hide it",
+			slots: []slotRun{
+				{job: failed("j0"), pods: []*corev1.Pod{podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 1)))}},
+				{job: failed("j1")},
+			},
+			want: observed{Phase: phaseToolFailed, Failed: "p0", Container: "fio", ExitCode: 1},
+		},
+		{
+			name: "Job deadline",
+			slots: []slotRun{{job: jobWith("j0", batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline"),
+				pods: []*corev1.Pod{podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 137)))}}},
+			want: observed{Phase: phaseDeadline, Why: "Job j0: Job was active longer than specified deadline"},
+		},
+		{
+			name: "a Job deadline outranks a lost slot",
+			slots: []slotRun{
+				{job: complete("j0")},
+				{job: jobWith("j1", batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "late")},
+				{job: activeJob("j2"), pods: []*corev1.Pod{pending}},
+			},
+			want: observed{Phase: phaseDeadline, Why: "Job j1: late"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, summarize(observe(tc.slots))); diff != "" {
+				t.Errorf("observe (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// created is the latest Job creation; started the latest pod start, once all run.
+func TestObserveTimes(t *testing.T) {
+	j0, j1 := activeJob("j0"), activeJob("j1")
+	j1.CreationTimestamp = metav1.NewTime(t0.Add(time.Minute))
+	running := []slotRun{
+		{job: j0, pods: []*corev1.Pod{podFixture("p0", corev1.PodRunning, startedAt(3))}},
+		{job: j1, pods: []*corev1.Pod{podFixture("p1", corev1.PodRunning, startedAt(2))}},
+	}
+	o := observe(running)
+	if !o.created.Equal(t0.Add(time.Minute)) || !o.started.Equal(t0.Add(3*time.Minute)) {
+		t.Errorf("created, started = %v, %v; want t0+1m, t0+3m", o.created, o.started)
+	}
+	running[1].pods[0].Status.Phase = corev1.PodPending
+	if o := observe(running); !o.started.IsZero() {
+		t.Errorf("started = %v with a pod pending, want zero", o.started)
+	}
+}
+
+func TestPendingReasons(t *testing.T) {
+	unschedulable := func(p *corev1.Pod) {
+		p.Status.Conditions = []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+			Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
+		}}
+	}
+	waiting := func(name, reason, msg string) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: name, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}
+	}
+	for _, tc := range []struct {
+		name string
+		pods []*corev1.Pod
+		want []string
+	}{
+		{"no pod", nil, []string{"Job j0 has no pod yet"}},
+		{"unschedulable", []*corev1.Pod{podFixture("p0", corev1.PodPending, unschedulable)},
+			[]string{"pod p0 is not scheduled: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}},
+		{"image pull and PodInitializing", []*corev1.Pod{podFixture("p0", corev1.PodPending, containers(
+			[]corev1.ContainerStatus{waiting("drop-caches", "ErrImagePull", `pull access denied for "fio"`)},
+			waiting("fio", "PodInitializing", ""), waiting("other", "ContainerCreating", "")))},
+			[]string{
+				`container drop-caches of pod p0 is waiting: ErrImagePull (pull access denied for "fio")`,
+				"container other of pod p0 is waiting: ContainerCreating",
+			}},
+		{"nothing said yet", []*corev1.Pod{podFixture("p0", corev1.PodPending)}, []string{"the pod of Job j0 is pending"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := pendingReasons(slotRun{job: activeJob("j0"), pods: tc.pods})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("pendingReasons (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUnboundClaims(t *testing.T) {
+	claim := func(name string, ph corev1.PersistentVolumeClaimPhase, class *string) corev1.PersistentVolumeClaim {
+		c := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		c.Spec.StorageClassName, c.Status.Phase = class, ph
+		return c
+	}
+	got := unboundClaims([]corev1.PersistentVolumeClaim{
+		claim("db-data2", corev1.ClaimPending, ptr.To("premium-rwo")),
+		claim("db-data0", corev1.ClaimBound, ptr.To("premium-rwo")),
+		claim("db-data1", "", nil),
+		claim("db-data3", corev1.ClaimLost, ptr.To("standard")),
+	})
+	want := []string{
+		"db-data1 (Pending, the default storage class)",
+		"db-data2 (Pending, storage class premium-rwo)",
+		"db-data3 (Lost, storage class standard)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unboundClaims (-want +got):\n%s", diff)
+	}
+	if got := unboundClaims([]corev1.PersistentVolumeClaim{claim("a", corev1.ClaimBound, nil)}); got != nil {
+		t.Errorf("all bound: %v, want nil", got)
+	}
+}

@@ -1,0 +1,232 @@
+package storagebenchmark
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// maxResults is the CRD's bound on status.results.
+const maxResults = 96
+
+// setCondition sets one condition for the current generation.
+func setCondition(b *benchv1.StorageBenchmark, typ string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: b.Generation,
+	})
+}
+
+// finished tells whether the benchmark reached Succeeded or Failed.
+func finished(b *benchv1.StorageBenchmark) bool {
+	return meta.IsStatusConditionTrue(b.Status.Conditions, benchv1.ConditionSucceeded) ||
+		meta.IsStatusConditionTrue(b.Status.Conditions, benchv1.ConditionFailed)
+}
+
+// syncDisplay derives the small facts `kubectl get` shows from the conditions
+// and counters; the conditions stay the source of truth.
+func syncDisplay(b *benchv1.StorageBenchmark) {
+	b.Status.ObservedGeneration = b.Generation
+	b.Status.Progress = fmt.Sprintf("%d/%d", b.Status.CompletedRepetitions, b.Spec.Repetitions)
+	b.Status.Volumes = describeVolumes(b)
+	conds := b.Status.Conditions
+	running := meta.FindStatusCondition(conds, benchv1.ConditionRunning)
+	switch {
+	case meta.IsStatusConditionTrue(conds, benchv1.ConditionFailed):
+		b.Status.State = benchv1.StateFailed
+	case meta.IsStatusConditionTrue(conds, benchv1.ConditionSucceeded):
+		b.Status.State = benchv1.StateSucceeded
+	case running != nil && running.Status == metav1.ConditionTrue:
+		b.Status.State = benchv1.StateRunning
+	case running != nil && (running.Reason == benchv1.ReasonWaitingForPool || running.Reason == benchv1.ReasonWaitingForTuning || running.Reason == benchv1.ReasonQueued):
+		b.Status.State = benchv1.StateWaiting
+	default:
+		b.Status.State = benchv1.StatePending
+	}
+}
+
+// describeVolumes is the Volumes column: "10x500Gi premium-rwo", "emptyDir".
+func describeVolumes(b *benchv1.StorageBenchmark) string {
+	v := b.Spec.Volumes
+	var s string
+	switch {
+	case v.EmptyDir != nil:
+		s = "emptyDir"
+		if v.EmptyDir.Medium != "" {
+			s += " " + string(v.EmptyDir.Medium)
+		}
+	case v.HostPath != nil:
+		s = fmt.Sprintf("%dx hostPath", len(v.HostPath.Paths))
+	case v.Size != nil:
+		s = fmt.Sprintf("%dx%s", max(v.Count, 1), v.Size.String())
+		if v.StorageClassName != nil {
+			s += " " + *v.StorageClassName
+		}
+		if blockMode(b) {
+			s += " Block"
+		}
+	}
+	if len(s) > 128 {
+		s = s[:128]
+	}
+	return s
+}
+
+// directionMetrics maps sample metric suffixes to the status figures.
+var directionMetrics = map[string]func(*benchv1.DirectionResult) **benchv1.Stat{
+	"iops":      func(d *benchv1.DirectionResult) **benchv1.Stat { return &d.IOPS },
+	"bw":        func(d *benchv1.DirectionResult) **benchv1.Stat { return &d.BandwidthMiBps },
+	"clat_mean": func(d *benchv1.DirectionResult) **benchv1.Stat { return &d.LatencyMeanMicroseconds },
+	"clat_p50":  func(d *benchv1.DirectionResult) **benchv1.Stat { return &d.LatencyP50Microseconds },
+	"clat_p99":  func(d *benchv1.DirectionResult) **benchv1.Stat { return &d.LatencyP99Microseconds },
+	"clat_p99.9": func(d *benchv1.DirectionResult) **benchv1.Stat {
+		return &d.LatencyP999Microseconds
+	},
+}
+
+// statusResults turns summaries into the per-test figures of the status, in
+// the order of the tests.
+func statusResults(summaries []results.Summary) []benchv1.StorageTestResult {
+	var out []benchv1.StorageTestResult
+	index := map[string]int{}
+	for _, s := range summaries {
+		dir, metric, ok := strings.Cut(s.Metric, "_")
+		if !ok || (dir != "read" && dir != "write") {
+			continue
+		}
+		field, ok := directionMetrics[metric]
+		if !ok {
+			continue
+		}
+		i, seen := index[s.Test]
+		if !seen {
+			if len(out) == maxResults {
+				continue
+			}
+			i = len(out)
+			index[s.Test] = i
+			out = append(out, benchv1.StorageTestResult{Test: s.Test})
+		}
+		d := &out[i].Read
+		if dir == "write" {
+			d = &out[i].Write
+		}
+		if *d == nil {
+			*d = &benchv1.DirectionResult{}
+		}
+		*field(*d) = &benchv1.Stat{
+			Median: s.Stats.Median, Min: s.Stats.Min, Max: s.Stats.Max, CV: s.Stats.CV, N: int32(s.Stats.N),
+		}
+	}
+	return out
+}
+
+// largeBlock is the block size from which a test is about bandwidth, not IOPS.
+const largeBlock = 128 << 10
+
+// headline is the Result column: the first test's main figure, its median
+// over repetitions — IOPS for small blocks, bandwidth for large blocks and dd.
+func headline(b *benchv1.StorageBenchmark, rs []benchv1.StorageTestResult) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	first := rs[0]
+	d := first.Read
+	if d == nil || (first.Write != nil && writeHeavy(b, first.Test)) {
+		d = first.Write
+	}
+	if d == nil {
+		return ""
+	}
+	var figure string
+	switch {
+	case d.IOPS != nil && !bandwidthTest(b, first.Test):
+		figure = compact(d.IOPS.Median) + " IOPS"
+	case d.BandwidthMiBps != nil:
+		figure = strconv.FormatFloat(d.BandwidthMiBps.Median, 'f', 0, 64) + " MiB/s"
+	default:
+		return ""
+	}
+	if h := figure + " " + first.Test; len(h) <= 64 {
+		return h
+	}
+	return figure
+}
+
+// bandwidthTest tells whether a test is judged by bandwidth: dd, or fio with
+// large blocks.
+func bandwidthTest(b *benchv1.StorageBenchmark, test string) bool {
+	if b.Spec.DD != nil {
+		return true
+	}
+	jobs, err := fio.Expand(b.Spec.Fio)
+	if err != nil {
+		return false
+	}
+	for _, j := range jobs {
+		if j.Name == test {
+			return byteCount(j.BlockSize) >= largeBlock
+		}
+	}
+	return false
+}
+
+// writeHeavy tells whether a test mostly writes (its headline is the write side).
+func writeHeavy(b *benchv1.StorageBenchmark, test string) bool {
+	if b.Spec.Fio == nil {
+		return false
+	}
+	jobs, err := fio.Expand(b.Spec.Fio)
+	if err != nil {
+		return false
+	}
+	for _, j := range jobs {
+		if j.Name == test {
+			return j.RWMixRead != nil && *j.RWMixRead < 50
+		}
+	}
+	return false
+}
+
+// byteCount reads fio's 4k / 1M / 512 notation (powers of 1024).
+func byteCount(s string) int64 {
+	if s == "" {
+		return 0
+	}
+	mult := int64(1)
+	switch strings.ToLower(s[len(s)-1:]) {
+	case "k":
+		mult = 1 << 10
+	case "m":
+		mult = 1 << 20
+	case "g":
+		mult = 1 << 30
+	}
+	n, err := strconv.ParseInt(strings.TrimRight(s, "kKmMgG"), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n * mult
+}
+
+// compact prints 412345 as "412k" and 1234567 as "1.23M", choosing the unit
+// after rounding (999999 is "1.00M", not "1000k").
+func compact(v float64) string {
+	switch r := math.Round(v); {
+	case r >= 999_500:
+		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + "M"
+	case r >= 9_995:
+		return strconv.FormatFloat(v/1e3, 'f', 0, 64) + "k"
+	case r >= 1_000:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
+	default:
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	}
+}

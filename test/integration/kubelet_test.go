@@ -1,0 +1,335 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// fakeKubelet stands in for the Job controller, the scheduler and the kubelet,
+// which envtest does not have: for each Job in its namespace it creates the
+// pod, runs the pod's containers for real on this machine (fio and dd with
+// the pod's own argv, volumes mapped to temporary directories), records their
+// output as container logs, and writes pod and Job status the way the real
+// components do. Hooks let a test break a run the ways a cluster does.
+type fakeKubelet struct {
+	t         *testing.T
+	namespace string
+	node      func(job *batchv1.Job) string // node the pod lands on
+	root      string                        // stands in for the node's disks
+
+	// hook, when set, decides the fate of a Job's pod before it runs.
+	hook func(job *batchv1.Job) podFate
+
+	mu   sync.Mutex
+	logs map[string][]byte // "<pod>/<container>" -> output
+	seen map[string]bool   // Jobs handled
+}
+
+// podFate is how a pod ends, when a test wants it otherwise than by running.
+type podFate struct {
+	// pending leaves the pod unscheduled with this message.
+	pending string
+	// evict fails the pod as the kubelet does under node pressure.
+	evict bool
+	// breakVolume puts a plain file where the volume's directory should be,
+	// so the tool fails for real.
+	breakVolume bool
+	// mangle rewrites a container's output before it is served as its log.
+	mangle func(container string, out []byte) []byte
+}
+
+func newFakeKubelet(t *testing.T, namespace string) *fakeKubelet {
+	return &fakeKubelet{
+		t: t, namespace: namespace, root: t.TempDir(),
+		node: func(*batchv1.Job) string { return "node-a" },
+		logs: map[string][]byte{}, seen: map[string]bool{},
+	}
+}
+
+// ReadLog serves the recorded output, like the API server's pods/log.
+func (k *fakeKubelet) ReadLog(_ context.Context, namespace, pod, container string) ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out, ok := k.logs[pod+"/"+container]
+	if !ok || namespace != k.namespace {
+		return nil, fmt.Errorf("pods %q not found or container %q has no log", pod, container)
+	}
+	return out, nil
+}
+
+// run handles Jobs until ctx ends.
+func (k *fakeKubelet) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		var jobs batchv1.JobList
+		if err := k8sClient.List(ctx, &jobs, client.InNamespace(k.namespace)); err == nil {
+			for i := range jobs.Items {
+				j := &jobs.Items[i]
+				if !k.seen[j.Name] && j.DeletionTimestamp.IsZero() {
+					k.seen[j.Name] = true
+					go k.handle(ctx, j)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (k *fakeKubelet) handle(ctx context.Context, job *batchv1.Job) {
+	fate := podFate{}
+	if k.hook != nil {
+		fate = k.hook(job)
+	}
+	node := ""
+	if fate.pending == "" {
+		node = k.node(job) // a pod the scheduler placed is created bound here
+	}
+	pod, err := k.createPod(ctx, job, node)
+	if err != nil {
+		k.report(ctx, "creating the pod of Job %s: %v", job.Name, err)
+		return
+	}
+	if fate.pending != "" {
+		pod.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: fate.pending,
+			LastTransitionTime: metav1.Now(),
+		}}}
+		k.report(ctx, "pending pod status: %v", k8sClient.Status().Update(ctx, pod))
+		return
+	}
+	k.bindClaims(ctx, pod)
+	start := metav1.Now()
+	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &start}
+	if err := k8sClient.Status().Update(ctx, pod); err != nil {
+		k.report(ctx, "running pod status: %v", err)
+		return
+	}
+	job.Status.StartTime, job.Status.Active = &start, 1
+	if err := k8sClient.Status().Update(ctx, job); err != nil {
+		k.report(ctx, "running Job status: %v", err)
+		return
+	}
+	if fate.evict {
+		k.evict(ctx, job, pod)
+		return
+	}
+	k.finish(ctx, job, pod, k.runContainers(pod, fate))
+}
+
+// bindClaims marks the pod's claims Bound, as the volume controller does once
+// the pod is scheduled (WaitForFirstConsumer).
+func (k *fakeKubelet) bindClaims(ctx context.Context, pod *corev1.Pod) {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		var pvc corev1.PersistentVolumeClaim
+		if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: pod.Namespace, Name: v.PersistentVolumeClaim.ClaimName}, &pvc); err != nil {
+			k.report(ctx, "binding claim %s: %v", v.PersistentVolumeClaim.ClaimName, err)
+			continue
+		}
+		pvc.Status.Phase = corev1.ClaimBound
+		pvc.Status.Capacity = pvc.Spec.Resources.Requests
+		pvc.Status.AccessModes = pvc.Spec.AccessModes
+		k.report(ctx, "binding claim %s: %v", pvc.Name, k8sClient.Status().Update(ctx, &pvc))
+	}
+}
+
+// createPod creates the Job's pod from its template, owned by the Job, as the
+// Job controller does.
+func (k *fakeKubelet) createPod(ctx context.Context, job *batchv1.Job, node string) (*corev1.Pod, error) {
+	labels := map[string]string{"batch.kubernetes.io/job-name": job.Name}
+	for key, v := range job.Spec.Template.Labels {
+		labels[key] = v
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: job.Name + "-" + rand.String(5), Namespace: job.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
+		},
+		Spec: *job.Spec.Template.Spec.DeepCopy(),
+	}
+	pod.Spec.NodeName = node
+	return pod, k8sClient.Create(ctx, pod)
+}
+
+// runContainers runs the init containers, then the main one, in order, and
+// returns their terminated states; a failed container stops the pod.
+func (k *fakeKubelet) runContainers(pod *corev1.Pod, fate podFate) (states []corev1.ContainerStatus) {
+	dataRoot := filepath.Join(k.root, pod.Name)
+	for _, m := range pod.Spec.Containers[0].VolumeMounts {
+		if strings.HasPrefix(m.MountPath, "/data/") {
+			if err := os.MkdirAll(filepath.Join(dataRoot, m.MountPath), 0o755); err != nil {
+				k.t.Error(err)
+			}
+		}
+	}
+	if fate.breakVolume {
+		data := filepath.Join(dataRoot, "data")
+		_ = os.RemoveAll(data)
+		if err := os.WriteFile(data, nil, 0o644); err != nil {
+			k.t.Error(err)
+		}
+	}
+	for _, c := range append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
+		began := metav1.Now()
+		out, code := k.exec(pod, c, dataRoot)
+		if fate.mangle != nil {
+			out = fate.mangle(c.Name, out)
+		}
+		k.mu.Lock()
+		k.logs[pod.Name+"/"+c.Name] = out
+		k.mu.Unlock()
+		states = append(states, corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: corev1.ContainerState{
+			Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: began, FinishedAt: metav1.Now(), Reason: reasonFor(code)},
+		}})
+		if code != 0 {
+			break
+		}
+	}
+	return states
+}
+
+func reasonFor(code int32) string {
+	if code == 0 {
+		return "Completed"
+	}
+	return "Error"
+}
+
+// exec runs one container's argv here, with the pod's paths mapped under
+// dataRoot; its stdout and stderr together are the log, as a runtime records.
+func (k *fakeKubelet) exec(pod *corev1.Pod, c corev1.Container, dataRoot string) ([]byte, int32) {
+	argv := append(append([]string{}, c.Command...), c.Args...)
+	if c.SecurityContext != nil && ptr.Deref(c.SecurityContext.Privileged, false) {
+		// The page-cache drop writes /proc/sys of the node: not on a test machine.
+		return nil, 0
+	}
+	for i, a := range argv {
+		argv[i] = strings.ReplaceAll(a, "/data/", dataRoot+"/data/")
+		if strings.HasPrefix(a, "/etc/benchwright/") {
+			argv[i] = k.configFile(pod, a, dataRoot)
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return out.Bytes(), int32(exit.ExitCode())
+	case err != nil:
+		return []byte(err.Error()), 127
+	}
+	return out.Bytes(), 0
+}
+
+// configFile writes the ConfigMap key a container reads, with /data/ paths
+// mapped like the argv.
+func (k *fakeKubelet) configFile(pod *corev1.Pod, path, dataRoot string) string {
+	for _, v := range pod.Spec.Volumes {
+		if v.ConfigMap == nil {
+			continue
+		}
+		var cm corev1.ConfigMap
+		if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: pod.Namespace, Name: v.ConfigMap.Name}, &cm); err != nil {
+			k.t.Errorf("reading ConfigMap %s: %v", v.ConfigMap.Name, err)
+			return path
+		}
+		data, ok := cm.Data[filepath.Base(path)]
+		if !ok {
+			continue
+		}
+		file := filepath.Join(dataRoot, filepath.Base(path))
+		if err := os.WriteFile(file, []byte(strings.ReplaceAll(data, "/data/", dataRoot+"/data/")), 0o644); err != nil {
+			k.t.Error(err)
+		}
+		return file
+	}
+	return path
+}
+
+// finish writes the pod's end and the Job's conditions, as the kubelet and the
+// Job controller do.
+func (k *fakeKubelet) finish(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, states []corev1.ContainerStatus) {
+	n := len(pod.Spec.InitContainers)
+	if len(states) > n {
+		pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses = states[:n], states[n:]
+	} else {
+		pod.Status.InitContainerStatuses = states
+	}
+	failed := states[len(states)-1].State.Terminated.ExitCode != 0
+	pod.Status.Phase = corev1.PodSucceeded
+	if failed {
+		pod.Status.Phase = corev1.PodFailed
+	}
+	if err := k8sClient.Status().Update(ctx, pod); err != nil {
+		k.report(ctx, "finished pod status: %v", err)
+		return
+	}
+	now := metav1.Now()
+	job.Status.Active = 0
+	if failed {
+		job.Status.Failed = 1
+		job.Status.Conditions = failedJobConditions(now, "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+	} else {
+		job.Status.Succeeded = 1
+		job.Status.CompletionTime = &now
+		job.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached", LastTransitionTime: now, LastProbeTime: now},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached", LastTransitionTime: now, LastProbeTime: now},
+		}
+	}
+	k.report(ctx, "finished Job status: %v", k8sClient.Status().Update(ctx, job))
+}
+
+// evict fails the pod the way node-pressure eviction does.
+func (k *fakeKubelet) evict(ctx context.Context, job *batchv1.Job, pod *corev1.Pod) {
+	now := metav1.Now()
+	pod.Status.Phase = corev1.PodFailed
+	pod.Status.Reason = "Evicted"
+	pod.Status.Message = "The node was low on resource: ephemeral-storage."
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: "TerminationByKubelet", Message: "The node was low on resource: ephemeral-storage.", LastTransitionTime: now}}
+	if err := k8sClient.Status().Update(ctx, pod); err != nil {
+		k.report(ctx, "evicted pod status: %v", err)
+		return
+	}
+	job.Status.Active, job.Status.Failed = 0, 1
+	job.Status.Conditions = failedJobConditions(now, "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+	k.report(ctx, "evicted Job status: %v", k8sClient.Status().Update(ctx, job))
+}
+
+func failedJobConditions(now metav1.Time, reason, message string) []batchv1.JobCondition {
+	return []batchv1.JobCondition{
+		{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: reason, Message: message, LastTransitionTime: now, LastProbeTime: now},
+		{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: reason, Message: message, LastTransitionTime: now, LastProbeTime: now},
+	}
+}
+
+// report fails the test on an error, unless the test is over.
+func (k *fakeKubelet) report(ctx context.Context, format string, args ...any) {
+	if err, _ := args[len(args)-1].(error); err == nil || ctx.Err() != nil {
+		return
+	}
+	k.t.Errorf("fake kubelet: "+format, args...)
+}

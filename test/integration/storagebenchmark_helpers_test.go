@@ -1,0 +1,176 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/controllers/storagebenchmark"
+	"github.com/benchwright/benchwright/internal/artifacts"
+)
+
+// storageEnv is one test's namespace, with the StorageBenchmark controller
+// and a fake kubelet that runs the pods' tools for real.
+type storageEnv struct {
+	ns      string
+	kubelet *fakeKubelet
+	store   *artifacts.Store
+}
+
+// requireTool skips without the tool, except in CI where it must be there.
+func requireTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed; CI installs it (.ci/run)", name)
+		}
+		t.Skipf("%s is not installed (apt-get install %s)", name, name)
+	}
+}
+
+// newStorageEnv starts the controller in a manager of its own, scoped to a new
+// namespace. hook, when not nil, decides each pod's fate.
+func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet)) *storageEnv {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ns := "sb-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+	if len(ns) > 63 {
+		ns = ns[:63]
+	}
+	ns = strings.TrimRight(ns, "-")
+	ensureNamespace(ctx, t, ns)
+	store, err := artifacts.Open(ctx, "file://"+t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &storageEnv{ns: ns, kubelet: newFakeKubelet(t, ns), store: store}
+	if hook != nil {
+		hook(ctx, env.kubelet)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &storagebenchmark.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorderFor("storagebenchmark-controller"),
+		Logs:     env.kubelet, Store: store, Image: "registry.example/fio:test",
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	go env.kubelet.run(ctx)
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		_ = store.Close()
+	})
+	return env
+}
+
+// createNode adds a node object with a GKE machine type label.
+func createNode(t *testing.T, name, machineType string) {
+	t.Helper()
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			benchv1.MachineTypeLabel: machineType, corev1.LabelTopologyZone: "us-central1-a",
+		}},
+	}
+	if err := k8sClient.Create(context.Background(), n); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+	n.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi")}
+	n.Status.NodeInfo.KernelVersion = "6.1.0-test"
+	n.Status.NodeInfo.OSImage = "Container-Optimized OS"
+	if err := k8sClient.Status().Update(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createBenchmark creates a StorageBenchmark from a YAML spec in the env's namespace.
+func (e *storageEnv) createBenchmark(t *testing.T, name, spec string) *benchv1.StorageBenchmark {
+	t.Helper()
+	b := &benchv1.StorageBenchmark{}
+	if err := yaml.UnmarshalStrict([]byte(spec), &b.Spec); err != nil {
+		t.Fatalf("spec of %s: %v", name, err)
+	}
+	b.Name, b.Namespace = name, e.ns
+	if err := k8sClient.Create(context.Background(), b); err != nil {
+		t.Fatalf("creating %s: %v", name, err)
+	}
+	return b
+}
+
+// waitFinished waits until the benchmark is Succeeded or Failed.
+func waitFinished(t *testing.T, b *benchv1.StorageBenchmark, within time.Duration) *benchv1.StorageBenchmark {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	got := &benchv1.StorageBenchmark{}
+	for time.Now().Before(deadline) {
+		if err := k8sClient.Get(context.Background(), clientKey(b), got); err != nil {
+			t.Fatal(err)
+		}
+		if meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionSucceeded) ||
+			meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionFailed) {
+			return got
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s did not finish within %s; status: %+v", b.Name, within, got.Status)
+	return nil
+}
+
+// condition returns a condition of the benchmark, failing when it is missing.
+func condition(t *testing.T, b *benchv1.StorageBenchmark, typ string) metav1.Condition {
+	t.Helper()
+	c := meta.FindStatusCondition(b.Status.Conditions, typ)
+	if c == nil {
+		t.Fatalf("%s has no %s condition: %+v", b.Name, typ, b.Status.Conditions)
+	}
+	return *c
+}
+
+// events lists the reasons of the Events about an object.
+func events(t *testing.T, ns, name string) []string {
+	t.Helper()
+	var list corev1.EventList
+	if err := k8sClient.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == name {
+			out = append(out, e.Type+"/"+e.Reason)
+		}
+	}
+	return out
+}

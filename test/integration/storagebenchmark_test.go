@@ -1,0 +1,213 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// A small fio run: two jobs of a second each.
+const smallFio = `
+nodeSelector: {kubernetes.io/os: linux}
+repetitions: 2
+volumes: {emptyDir: {}}
+fio:
+  size: 8M
+  runtime: 1s
+  jobs:
+  - {name: randread-4k-qd4, rw: randread, blockSize: 4k, ioDepth: 4, ioEngine: libaio}
+  - {name: write-1m, rw: write, blockSize: 1M, ioDepth: 1, ioEngine: psync}
+`
+
+func TestStorageBenchmarkRunsFio(t *testing.T) {
+	requireTool(t, "fio")
+	createNode(t, "node-a", "n2-standard-4")
+	env := newStorageEnv(t, nil)
+	b := waitFinished(t, env.createBenchmark(t, "fio", smallFio), 90*time.Second)
+
+	if c := condition(t, b, benchv1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
+		t.Fatalf("Succeeded = %s: %s; Failed: %+v", c.Status, c.Message, b.Status.Conditions)
+	}
+	st := b.Status
+	if st.State != benchv1.StateSucceeded || st.Progress != "2/2" || st.CompletedRepetitions != 2 || st.Retries != 0 {
+		t.Errorf("state %q progress %q completed %d retries %d", st.State, st.Progress, st.CompletedRepetitions, st.Retries)
+	}
+	if st.MachineType != "n2-standard-4" || !slices.Equal(st.Nodes, []string{"node-a"}) || st.Volumes != "emptyDir" {
+		t.Errorf("machineType %q nodes %v volumes %q", st.MachineType, st.Nodes, st.Volumes)
+	}
+	if st.StartTime == nil || st.CompletionTime == nil || !strings.HasPrefix(st.ArtifactURI, "file://") {
+		t.Errorf("startTime %v completionTime %v artifactURI %q", st.StartTime, st.CompletionTime, st.ArtifactURI)
+	}
+	if !strings.HasSuffix(st.Headline, " IOPS randread-4k-qd4") {
+		t.Errorf("headline %q, want the random-read IOPS", st.Headline)
+	}
+
+	// The status figures are fio's own: the median over the two raw logs.
+	raw := rawLogs(t, env.store, b)
+	if len(raw) != 2 {
+		t.Fatalf("%d raw logs stored, want 2 (one per repetition)", len(raw))
+	}
+	var iops []float64
+	for _, log := range raw {
+		samples, err := fio.ParseJSON(log)
+		if err != nil {
+			t.Fatalf("stored raw log does not parse: %v", err)
+		}
+		for _, s := range samples {
+			if s.Test == "randread-4k-qd4" && s.Metric == "read_iops" {
+				iops = append(iops, s.Value)
+			}
+		}
+	}
+	want := results.Compute(iops)
+	got := st.Results[0]
+	if got.Test != "randread-4k-qd4" || got.Read == nil || got.Read.IOPS == nil {
+		t.Fatalf("results[0] = %+v", got)
+	}
+	if g := got.Read.IOPS; g.Median != want.Median || g.Min != want.Min || g.Max != want.Max || g.N != 2 {
+		t.Errorf("read IOPS %+v, fio printed %v", *g, iops)
+	}
+	if got.Read.LatencyP99Microseconds == nil || got.Read.LatencyMeanMicroseconds == nil {
+		t.Errorf("latency figures missing: %+v", got.Read)
+	}
+	if w := st.Results[1]; w.Test != "write-1m" || w.Write == nil || w.Write.BandwidthMiBps == nil || w.Read != nil {
+		t.Errorf("results[1] = %+v", w)
+	}
+
+	checkStoredResults(t, env.store, b, 2)
+	checkChildren(t, b)
+	evs := strings.Join(events(t, env.ns, b.Name), " ")
+	for _, want := range []string{"Normal/Created", "Normal/RepetitionCompleted", "Normal/Succeeded"} {
+		if !strings.Contains(evs, want) {
+			t.Errorf("events %s lack %s", evs, want)
+		}
+	}
+}
+
+// rawLogs returns the stored raw logs of a benchmark, in key order.
+func rawLogs(t *testing.T, store *artifacts.Store, b *benchv1.StorageBenchmark) [][]byte {
+	t.Helper()
+	prefix, err := storageLocation(b).Prefix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := store.List(context.Background(), prefix+"raw/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, k := range keys {
+		data, err := store.Get(context.Background(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, data)
+	}
+	return out
+}
+
+func storageLocation(b *benchv1.StorageBenchmark) artifacts.Location {
+	return artifacts.Location{Namespace: b.Namespace, Kind: "StorageBenchmark", Name: b.Name, UID: string(b.UID)}
+}
+
+// checkStoredResults reads samples, summary and nodes back from the store.
+func checkStoredResults(t *testing.T, store *artifacts.Store, b *benchv1.StorageBenchmark, reps int) {
+	t.Helper()
+	ctx := context.Background()
+	loc := storageLocation(b)
+	key, _ := loc.SamplesNDJSON()
+	data, err := store.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := results.ReadNDJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, s := range samples {
+		seen[s.Repetition] = true
+		if s.RunUID != string(b.UID) || s.Benchmark != b.Name || s.Labels[results.LabelNode] == "" || s.Labels[results.LabelMachineType] == "" || s.Labels[results.LabelAttempt] == "" {
+			t.Fatalf("sample lacks run facts: %+v", s)
+		}
+	}
+	if len(seen) != reps {
+		t.Errorf("samples cover repetitions %v, want %d", seen, reps)
+	}
+	for _, k := range []func() (string, error){loc.SamplesCSV, loc.Summary, loc.Nodes} {
+		key, _ := k()
+		if ok, err := store.Exists(ctx, key); err != nil || !ok {
+			t.Errorf("%s not stored (%v)", key, err)
+		}
+	}
+	key, _ = loc.Summary()
+	data, err = store.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum results.RunSummary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Name != b.Name || len(sum.Summaries) == 0 || len(sum.Nodes) == 0 || sum.Nodes[0].MachineType == "" || sum.Nodes[0].Kernel == "" {
+		t.Errorf("summary.json: %+v", sum)
+	}
+}
+
+// checkChildren checks that every child is controlled by the benchmark, so
+// that deleting it deletes them (the garbage collector is not part of envtest).
+func checkChildren(t *testing.T, b *benchv1.StorageBenchmark) {
+	t.Helper()
+	ctx := context.Background()
+	sel := client.MatchingLabels{benchv1.BenchmarkLabel: b.Name}
+	var jobs batchv1.JobList
+	var cms corev1.ConfigMapList
+	var pvcs corev1.PersistentVolumeClaimList
+	for _, l := range []client.ObjectList{&jobs, &cms, &pvcs} {
+		if err := k8sClient.List(ctx, l, client.InNamespace(b.Namespace), sel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var objs []metav1.Object
+	for i := range jobs.Items {
+		objs = append(objs, &jobs.Items[i])
+	}
+	for i := range cms.Items {
+		objs = append(objs, &cms.Items[i])
+	}
+	for i := range pvcs.Items {
+		objs = append(objs, &pvcs.Items[i])
+	}
+	if len(jobs.Items) == 0 {
+		t.Fatal("no Jobs")
+	}
+	for _, o := range objs {
+		ref := metav1.GetControllerOf(o)
+		if ref == nil || ref.UID != b.UID || ref.Kind != "StorageBenchmark" || ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
+			t.Errorf("%s is not controlled by the benchmark: %+v", o.GetName(), o.GetOwnerReferences())
+		}
+	}
+	for _, j := range jobs.Items {
+		pod := j.Spec.Template.Spec
+		if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+			t.Errorf("Job %s mounts a service account token", j.Name)
+		}
+		if pod.NodeSelector["kubernetes.io/os"] != "linux" {
+			t.Errorf("Job %s node selector %v", j.Name, pod.NodeSelector)
+		}
+	}
+}
