@@ -19,6 +19,7 @@ const (
 	jobFileKey   = "job.fio"
 	jobFileDir   = "/etc/benchwright"
 	jobFileMount = "job-file"
+	tmpVolume    = "tmp"
 
 	// dataDir and blockDevice are where volume i appears in the pod.
 	dataDir     = "/data/"

@@ -99,6 +99,7 @@ func TestConstructJob(t *testing.T) {
 						VolumeMounts: []corev1.VolumeMount{
 							{Name: "data0", MountPath: "/data/0"},
 							{Name: "data1", MountPath: "/data/1"},
+							{Name: "tmp", MountPath: "/tmp"},
 							{Name: "job-file", MountPath: "/etc/benchwright", ReadOnly: true},
 						},
 						SecurityContext: &corev1.SecurityContext{
@@ -110,6 +111,7 @@ func TestConstructJob(t *testing.T) {
 					Volumes: []corev1.Volume{
 						{Name: "data0", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "db-data0"}}},
 						{Name: "data1", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "db-data1"}}},
+						{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 						{Name: "job-file", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 							LocalObjectReference: corev1.LocalObjectReference{Name: "db-fio"},
 						}}},
@@ -299,11 +301,13 @@ func TestPodVolumesAndSecurity(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := mustJob(t, newBench(tc.mod), jobParams{slot: 1}).Spec.Template.Spec
 			vols := pod.Volumes[:len(pod.Volumes)-1]
-			if diff := cmp.Diff(tc.volumes, vols, quantities); diff != "" {
+			tmp := corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+			if diff := cmp.Diff(append(append([]corev1.Volume{}, tc.volumes...), tmp), vols, quantities); diff != "" {
 				t.Errorf("volumes (-want +got):\n%s", diff)
 			}
 			fioStep := pod.Containers[0]
 			wantMounts := append(append([]corev1.VolumeMount{}, tc.mounts...),
+				corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"},
 				corev1.VolumeMount{Name: "job-file", MountPath: "/etc/benchwright", ReadOnly: true})
 			if diff := cmp.Diff(wantMounts, fioStep.VolumeMounts); diff != "" {
 				t.Errorf("mounts (-want +got):\n%s", diff)
@@ -397,15 +401,15 @@ func TestDDSteps(t *testing.T) {
 			if diff := cmp.Diff(tc.main, main); diff != "" {
 				t.Errorf("containers (-want +got):\n%s", diff)
 			}
-			// dd has no job file; every step sees the data volumes.
+			// dd has no job file; every step sees the data volumes and /tmp.
 			for _, c := range append(pod.InitContainers, pod.Containers...) {
-				want := []corev1.VolumeMount{{Name: "data0", MountPath: "/data/0"}, {Name: "data1", MountPath: "/data/1"}}
+				want := []corev1.VolumeMount{{Name: "data0", MountPath: "/data/0"}, {Name: "data1", MountPath: "/data/1"}, {Name: "tmp", MountPath: "/tmp"}}
 				if diff := cmp.Diff(want, c.VolumeMounts); diff != "" {
 					t.Errorf("%s mounts (-want +got):\n%s", c.Name, diff)
 				}
 			}
-			if n := len(pod.Volumes); n != 2 {
-				t.Errorf("%d volumes, want the 2 data volumes only", n)
+			if n := len(pod.Volumes); n != 3 {
+				t.Errorf("%d volumes, want the 2 data volumes and /tmp only", n)
 			}
 		})
 	}

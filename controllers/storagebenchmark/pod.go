@@ -19,6 +19,9 @@ func constructPodSpec(b *benchv1.StorageBenchmark, p jobParams) (*corev1.PodSpec
 		return nil, err
 	}
 	volumes, mounts, devices := podVolumes(b, p.slot)
+	// The image is read-only: tools get a writable /tmp of their own.
+	volumes = append(volumes, corev1.Volume{Name: tmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	mounts = append(mounts, corev1.VolumeMount{Name: tmpVolume, MountPath: "/tmp"})
 	for i := range steps {
 		steps[i].VolumeMounts = mounts
 		steps[i].VolumeDevices = devices

@@ -59,7 +59,7 @@ func RunStorage(ctx context.Context, b *benchv1.StorageBenchmark, opts Options) 
 
 	total := int(b.Spec.Repetitions)
 	for rep := 0; rep < total; rep++ {
-		if rep > 0 && b.Spec.DropCaches {
+		if b.Spec.DropCaches { // before every repetition, as in the cluster
 			if err := dropCaches(); err != nil {
 				opts.progress("warning: page cache not dropped: %v", err)
 			}

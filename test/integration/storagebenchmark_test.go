@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
@@ -41,6 +42,9 @@ func TestStorageBenchmarkRunsFio(t *testing.T) {
 
 	if c := condition(t, b, benchv1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
 		t.Fatalf("Succeeded = %s: %s; Failed: %+v", c.Status, c.Message, b.Status.Conditions)
+	}
+	if status, err := yaml.Marshal(b.Status); err == nil {
+		t.Logf("status:\n%s", status)
 	}
 	st := b.Status
 	if st.State != benchv1.StateSucceeded || st.Progress != "2/2" || st.CompletedRepetitions != 2 || st.Retries != 0 {
