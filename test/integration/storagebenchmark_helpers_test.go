@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,19 @@ func condition(t *testing.T, b *benchv1.StorageBenchmark, typ string) metav1.Con
 		t.Fatalf("%s has no %s condition: %+v", b.Name, typ, b.Status.Conditions)
 	}
 	return *c
+}
+
+// kubectl runs the real kubectl against the test API server and returns what
+// it prints.
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	bin := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	kubeconfig := writeKubeconfig(t, t.TempDir())
+	out, err := exec.Command(bin, append([]string{"--kubeconfig=" + kubeconfig}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %v: %v\n%s", args, err, out)
+	}
+	return string(out)
 }
 
 // events lists the reasons of the Events about an object.

@@ -94,6 +94,15 @@ func TestStorageBenchmarkRunsFio(t *testing.T) {
 
 	checkStoredResults(t, env.store, b, 2)
 	checkChildren(t, b)
+
+	// What a person sees.
+	get := kubectl(t, "get", "sbench", "-n", env.ns)
+	t.Logf("kubectl get sbench:\n%s", get)
+	header, row, _ := strings.Cut(strings.TrimSpace(get), "\n")
+	if strings.Join(strings.Fields(header), " ") != "NAME VOLUMES NODES PROGRESS RESULT STATE AGE" ||
+		!strings.Contains(row, "emptyDir") || !strings.Contains(row, "2/2") || !strings.Contains(row, st.Headline) || !strings.Contains(row, "Succeeded") {
+		t.Errorf("kubectl get sbench:\n%s", get)
+	}
 	evs := strings.Join(events(t, env.ns, b.Name), " ")
 	for _, want := range []string{"Normal/Created", "Normal/RepetitionCompleted", "Normal/Succeeded"} {
 		if !strings.Contains(evs, want) {
