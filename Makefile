@@ -75,6 +75,10 @@ test-unit: ## Run unit tests (no API server).
 test-integration: envtest ## Run integration tests against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) ./test/integration/...
 
+.PHONY: bench-envtest
+bench-envtest: envtest ## Benchmark creation-to-Job latency of 100 StorageBenchmarks in envtest (p50/p99/max).
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test ./test/integration/ -run '^$$' -bench BenchmarkStorageBenchmarkCreationToJob -benchtime=1x -count=1
+
 FUZZTIME ?= 30s
 .PHONY: fuzz
 fuzz: ## Run every parser fuzz target for FUZZTIME each (default 30s).
