@@ -1,0 +1,3 @@
+// Package mpi builds mpirun command lines for OpenMPI, Intel MPI and MPICH with
+// OSU, IMB-MPI1 and IOR arguments, and turns those tools' output into samples.
+package mpi
