@@ -29,7 +29,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!self.tests.exists(t, t in ['osu_multi_lat', 'osu_mbw_mr', 'Uniband', 'Biband']) || (self.layout.nodes * self.layout.ranksPerNode) % 2 == 0",message="multi-pair tests (osu_multi_lat, osu_mbw_mr, Uniband, Biband) need an even number of ranks"
 // +kubebuilder:validation:XValidation:rule="self.suite != 'ior' || !has(self.messageSizes)",message="messageSizes apply to osu and imb; IOR sizes are ior.transferSize and ior.blockSize"
 // +kubebuilder:validation:XValidation:rule="self.suite != 'imb' || !has(self.messageSizes) || ((self.messageSizes.min == 0 || self.messageSizes.min in [1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304,8388608,16777216,33554432,67108864,134217728,268435456,536870912,1073741824]) && self.messageSizes.max in [1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304,8388608,16777216,33554432,67108864,134217728,268435456,536870912,1073741824])",message="IMB takes message sizes as powers of two (-msglog): messageSizes.min and max must be 0, 1, 2, 4, ... 1073741824"
-// +kubebuilder:validation:XValidation:rule="self.suite != 'ior' || !has(self.warmupIterations)",message="warmupIterations apply to osu and imb, not ior"
+// +kubebuilder:validation:XValidation:rule="self.suite == 'osu' || !has(self.warmupIterations)",message="warmupIterations (-x) apply to osu only: IMB-MPI1 warms up on its own and has no option for it, IOR has none"
 // +kubebuilder:validation:XValidation:rule="self.suite == 'osu' || !has(self.fullStatistics) || !self.fullStatistics",message="fullStatistics (-f) is an OSU option"
 type MPIBenchmarkSpec struct {
 	Placement        `json:",inline"`
@@ -68,8 +68,7 @@ type MPIBenchmarkSpec struct {
 	// +kubebuilder:validation:Maximum=10000000
 	Iterations *int32 `json:"iterations,omitempty"`
 
-	// warmupIterations per message size before timing starts (OSU -x; IMB
-	// -warm_up multiplies its own).
+	// warmupIterations per message size before timing starts (OSU -x).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000

@@ -134,6 +134,13 @@ dd: {tests: [{name: r, operation: read, count: 10, oflag: direct}]}`, "oflag app
 nodeSelector: {a: b}
 volumes: {emptyDir: {}}
 dd: {tests: [{name: w, operation: write, count: 10, iflag: direct}]}`, "iflag applies to read tests; use oflag for writes"},
+	{"imb with warm-up iterations", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: imb
+tests: [PingPong]
+layout: {nodes: 2}
+mpi: {implementation: Intel}
+warmupIterations: 10`, "warmupIterations (-x) apply to osu only"},
 	{"dd on a raw block device", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {size: 10Gi, volumeMode: Block}
