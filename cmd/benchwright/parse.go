@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -32,6 +33,9 @@ var parsers = map[string]func(data []byte, test, direction string) ([]results.Sa
 		}
 		return out, nil
 	},
+	"osu": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseOSU(data) },
+	"imb": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseIMB(data) },
+	"ior": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseIOR(data) },
 }
 
 func newParseCommand() *cobra.Command {
@@ -43,9 +47,13 @@ func newParseCommand() *cobra.Command {
 samples (one JSON object per line), so runs made outside benchwright can be
 compared and reported with runs made by it.
 
-Tools: fio (JSON or JSON+ output of fio 2.x/3.x), dd (GNU or BSD summary lines).`,
+Tools: fio (JSON or JSON+ output of fio 2.x/3.x), dd (GNU or BSD summary
+lines), osu (OSU micro-benchmarks 5.x-7.x; the test is read from the output's
+header), imb (IMB-MPI1 3.x-2021.x, every benchmark in the log), ior (IOR 3.x/4.x
+text or JSON summary).`,
 		Example: `  fio --output-format=json job.fio > out.json && benchwright parse --tool fio out.json
-  dd if=/dev/zero of=f bs=1M count=1000 oflag=direct 2> dd.log; benchwright parse --tool dd --test write-direct --direction write dd.log`,
+  dd if=/dev/zero of=f bs=1M count=1000 oflag=direct 2> dd.log; benchwright parse --tool dd --test write-direct --direction write dd.log
+  mpirun -np 2 osu_latency > lat.txt && benchwright parse --tool osu lat.txt`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			parse, ok := parsers[tool]

@@ -1,0 +1,539 @@
+package mpi
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// iorFixturesDir is the shared tree of real tool outputs (see its SOURCES.md):
+// $BENCHWRIGHT_FIXTURES, or ../../../shared/fixtures from this package.
+func iorFixturesDir(tb testing.TB) string {
+	tb.Helper()
+	if dir := os.Getenv("BENCHWRIGHT_FIXTURES"); dir != "" {
+		if _, err := os.Stat(dir); err != nil {
+			tb.Fatalf("BENCHWRIGHT_FIXTURES: %v", err)
+		}
+		return dir
+	}
+	dir := filepath.Join("..", "..", "..", "shared", "fixtures")
+	if _, err := os.Stat(dir); err != nil {
+		tb.Skipf("real fixtures not found at %s and BENCHWRIGHT_FIXTURES is not set", dir)
+	}
+	return dir
+}
+
+// iorUnits are the units each metric must carry.
+var iorUnits = map[string]string{
+	"bandwidth": "MiB/s", "bandwidth_max": "MiB/s", "bandwidth_min": "MiB/s", "bandwidth_mean": "MiB/s",
+	"iops": "ops/s", "iops_max": "ops/s", "iops_min": "ops/s", "iops_mean": "ops/s",
+	"latency": "s",
+}
+
+func iorSample(test, metric string, v float64, labels map[string]string) results.Sample {
+	return results.Sample{Test: test, Metric: metric, Value: v, Unit: iorUnits[metric], Labels: labels}
+}
+
+// iorLabels is base with the key/value pairs kv set; an empty value deletes
+// the key.
+func iorLabels(base map[string]string, kv ...string) map[string]string {
+	l := maps.Clone(base)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			delete(l, kv[i])
+			continue
+		}
+		l[kv[i]] = kv[i+1]
+	}
+	return l
+}
+
+// iorRow is the samples of one per-iteration row: bandwidth, then iops and
+// latency when the version prints them (-1 = not printed).
+func iorRow(test string, labels map[string]string, bw, iops, lat float64) []results.Sample {
+	out := []results.Sample{iorSample(test, "bandwidth", bw, labels)}
+	if iops >= 0 {
+		out = append(out, iorSample(test, "iops", iops, labels), iorSample(test, "latency", lat, labels))
+	}
+	return out
+}
+
+func TestParseIORFixtures(t *testing.T) {
+	dir := iorFixturesDir(t)
+	// Every value was read off the file. Sizes: "xfersize = 262144 bytes" and
+	// "1 MiB" are exact; "blocksize : 126.95 GiB" is not, the summary's blksiz
+	// 136314880000 is.
+	v301 := map[string]string{"tool": "ior", "tool_version": "3.0.1", "iteration": "0", "api": "POSIX",
+		"tasks": "1", "transfer_size": "262144", "block_size": "1048576", "segments": "1", "file_per_proc": "false"}
+	easy := map[string]string{"tool": "ior", "tool_version": "3.3.0+dev", "iteration": "0", "api": "POSIX",
+		"tasks": "400", "transfer_size": "16777216", "block_size": "136314880000", "segments": "1",
+		"file_per_proc": "true"}
+	hard := iorLabels(easy, "transfer_size", "47008", "block_size", "47008", "segments", "200000",
+		"file_per_proc", "false")
+	v400 := iorLabels(v301, "tool_version", "4.0.0rc1")
+	tests := []struct {
+		file string
+		want []results.Sample
+		err  string
+	}{{
+		// 3.0.1: no IOPS/Latency columns, the "Summary:" settings block, a remove row.
+		file: "ior_3.0.1_text_write_read_1task_bgq_hpcbench.txt",
+		want: append(iorRow("write", v301, 75.82, -1, 0), iorRow("read", v301, 85.18, -1, 0)...),
+	}, {
+		file: "ior_3.3.0dev_easy_write_fpp_400tasks_io500.txt",
+		want: iorRow("write", easy, 139582, 8728, 0.040890),
+	}, {
+		// Latency 259.29 s is reported as printed: IOR 3.3 divides rank 0's
+		// read time by blockSize/transferSize = 1, ignoring the 200000 segments.
+		file: "ior_3.3.0dev_hard_read_shared_400tasks_io500.txt",
+		want: iorRow("read", hard, 13816, 308374, 259.29),
+	}, {
+		file: "ior_4.0.0rc1_text_1task_metrics-operator.txt",
+		want: append(iorRow("write", v400, 443.65, 1981.01, 0.000505), iorRow("read", v400, 3584.88, 15033, 0.000067)...),
+	}, {
+		// The log ends after a complete write row: the run did not finish,
+		// so that row is not reported.
+		file: "ior_4.1.0dev_easy_write_truncated_io500.txt",
+		err:  "IOR output is truncated",
+	}}
+	tested := map[string]bool{}
+	for _, tc := range tests {
+		tested[tc.file] = true
+		t.Run(tc.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, "ior", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseIOR(data)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || got != nil {
+					t.Fatalf("got %d samples, error %v; want no samples and an error containing %q", len(got), err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("samples (-want +got):\n%s", diff)
+			}
+		})
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "ior", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !tested[filepath.Base(f)] {
+			t.Errorf("fixture %s has no test", f)
+		}
+	}
+}
+
+// iorText400 is fixtures/ior/ior_4.0.0rc1_text_1task_metrics-operator.txt,
+// copied; the tests below edit it.
+const iorText400 = `IOR-4.0.0rc1: MPI Coordinated Test of Parallel I/O
+Began               : Wed Aug 23 23:40:51 2023
+Command line        : ior -w -r -o testfile
+Machine             : Linux metricset-sample-m-0-29fn8.ms.default.svc.cluster.local
+TestID              : 0
+StartTime           : Wed Aug 23 23:40:51 2023
+Path                : testfile
+FS                  : 467.9 GiB   Used FS: 85.9%   Inodes: 29.8 Mi   Used Inodes: 21.1%
+
+Options: 
+api                 : POSIX
+apiVersion          : 
+test filename       : testfile
+access              : single-shared-file
+type                : independent
+segments            : 1
+ordering in a file  : sequential
+ordering inter file : no tasks offsets
+nodes               : 1
+tasks               : 1
+clients per node    : 1
+repetitions         : 1
+xfersize            : 262144 bytes
+blocksize           : 1 MiB
+aggregate filesize  : 1 MiB
+
+Results: 
+
+access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter
+------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----
+write     443.65     1981.01    0.000505    1024.00    256.00     0.000229   0.002019   0.000006   0.002254   0   
+read      3584.88    15033      0.000067    1024.00    256.00     0.000009   0.000266   0.000004   0.000279   0   
+
+Summary of all tests:
+Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  Mean(OPs)     StdDev    Mean(s) Stonewall(s) Stonewall(MiB) Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt   blksiz    xsize aggs(MiB)   API RefNum
+write         443.65     443.65     443.65       0.00    1774.62    1774.62    1774.62       0.00    0.00225         NA            NA     0      1   1    1   0     0        1         0    0      1  1048576   262144       1.0 POSIX      0
+read         3584.88    3584.88    3584.88       0.00   14339.50   14339.50   14339.50       0.00    0.00028         NA            NA     0      1   1    1   0     0        1         0    0      1  1048576   262144       1.0 POSIX      0
+Finished            : Wed Aug 23 23:40:51 2023
+`
+
+const (
+	iorWriteRow = "write     443.65     1981.01    0.000505    1024.00    256.00     0.000229   0.002019   0.000006   0.002254   0   \n"
+	iorReadRow  = "read      3584.88    15033      0.000067    1024.00    256.00     0.000009   0.000266   0.000004   0.000279   0   \n"
+)
+
+// iorEdit replaces old (which must occur) in s by new.
+func iorEdit(tb testing.TB, s, old, replacement string) string {
+	tb.Helper()
+	if !strings.Contains(s, old) {
+		tb.Fatalf("%q not in the input", old)
+	}
+	return strings.Replace(s, old, replacement, 1)
+}
+
+// TestParseIORTextEdited covers what the fixtures do not, on edited copies of
+// iorText400 (edited: not real output).
+func TestParseIORTextEdited(t *testing.T) {
+	base := map[string]string{"tool": "ior", "tool_version": "4.0.0rc1", "api": "POSIX", "tasks": "1",
+		"transfer_size": "262144", "block_size": "1048576", "segments": "1", "file_per_proc": "false"}
+	it0 := iorLabels(base, "iteration", "0")
+	it1 := iorLabels(base, "iteration", "1")
+	noSummary, _, _ := strings.Cut(iorText400, "Summary of all tests:")
+	tests := []struct {
+		name string
+		in   string
+		want []results.Sample
+	}{{
+		// -i 2: a second row per access, labelled iteration=1.
+		name: "two iterations",
+		in: iorEdit(t, iorText400, iorReadRow,
+			iorReadRow+strings.Replace(iorWriteRow, "0   \n", "1   \n", 1)+strings.Replace(iorReadRow, "0   \n", "1   \n", 1)),
+		want: slices.Concat(iorRow("write", it0, 443.65, 1981.01, 0.000505), iorRow("read", it0, 3584.88, 15033, 0.000067),
+			iorRow("write", it1, 443.65, 1981.01, 0.000505), iorRow("read", it1, 3584.88, 15033, 0.000067)),
+	}, {
+		// No per-iteration rows: the summary's max, min and mean are reported.
+		name: "summary only",
+		in:   iorEdit(t, iorText400, iorWriteRow+iorReadRow, ""),
+		want: []results.Sample{
+			iorSample("write", "bandwidth_max", 443.65, base), iorSample("write", "bandwidth_min", 443.65, base),
+			iorSample("write", "bandwidth_mean", 443.65, base), iorSample("write", "iops_max", 1774.62, base),
+			iorSample("write", "iops_min", 1774.62, base), iorSample("write", "iops_mean", 1774.62, base),
+			iorSample("read", "bandwidth_max", 3584.88, base), iorSample("read", "bandwidth_min", 3584.88, base),
+			iorSample("read", "bandwidth_mean", 3584.88, base), iorSample("read", "iops_max", 14339.50, base),
+			iorSample("read", "iops_min", 14339.50, base), iorSample("read", "iops_mean", 14339.50, base),
+		},
+	}, {
+		// A rounded block size, no summary: block_size is left out rather
+		// than guessed; file-per-process from the Options block.
+		name: "inexact size",
+		in: iorEdit(t, iorEdit(t, iorEdit(t, noSummary+"Finished            : Wed Aug 23 23:40:51 2023\n",
+			"blocksize           : 1 MiB", "blocksize           : 126.95 GiB"),
+			"single-shared-file", "file-per-process"), iorReadRow, ""),
+		want: iorRow("write", iorLabels(it0, "block_size", "", "file_per_proc", "true"), 443.65, 1981.01, 0.000505),
+	}, {
+		// A script (-f) with two tests: test_id tells their samples apart.
+		name: "two tests",
+		in: iorEdit(t, iorText400, "\nSummary of all tests:",
+			"TestID              : 1\n\nOptions: \ntasks               : 2\n\n"+
+				"access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n"+
+				iorWriteRow+"\nSummary of all tests:"),
+		want: slices.Concat(
+			iorRow("write", iorLabels(it0, "test_id", "0"), 443.65, 1981.01, 0.000505),
+			iorRow("read", iorLabels(it0, "test_id", "0"), 3584.88, 15033, 0.000067),
+			iorRow("write", map[string]string{"tool": "ior", "tool_version": "4.0.0rc1", "tasks": "2",
+				"iteration": "0", "test_id": "1"}, 443.65, 1981.01, 0.000505)),
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseIOR([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("samples (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// iorJSON400 is hand-written, not captured: no real IOR JSON output was found
+// (see the fixtures' SOURCES.md). It follows the structure src/ior-output.c
+// prints with -O summaryFormat=JSON in IOR 3.3/4.x (PrintHeader, ShowTestStart,
+// ShowSetup, PrintRepeatStart, PrintReducedResult, PrintRemoveTiming,
+// PrintShortSummary, PrintLongSummaryOneOperation, PrintTestEnds): one array
+// per iteration under "Results", doubles with "%.4f". ShowFileSystemSize's
+// keys are left out. The figures are consistent: 16 MiB in 4 tasks x 4 MiB.
+const iorJSON400 = `{
+  "Version": "4.0.0",
+  "Began": "Thu Nov  6 00:16:43 2025",
+  "Command line": "ior -w -r -i 2 -t 1m -b 4m -F -O summaryFormat=JSON -o /scratch/ior.dat",
+  "Machine": "Linux worker-0",
+  "tests": [
+    {
+      "TestID": 0,
+      "StartTime": "Thu Nov  6 00:16:43 2025",
+      "Parameters": {
+        "testID": 0, 
+        "refnum": 0, 
+        "api": "POSIX", 
+        "platform": "worker-0(Linux)", 
+        "testFileName": "/scratch/ior.dat", 
+        "deadlineForStonewall": 0, 
+        "stoneWallingWearOut": 0, 
+        "maxTimeDuration": 0, 
+        "outlierThreshold": 0, 
+        "options": "(null)", 
+        "dryRun": 0, 
+        "nodes": 2, 
+        "memoryPerTask": 0, 
+        "memoryPerNode": 0, 
+        "tasksPerNode": 2, 
+        "repetitions": 2, 
+        "multiFile": 0, 
+        "interTestDelay": 0, 
+        "fsync": 0, 
+        "fsyncperwrite": 0, 
+        "useExistingTestFile": 0, 
+        "uniqueDir": 0, 
+        "singleXferAttempt": 0, 
+        "readFile": 1, 
+        "writeFile": 1, 
+        "filePerProc": 1, 
+        "reorderTasks": 0, 
+        "reorderTasksRandom": 0, 
+        "reorderTasksRandomSeed": 0, 
+        "randomOffset": 0, 
+        "checkWrite": 0, 
+        "checkRead": 0, 
+        "dataPacketType": 0, 
+        "keepFile": 0, 
+        "keepFileWithError": 0, 
+        "warningAsErrors": 0, 
+        "verbose": 0, 
+        "data packet type": "g", 
+        "setTimeStampSignature/incompressibleSeed": 0, 
+        "collective": 0, 
+        "segmentCount": 1, 
+        "transferSize": 1048576, 
+        "blockSize": 4194304
+      }, 
+      "Options": {
+        "api": "POSIX", 
+        "apiVersion": "", 
+        "test filename": "/scratch/ior.dat", 
+        "access": "file-per-process", 
+        "type": "independent", 
+        "segments": 1, 
+        "ordering in a file": "sequential", 
+        "ordering inter file": "no tasks offsets", 
+        "nodes": 2, 
+        "tasks": 4, 
+        "clients per node": 2, 
+        "repetitions": 2, 
+        "xfersize": "1 MiB", 
+        "blocksize": "4 MiB", 
+        "aggregate filesize": "16 MiB"
+      }, 
+      "Results": [
+        [
+          {
+            "access": "write", "bwMiB": 1230.7692, "blockKiB": 4096.0000, "xferKiB": 1024.0000, "iops": 1240.3101,
+            "latency": 0.0032, "openTime": 0.0001, "wrRdTime": 0.0129, "closeTime": 0.0000, "totalTime": 0.0130
+          }, 
+          {
+            "access": "read", "bwMiB": 4000.0000, "blockKiB": 4096.0000, "xferKiB": 1024.0000, "iops": 4102.5641,
+            "latency": 0.0010, "openTime": 0.0001, "wrRdTime": 0.0039, "closeTime": 0.0000, "totalTime": 0.0040
+          }, 
+          {
+            "access": "remove", "totalTime": 0.0008
+          }
+        ], 
+        [
+          {
+            "access": "write", "bwMiB": 1280.0000, "blockKiB": 4096.0000, "xferKiB": 1024.0000, "iops": 1290.3226,
+            "latency": 0.0031, "openTime": 0.0001, "wrRdTime": 0.0124, "closeTime": 0.0000, "totalTime": 0.0125
+          }, 
+          {
+            "access": "read", "bwMiB": 3200.0000, "blockKiB": 4096.0000, "xferKiB": 1024.0000, "iops": 3265.3061,
+            "latency": 0.0012, "openTime": 0.0001, "wrRdTime": 0.0049, "closeTime": 0.0000, "totalTime": 0.0050
+          }, 
+          {
+            "access": "remove", "totalTime": 0.0007
+          }
+        ]
+      ], 
+      "max": {
+        "writeMiB": 1280.0000, 
+        "writeMB": 1342.1773, 
+        "readMiB": 4000.0000, 
+        "readMB": 4194.3040
+      }
+    }
+  ], 
+  "summary": [
+    {
+      "operation": "write", "API": "POSIX", "TestID": 0, "ReferenceNumber": 0, "segmentCount": 1,
+      "blockSize": 4194304, "transferSize": 1048576, "numTasks": 4, "tasksPerNode": 2, "repetitions": 2,
+      "filePerProc": 1, "reorderTasks": 0, "taskPerNodeOffset": 1, "reorderTasksRandom": 0,
+      "reorderTasksRandomSeed": 0, "bwMaxMIB": 1280.0000, "bwMinMIB": 1230.7692, "bwMeanMIB": 1255.3846,
+      "bwStdMIB": 24.6154, "OPsMax": 1280.0000, "OPsMin": 1230.7692, "OPsMean": 1255.3846, "OPsSD": 24.6154,
+      "MeanTime": 0.0128, "xsizeMiB": 16.0000
+    }, 
+    {
+      "operation": "read", "API": "POSIX", "TestID": 0, "ReferenceNumber": 0, "segmentCount": 1,
+      "blockSize": 4194304, "transferSize": 1048576, "numTasks": 4, "tasksPerNode": 2, "repetitions": 2,
+      "filePerProc": 1, "reorderTasks": 0, "taskPerNodeOffset": 1, "reorderTasksRandom": 0,
+      "reorderTasksRandomSeed": 0, "bwMaxMIB": 4000.0000, "bwMinMIB": 3200.0000, "bwMeanMIB": 3600.0000,
+      "bwStdMIB": 400.0000, "OPsMax": 4000.0000, "OPsMin": 3200.0000, "OPsMean": 3600.0000, "OPsSD": 400.0000,
+      "MeanTime": 0.0045, "xsizeMiB": 16.0000
+    }
+  ], 
+  "Finished": "Thu Nov  6 00:16:44 2025"
+}
+`
+
+func TestParseIORJSON(t *testing.T) {
+	base := map[string]string{"tool": "ior", "tool_version": "4.0.0", "api": "POSIX", "tasks": "4",
+		"transfer_size": "1048576", "block_size": "4194304", "segments": "1", "file_per_proc": "true"}
+	it0 := iorLabels(base, "iteration", "0")
+	it1 := iorLabels(base, "iteration", "1")
+	resultsStart := strings.Index(iorJSON400, `"Results": [`)
+	resultsEnd := strings.Index(iorJSON400, `"max": {`)
+	tests := []struct {
+		name string
+		in   string
+		want []results.Sample
+	}{{
+		// Per-iteration results only: the summary is derived from them.
+		name: "iterations",
+		in:   iorJSON400,
+		want: slices.Concat(iorRow("write", it0, 1230.7692, 1240.3101, 0.0032), iorRow("read", it0, 4000, 4102.5641, 0.0010),
+			iorRow("write", it1, 1280, 1290.3226, 0.0031), iorRow("read", it1, 3200, 3265.3061, 0.0012)),
+	}, {
+		// Text around the document (mpirun noise) is ignored.
+		name: "surrounded",
+		in:   "Warning: Permanently added 'worker-1' (ED25519) to the list of known hosts.\n" + iorJSON400 + "\n[done]\n",
+		want: slices.Concat(iorRow("write", it0, 1230.7692, 1240.3101, 0.0032), iorRow("read", it0, 4000, 4102.5641, 0.0010),
+			iorRow("write", it1, 1280, 1290.3226, 0.0031), iorRow("read", it1, 3200, 3265.3061, 0.0012)),
+	}, {
+		name: "summary only",
+		in:   iorJSON400[:resultsStart] + `"Results": [], ` + iorJSON400[resultsEnd:],
+		want: []results.Sample{
+			iorSample("write", "bandwidth_max", 1280, base), iorSample("write", "bandwidth_min", 1230.7692, base),
+			iorSample("write", "bandwidth_mean", 1255.3846, base), iorSample("write", "iops_max", 1280, base),
+			iorSample("write", "iops_min", 1230.7692, base), iorSample("write", "iops_mean", 1255.3846, base),
+			iorSample("read", "bandwidth_max", 4000, base), iorSample("read", "bandwidth_min", 3200, base),
+			iorSample("read", "bandwidth_mean", 3600, base), iorSample("read", "iops_max", 4000, base),
+			iorSample("read", "iops_min", 3200, base), iorSample("read", "iops_mean", 3600, base),
+		},
+	}, {
+		// IOR 3.2 printed no iops or latency. Only write has a result row:
+		// read is reported from the summary.
+		name: "no iops",
+		in: iorJSON400[:resultsStart] + `"Results": [[{"access": "write", "bwMiB": 1230.7692, "blockKiB": 4096.0000}]], ` +
+			iorJSON400[resultsEnd:],
+		want: append(iorRow("write", it0, 1230.7692, -1, 0),
+			iorSample("read", "bandwidth_max", 4000, base), iorSample("read", "bandwidth_min", 3200, base),
+			iorSample("read", "bandwidth_mean", 3600, base), iorSample("read", "iops_max", 4000, base),
+			iorSample("read", "iops_min", 3200, base), iorSample("read", "iops_mean", 3600, base)),
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseIOR([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("samples (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseIORErrors(t *testing.T) {
+	headerEnd := strings.Index(iorText400, "Options:")
+	finished := "Finished            : Wed Aug 23 23:40:51 2023\n"
+	noFinish := strings.TrimSuffix(iorText400, finished)
+	resultsStart := strings.Index(iorJSON400, `"Results": [`)
+	resultsEnd := strings.Index(iorJSON400, `"max": {`)
+	jsonResults := func(results string) string {
+		return iorJSON400[:resultsStart] + `"Results": ` + results + `, ` + iorJSON400[resultsEnd:]
+	}
+	tests := []struct {
+		name      string
+		in        string
+		err       string // a part of the message
+		noSamples bool   // errors.Is(err, results.ErrNoSamples)
+	}{
+		{name: "empty", in: " \n\t\n", noSamples: true},
+		{name: "not IOR", in: "hello\nworld\n", err: `not IOR output: no "IOR-<version>`},
+		{name: "osu output", in: "# OSU MPI Latency Test v5.8\n# Size          Latency (us)\n0                       1.62\n",
+			err: `not IOR output`},
+		{name: "csv", in: "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),close(s),total(s),numTasks,iter\n",
+			err: "CSV output"},
+		{name: "ior ERROR line",
+			in:  iorText400[:headerEnd] + `ior ERROR: open64("/scratch/ior.dat", 66, 0664) failed, errno 2, No such file or directory (aiori-POSIX.c:412)` + "\n",
+			err: `IOR reported an error: "ior ERROR: open64(\"/scratch/ior.dat\", 66, 0664) failed, errno 2, No such file or directory (aiori-POSIX.c:412)"`},
+		{name: "IOR 4 ERROR line", in: iorEdit(t, iorText400, iorReadRow, "ERROR: cannot open file, (aiori-POSIX.c:563)\n"),
+			err: `IOR reported an error: "ERROR: cannot open file, (aiori-POSIX.c:563)"`},
+		{name: "IOR 3.0 error", in: "IOR-3.0.1: MPI Coordinated Test of Parallel I/O\n** error **\nERROR in aiori-POSIX.c (line 256): cannot open file.\n",
+			err: `"ERROR in aiori-POSIX.c (line 256): cannot open file."`},
+		{name: "FAIL message", in: iorText400[:headerEnd] + "11/06/2025 00:16:43: Process 3: FAILED in create_file, Unable to open file\n",
+			err: `"11/06/2025 00:16:43: Process 3: FAILED in create_file, Unable to open file"`},
+		{name: "tagged output", in: iorText400[:headerEnd] + "[1,3]<stderr>:ior ERROR: write() failed, errno 28\n",
+			err: `"[1,3]<stderr>:ior ERROR: write() failed, errno 28"`},
+		{name: "truncated", in: noFinish, err: "IOR output is truncated"},
+		{name: "cut mid-row", in: iorText400[:strings.Index(iorText400, iorReadRow)+20], err: "IOR output is truncated"},
+		{name: "two runs", in: iorText400 + iorText400, err: "2 IOR runs"},
+		{name: "no results", in: iorText400[:headerEnd] + finished, noSamples: true},
+		{name: "unknown result column", in: iorEdit(t, iorText400, "Latency(s)", "Lat(us)"), err: `unknown column "Lat(us)"`},
+		{name: "unknown summary column", in: iorEdit(t, iorText400, "RefNum", "Ref#"), err: `unknown column "Ref#"`},
+		{name: "duplicate column", in: iorEdit(t, iorText400, "IOPS   ", "iter   "), err: `column "iter" appears twice`},
+		{name: "no iter column", in: iorEdit(t, iorText400, "   iter\n", "\n"), err: `no "iter" column`},
+		{name: "NaN", in: iorEdit(t, iorText400, "443.65     1981.01", "nan        1981.01"), err: `bw(MiB/s): "nan" is not finite`},
+		{name: "Inf", in: iorEdit(t, iorText400, "1981.01", "inf    "), err: `IOPS: "inf" is not finite`},
+		{name: "-nan", in: iorEdit(t, iorText400, "0.000505", "-nan    "), err: `Latency(s): "-nan" is not finite`},
+		{name: "negative dash", in: iorEdit(t, iorText400, "0.000505", "   -    "), err: `Latency(s): "-" (IOR's rendering of a negative figure)`},
+		{name: "negative", in: iorEdit(t, iorText400, "443.65  ", "-443.65 "), err: `"-443.65" is negative`},
+		{name: "garbage figure", in: iorEdit(t, iorText400, "443.65  ", "0x1p-2  "), err: `"0x1p-2" is not a number`},
+		{name: "out of range", in: iorEdit(t, iorText400, "443.65  ", "1e999   "), err: `"1e999" is out of range`},
+		{name: "short row", in: iorEdit(t, iorText400, "0.000279   0   \n", "0.000279\n"), err: "IOR result row has 10 fields, its header 11"},
+		{name: "bad iteration", in: iorEdit(t, iorText400, "0.000279   0   \n", "0.000279   x   \n"), err: `iteration "x"`},
+		{name: "negative summary", in: iorEdit(t, iorText400, "443.65     443.65     443.65", "443.65     -1         443.65"),
+			err: `Min(MiB): "-1" is negative`},
+		{name: "bad fPP", in: iorEdit(t, iorText400, "1   0     0        1         0", "1   2     0        1         0"),
+			err: `fPP: "2" is not a valid value`},
+		{name: "bad test ID", in: iorEdit(t, iorText400, "TestID              : 0", "TestID              : x"),
+			err: `test ID "x" is not a number`},
+		{name: "JSON truncated", in: iorJSON400[:resultsEnd], err: "IOR JSON output is truncated"},
+		{name: "JSON nan", in: strings.Replace(iorJSON400, "1230.7692,", "nan,", 1), err: "parsing IOR JSON at byte"},
+		{name: "JSON inf", in: strings.Replace(iorJSON400, "1230.7692,", `"inf",`, 1), err: `write bwMiB: "inf" is not finite`},
+		{name: "JSON negative", in: jsonResults(`[[{"access": "read", "bwMiB": -1.0000}]]`), err: `read bwMiB: "-1.0000" is negative`},
+		{name: "JSON access", in: jsonResults(`[[{"access": "append", "bwMiB": 1.0000}]]`), err: `unknown access "append"`},
+		{name: "JSON no bw", in: jsonResults(`[[{"access": "write", "iops": 1.0000}]]`), err: "write result without bwMiB"},
+		{name: "JSON wrong type", in: jsonResults(`{"access": "write"}`), err: "parsing IOR JSON"},
+		{name: "JSON negative size", in: strings.Replace(iorJSON400, `"blockSize": 4194304`, `"blockSize": -1`, 1),
+			err: "block_size is negative"},
+		{name: "JSON fPP", in: strings.Replace(iorJSON400, `"filePerProc": 1,`, `"filePerProc": 2,`, 1), err: "file_per_proc is 2"},
+		{name: "JSON no tests", in: `{"Version": "4.0.0", "Began": "Thu Nov  6 00:16:43 2025"}`, err: "not IOR JSON output"},
+		{name: "JSON no results", in: `{"Version": "4.0.0", "tests": [], "summary": []}`, noSamples: true},
+		{name: "JSON twice", in: iorJSON400 + iorJSON400, err: "more than one IOR JSON document"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseIOR([]byte(tc.in))
+			if err == nil || got != nil {
+				t.Fatalf("got %d samples and error %v; want an error", len(got), err)
+			}
+			if tc.noSamples != errors.Is(err, results.ErrNoSamples) {
+				t.Errorf("errors.Is(%v, ErrNoSamples) = %v", err, !tc.noSamples)
+			}
+			if !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("error %q does not contain %q", err, tc.err)
+			}
+		})
+	}
+}

@@ -1,0 +1,616 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// Labels of OSU samples besides the shared ones of package results.
+const (
+	osuLabelAccelerator  = "accelerator"     // -CUDA, -ROCM, ... in the title: cuda, rocm, openacc, ...
+	osuLabelSrcBuffer    = "src_buffer"      // host, device or managed (accelerator builds)
+	osuLabelDstBuffer    = "dst_buffer"      // idem, for the receiving rank
+	osuLabelDatatype     = "datatype"        // "# Datatype: MPI_CHAR." (OMB 7)
+	osuLabelPairs        = "pairs"           // osu_mbw_mr: "[ pairs: N ]"
+	osuLabelWindowSize   = "window_size"     // osu_mbw_mr: "[ window size: N ]" or a -W column
+	osuLabelWindow       = "window_creation" // one-sided: "# Window creation: MPI_Win_allocate"
+	osuLabelSync         = "synchronization" // one-sided: "# Synchronization: MPI_Win_flush"
+	osuLabelIterations   = "iterations"      // the Iterations column (-f)
+	osuLabelValidation   = "validation"      // "pass" when the row has a Validation column
+	osuLabelTransmitSize = "transmit_size"   // bytes actually sent with derived datatypes (--ddt)
+)
+
+// osuTests maps the normalized titles of OMB's MPI benchmarks (osuTitleKey of
+// the BENCHMARK string without "OSU " and without its accelerator suffix) to
+// the benchmark's program name, which is the sample's test.
+var osuTests = osuTestTable(map[string]string{
+	// point-to-point
+	"MPI Latency Test":                                   "osu_latency",
+	"MPI Bandwidth Test":                                 "osu_bw",
+	"MPI Bi-Directional Bandwidth Test":                  "osu_bibw",
+	"MPI Multi Latency Test":                             "osu_multi_lat",
+	"MPI Multiple Bandwidth / Message Rate Test":         "osu_mbw_mr",
+	"MPI Multi-threaded Latency Test":                    "osu_latency_mt",
+	"MPI Multi-process Latency Test":                     "osu_latency_mp",
+	"MPI Latency Persistent Test":                        "osu_latency_persistent",
+	"MPI Bandwidth Persistent Test":                      "osu_bw_persistent",
+	"MPI Bi-Directional Bandwidth Persistent Test":       "osu_bibw_persistent",
+	"MPI Partitioned Latency Test":                       "osu_partitioned_latency",
+	"MPI_Put Latency Test":                               "osu_put_latency",
+	"MPI_Get latency Test":                               "osu_get_latency",
+	"MPI_Put Bandwidth Test":                             "osu_put_bw",
+	"MPI_Get Bandwidth Test":                             "osu_get_bw",
+	"MPI_Put Bi-directional Bandwidth Test":              "osu_put_bibw",
+	"MPI_Accumulate latency Test":                        "osu_acc_latency",
+	"MPI_Get_accumulate latency Test":                    "osu_get_acc_latency",
+	"MPI_Fetch_and_op latency Test":                      "osu_fop_latency",
+	"MPI_Compare_and_swap latency Test":                  "osu_cas_latency",
+	"MPI Allgather Latency Test":                         "osu_allgather",
+	"MPI Allgatherv Latency Test":                        "osu_allgatherv",
+	"MPI Allreduce Latency Test":                         "osu_allreduce",
+	"MPI All-to-All Personalized Exchange Latency Test":  "osu_alltoall",
+	"MPI All-to-Allv Personalized Exchange Latency Test": "osu_alltoallv",
+	"MPI All-to-Allw Personalized Exchange Latency Test": "osu_alltoallw",
+	"MPI Barrier Latency Test":                           "osu_barrier",
+	"MPI Broadcast Latency Test":                         "osu_bcast",
+	"MPI Gather Latency Test":                            "osu_gather",
+	"MPI Gatherv Latency Test":                           "osu_gatherv",
+	"MPI Reduce Latency Test":                            "osu_reduce",
+	"MPI Reduce_scatter Latency Test":                    "osu_reduce_scatter",
+	"MPI Reduce_scatter_block Latency Test":              "osu_reduce_scatter_block",
+	"MPI Scatter Latency Test":                           "osu_scatter",
+	"MPI Scatterv Latency Test":                          "osu_scatterv",
+	"MPI Neighbor Allgather Latency Test":                "osu_neighbor_allgather",
+	"MPI Neighbor Allgatherv Latency Test":               "osu_neighbor_allgatherv",
+	"MPI Neighbor Alltoall Latency Test":                 "osu_neighbor_alltoall",
+	"MPI Neighbor Alltoallv Latency Test":                "osu_neighbor_alltoallv",
+	"MPI Neighbor Alltoallw Latency Test":                "osu_neighbor_alltoallw",
+	// non-blocking collectives ("Non-Blocking" in some releases; the
+	// All-to-All titles lost a space in OMB 7: "ExchangeLatency")
+	"MPI Non-blocking Allgather Latency Test":                         "osu_iallgather",
+	"MPI Non-blocking Allgatherv Latency Test":                        "osu_iallgatherv",
+	"MPI Non-blocking Allreduce Latency Test":                         "osu_iallreduce",
+	"MPI Non-blocking All-to-All Latency Test":                        "osu_ialltoall",
+	"MPI Non-blocking All-to-All Personalized Exchange Latency Test":  "osu_ialltoall",
+	"MPI Non-blocking All-to-Allv Personalized Exchange Latency Test": "osu_ialltoallv",
+	"MPI Non-blocking All-to-Allw Personalized Exchange Latency Test": "osu_ialltoallw",
+	"MPI Non-blocking Barrier Latency Test":                           "osu_ibarrier",
+	"MPI Non-blocking Broadcast Latency Test":                         "osu_ibcast",
+	"MPI Non-blocking Gather Latency Test":                            "osu_igather",
+	"MPI Non-blocking Gatherv Latency Test":                           "osu_igatherv",
+	"MPI Non-blocking Reduce Latency Test":                            "osu_ireduce",
+	"MPI Non-blocking Reduce_scatter Latency Test":                    "osu_ireduce_scatter",
+	"MPI Non-blocking Reduce_scatter_block Latency Test":              "osu_ireduce_scatter_block",
+	"MPI Non-blocking Scatter Latency Test":                           "osu_iscatter",
+	"MPI Non-blocking Scatterv Latency Test":                          "osu_iscatterv",
+	"MPI Non-blocking Neighbor Allgather Latency Test":                "osu_ineighbor_allgather",
+	"MPI Non-blocking Neighbor Allgatherv Latency Test":               "osu_ineighbor_allgatherv",
+	"MPI Non-blocking Neighbor Alltoall Latency Test":                 "osu_ineighbor_alltoall",
+	"MPI Non-blocking Neighbor Alltoallv Latency Test":                "osu_ineighbor_alltoallv",
+	"MPI Non-blocking Neighbor Alltoallw Latency Test":                "osu_ineighbor_alltoallw",
+})
+
+// osuTestTable keys titles by osuTitleKey.
+func osuTestTable(titles map[string]string) map[string]string {
+	m := make(map[string]string, len(titles))
+	for title, test := range titles {
+		m[osuTitleKey(title)] = test
+	}
+	return m
+}
+
+// osuTitleKey folds the spellings of a title that OMB releases differ in:
+// case, spaces and hyphens.
+func osuTitleKey(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(title) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '/' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// osuColKind says what a table column holds.
+type osuColKind int
+
+const (
+	osuColFigure       osuColKind = iota // a figure: one sample per row
+	osuColSize                           // Size: label msg_size
+	osuColIterations                     // Iterations (-f): label iterations
+	osuColValidation                     // Validation: Pass, or Fail (an error)
+	osuColTransmitSize                   // Transmit Size (--ddt): label transmit_size
+)
+
+// osuColumn maps one column of an OSU table to a metric or label.
+type osuColumn struct {
+	kind   osuColKind
+	metric string
+	unit   string
+	window string // window size of an osu_mbw_mr -W column: label window_size
+}
+
+// osuColumnTitles are the column titles OMB 5.x to 7.x print (osu_util*.c,
+// osu_mbw_mr.c); "bandwidth" becomes "bibandwidth" in bi-directional tests.
+// Non-blocking collectives (osu_i*) print their own set: overall time,
+// compute, pure communication latency and overlap. Any other title is an
+// error, never a guess.
+var osuColumnTitles = map[string]osuColumn{
+	"Size":             {kind: osuColSize},
+	"Latency (us)":     {metric: "latency", unit: "us"},
+	"Latency(us)":      {metric: "latency", unit: "us"},
+	"Avg Latency(us)":  {metric: "latency", unit: "us"},
+	"Avg Latency (us)": {metric: "latency", unit: "us"},
+	"Min Latency(us)":  {metric: "latency_min", unit: "us"},
+	"Max Latency(us)":  {metric: "latency_max", unit: "us"},
+	"Iterations":       {kind: osuColIterations},
+	"Bandwidth (MB/s)": {metric: "bandwidth", unit: "MB/s"},
+	"MB/s":             {metric: "bandwidth", unit: "MB/s"},
+	"Messages/s":       {metric: "message_rate", unit: "messages/s"},
+	"Validation":       {kind: osuColValidation},
+	"Transmit Size":    {kind: osuColTransmitSize},
+	"Overall(us)":      {metric: "overall_latency", unit: "us"},
+	"Compute(us)":      {metric: "compute_time", unit: "us"},
+	"Coll. Init(us)":   {metric: "init_time", unit: "us"},
+	"MPI_Test(us)":     {metric: "test_time", unit: "us"},
+	"MPI_Wait(us)":     {metric: "wait_time", unit: "us"},
+	"Pure Comm.(us)":   {metric: "comm_latency", unit: "us"},
+	"Min Comm.(us)":    {metric: "comm_latency_min", unit: "us"},
+	"Max Comm.(us)":    {metric: "comm_latency_max", unit: "us"},
+	"Overlap(%)":       {metric: "overlap", unit: "%"},
+}
+
+var (
+	// osuHeader is the first line of every OMB benchmark:
+	// "# OSU MPI-CUDA Bandwidth Test v5.8", "# OSU MPI_Put Latency Test v7.5".
+	osuHeader = regexp.MustCompile(`^# OSU (.*?)(?:\s+v(\d+)((?:\.\w+)*)\S*)?$`)
+	// osuAccelerator is the suffix an accelerator build adds to "MPI" or
+	// "MPI_<op>" in the title.
+	osuAccelerator = regexp.MustCompile(`(?i)-(CUDA MANAGED|CUDA|OPENACC|ROCM|CXL|SYCL|MANAGED)\b`)
+	// osuPercentile is a --tail-lat column: "P99 Tail Lat(us)", "P50 Tail BW(MB/s)".
+	osuPercentile = regexp.MustCompile(`^P(\d{1,2}) Tail (Lat\(us\)|BW\(MB/s\))(?:\s|$)`)
+	osuDatatype   = regexp.MustCompile(`^Datatype: (\S+?)\.?$`)
+	// osuBuffers: "Send Buffer on HOST (H) and Receive Buffer on DEVICE (D)",
+	// "Rank 0 Memory on DEVICE (D) and Rank 1 Memory on HOST (H)".
+	osuBuffers = regexp.MustCompile(`^(?:Send Buffer|Rank 0 Memory) on (\w+) \(\w+\) and (?:Receive Buffer|Rank 1 Memory) on (\w+) \(\w+\)`)
+	osuPairs   = regexp.MustCompile(`^\[ pairs: (\d+) \] \[ window size: (\d+|varied) \]`)
+	osuWindow  = regexp.MustCompile(`^Window creation: (\S+)`)
+	osuSync    = regexp.MustCompile(`^Synchronization: (\S+)`)
+	// osuRankPrefix is what launchers put before each line: Open MPI
+	// --tag-output "[1,0]<stdout>:", MPICH/Intel MPI -prepend-rank "[0] ",
+	// srun -l and flux -l "0: ".
+	osuRankPrefix = regexp.MustCompile(`^(?:\[(\d+),(\d+)\]<(\w+)>: ?|\[(\d+)\] |\s*(\d+): )`)
+)
+
+// ParseOSU turns the output of OSU Micro-Benchmarks (OMB 5.x to 7.x) MPI
+// benchmarks into samples, one per row and figure. The test is the benchmark's
+// program name read from its header ("# OSU MPI Latency Test v7.5" is
+// osu_latency, "# OSU MPI-CUDA Bandwidth Test" osu_bw); several benchmarks
+// in one log each give their samples.
+//
+// Metrics: latency ("Latency (us)", "Avg Latency(us)"), latency_min,
+// latency_max and latency_pNN (--tail-lat) in us; bandwidth (osu_bw,
+// osu_mbw_mr, one-sided) or bibandwidth (osu_bibw, osu_put_bibw) and their
+// _pNN in MB/s (10^6 B/s, as OMB computes it); message_rate in messages/s;
+// for non-blocking collectives overall_latency, compute_time, init_time,
+// test_time, wait_time, comm_latency, comm_latency_min, comm_latency_max (us)
+// and overlap (%). Labels: tool=osu, tool_version, msg_size (bytes; none for
+// barriers), iterations (-f), validation=pass, datatype, accelerator,
+// src_buffer, dst_buffer, pairs, window_size, window_creation,
+// synchronization and transmit_size when the output shows them.
+//
+// Launcher rank prefixes are removed: lines not prefixed as the header is
+// (other ranks, standard error, the launcher's own messages) are skipped, as
+// is the noise around the tables. Inside a table (from its column
+// header to a blank line or the next header) a line that starts with a
+// number must be a complete row: otherwise, as for an unknown column or test,
+// an OMB version outside 5.x to 7.x, a benchmark without rows, a negative or
+// non-finite figure or a failed validation, ParseOSU returns an error naming
+// the line. Output without any OSU header is not OSU output; blank output is
+// results.ErrNoSamples.
+func ParseOSU(data []byte) ([]results.Sample, error) {
+	p := osuParser{}
+	for line := range strings.Lines(string(data)) {
+		p.lineNo++
+		if err := p.parseLine(line); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.endRun(); err != nil {
+		return nil, err
+	}
+	if !p.seenHeader {
+		if strings.TrimSpace(string(data)) == "" {
+			return nil, fmt.Errorf("blank OSU output: %w", results.ErrNoSamples)
+		}
+		return nil, fmt.Errorf("not OSU micro-benchmarks output: no %q header line (the output starts with %q)",
+			"# OSU ...", osuFirstLine(data))
+	}
+	return p.samples, nil
+}
+
+// osuParser holds the state of one pass over the output.
+type osuParser struct {
+	lineNo     int
+	seenHeader bool
+	run        *osuRun
+	samples    []results.Sample
+}
+
+// osuRun is one benchmark's output, from its header line on.
+type osuRun struct {
+	test    string
+	line    int               // of its header
+	tag     string            // its launcher prefix: lines with another are not its output
+	labels  map[string]string // labels of all its samples
+	cols    []osuColumn       // the current table's columns; nil outside a table
+	profile osuColumn         // metric of the next osu_mbw_mr -W window table
+	rows    int
+}
+
+func (p *osuParser) parseLine(raw string) error {
+	line, tag, ok := osuStripPrefix(strings.TrimRight(raw, "\r\n"))
+	if !ok {
+		return nil
+	}
+	text := strings.TrimSpace(line)
+	if i := strings.Index(text, "# OSU "); i >= 0 {
+		return p.startRun(text[i:], tag)
+	}
+	r := p.run
+	switch {
+	case r == nil || tag != r.tag:
+		return nil // noise before the first header, or not the benchmark's own output
+	case text == "":
+		r.cols = nil
+		return nil
+	case strings.HasPrefix(text, "DATA VALIDATION ERROR"):
+		return fmt.Errorf("line %d: %s failed validation: %q", p.lineNo, r.test, text)
+	case text[0] == '#':
+		return p.comment(strings.TrimSpace(text[1:]))
+	case r.cols != nil && osuRowLike(text):
+		return p.row(text)
+	}
+	return nil // noise: launcher and library messages, harness trailers
+}
+
+// osuStripPrefix removes a launcher's rank prefix and returns it as tag; ok
+// is false for lines a launcher tagged as standard error.
+func osuStripPrefix(line string) (rest, tag string, ok bool) {
+	if line == "" || (line[0] != '[' && strings.IndexByte(line, ':') < 0) {
+		return line, "", true
+	}
+	m := osuRankPrefix.FindStringSubmatchIndex(line)
+	if m == nil {
+		return line, "", true
+	}
+	if m[6] >= 0 && line[m[6]:m[7]] != "stdout" {
+		return "", "", false
+	}
+	return line[m[1]:], strings.TrimSpace(line[:m[1]]), true
+}
+
+// startRun ends the current benchmark and starts the one of header.
+func (p *osuParser) startRun(header, tag string) error {
+	p.seenHeader = true
+	if err := p.endRun(); err != nil {
+		return err
+	}
+	test, labels, err := osuParseHeader(header)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", p.lineNo, err)
+	}
+	p.run = &osuRun{test: test, line: p.lineNo, tag: tag, labels: labels}
+	return nil
+}
+
+// osuParseHeader reads the test, the accelerator and the version from a
+// benchmark's header line.
+func osuParseHeader(header string) (test string, labels map[string]string, err error) {
+	m := osuHeader.FindStringSubmatch(header)
+	if m == nil {
+		return "", nil, fmt.Errorf("unrecognized OSU header %q", header)
+	}
+	labels = map[string]string{results.LabelTool: "osu"}
+	title := m[1]
+	if a := osuAccelerator.FindStringSubmatchIndex(title); a != nil {
+		labels[osuLabelAccelerator] = strings.ReplaceAll(strings.ToLower(title[a[2]:a[3]]), " ", "_")
+		title = title[:a[0]] + title[a[1]:]
+	}
+	if m[2] != "" {
+		if major, _ := strconv.Atoi(m[2]); major < 5 || major > 7 {
+			return "", nil, fmt.Errorf("OSU version %s%s is not supported: %q (this parser reads OMB 5.x to 7.x)",
+				m[2], m[3], header)
+		}
+		labels[results.LabelToolVersion] = m[2] + m[3]
+	}
+	test, ok := osuTests[osuTitleKey(title)]
+	if !ok {
+		return "", nil, fmt.Errorf("unknown OSU benchmark %q in header %q", title, header)
+	}
+	return test, labels, nil
+}
+
+// endRun checks that the current benchmark, if any, printed rows.
+func (p *osuParser) endRun() error {
+	r := p.run
+	p.run = nil
+	if r == nil || r.rows > 0 {
+		return nil
+	}
+	return fmt.Errorf("line %d: %s output has a header but no results (truncated output?)", r.line, r.test)
+}
+
+// comment reads a line starting with "#" (text is what follows it): a column
+// header, or a setting that becomes a label.
+func (p *osuParser) comment(text string) error {
+	r := p.run
+	// A column header starts with Size, or with a figure in tables without
+	// sizes (barriers).
+	if c, _, ok := osuMatchColumn(text); ok && (c.kind == osuColSize || c.kind == osuColFigure) {
+		cols, err := osuColumns(text, r.test)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", p.lineNo, err)
+		}
+		r.cols = cols
+		return nil
+	}
+	if windows, ok := osuWindowSizes(text); ok && r.profile.metric != "" {
+		r.cols = osuWindowColumns(r.profile, windows)
+		return nil
+	}
+	return p.setting(text)
+}
+
+// setting records the labels and table kinds announced by comment lines;
+// other comments are ignored.
+func (p *osuParser) setting(text string) error {
+	r := p.run
+	if m := osuDatatype.FindStringSubmatch(text); m != nil {
+		r.labels[osuLabelDatatype] = m[1]
+	} else if m := osuBuffers.FindStringSubmatch(text); m != nil {
+		r.labels[osuLabelSrcBuffer] = strings.ToLower(m[1])
+		r.labels[osuLabelDstBuffer] = strings.ToLower(m[2])
+	} else if m := osuPairs.FindStringSubmatch(text); m != nil {
+		r.labels[osuLabelPairs] = m[1]
+		if m[2] != "varied" {
+			r.labels[osuLabelWindowSize] = m[2]
+		}
+	} else if m := osuWindow.FindStringSubmatch(text); m != nil {
+		r.labels[osuLabelWindow] = m[1]
+	} else if m := osuSync.FindStringSubmatch(text); m != nil {
+		r.labels[osuLabelSync] = m[1]
+	} else if strings.HasPrefix(text, "Uni-directional Bandwidth (MB/sec)") {
+		r.profile = osuColumn{metric: "bandwidth", unit: "MB/s"}
+	} else if strings.HasPrefix(text, "Message Rate Profile") {
+		r.profile = osuColumn{metric: "message_rate", unit: "messages/s"}
+	}
+	return nil
+}
+
+// osuMatchColumn matches the column title that text starts with, the longest
+// if several do; n is its length.
+func osuMatchColumn(text string) (col osuColumn, n int, ok bool) {
+	if m := osuPercentile.FindStringSubmatch(text); m != nil {
+		metric := "latency_p" + m[1]
+		unit := "us"
+		if strings.HasPrefix(m[2], "BW") {
+			metric, unit = "bandwidth_p"+m[1], "MB/s"
+		}
+		return osuColumn{metric: metric, unit: unit}, len(strings.TrimSpace(m[0])), true
+	}
+	for title, c := range osuColumnTitles {
+		if len(title) > n && len(text) >= len(title) && strings.EqualFold(text[:len(title)], title) &&
+			(len(text) == len(title) || text[len(title)] == ' ' || text[len(title)] == '\t') {
+			col, n, ok = c, len(title), true
+		}
+	}
+	return col, n, ok
+}
+
+// osuColumns maps the titles of a column header line to columns of test.
+func osuColumns(text, test string) ([]osuColumn, error) {
+	var cols []osuColumn
+	seen := map[osuColumn]bool{}
+	figures := 0
+	for rest := text; rest != ""; rest = strings.TrimLeft(rest, " \t") {
+		c, n, ok := osuMatchColumn(rest)
+		if !ok {
+			name, _, _ := strings.Cut(strings.ReplaceAll(rest, "\t", "  "), "  ")
+			return nil, fmt.Errorf("unknown OSU column %q in %q", name, "# "+text)
+		}
+		if c.metric == "bandwidth" || strings.HasPrefix(c.metric, "bandwidth_") {
+			if strings.Contains(test, "bibw") {
+				c.metric = "bi" + c.metric
+			}
+		}
+		if seen[c] || (c.kind == osuColSize && len(cols) > 0) {
+			return nil, fmt.Errorf("OSU column %q repeated or out of place in %q", rest[:n], "# "+text)
+		}
+		seen[c] = true
+		if c.kind == osuColFigure {
+			figures++
+		}
+		cols = append(cols, c)
+		rest = rest[n:]
+	}
+	if figures == 0 {
+		return nil, fmt.Errorf("OSU column header without figures: %q", "# "+text)
+	}
+	return cols, nil
+}
+
+// osuWindowSizes reads the header of an osu_mbw_mr -W table: "#   1   2   4 ...".
+func osuWindowSizes(text string) ([]string, bool) {
+	fields := strings.Fields(text)
+	for _, f := range fields {
+		if !osuAllDigits(f) {
+			return nil, false
+		}
+	}
+	return fields, len(fields) > 0
+}
+
+// osuWindowColumns are the columns of an osu_mbw_mr -W table: the size, then
+// the profile's metric for each window size.
+func osuWindowColumns(profile osuColumn, windows []string) []osuColumn {
+	cols := []osuColumn{{kind: osuColSize}}
+	for _, w := range windows {
+		c := profile
+		c.window = w
+		cols = append(cols, c)
+	}
+	return cols
+}
+
+// osuRowLike tells a line that is meant as a table row, whose first field is
+// a number (possibly negative or not finite), from the messages that
+// launchers and libraries interleave.
+func osuRowLike(text string) bool {
+	first, _, _ := strings.Cut(text, " ")
+	first, _, _ = strings.Cut(first, "\t")
+	switch strings.TrimLeft(strings.ToLower(first), "+-") {
+	case "nan", "inf", "infinity":
+		return true
+	}
+	if first[0] == '-' || first[0] == '+' {
+		first = first[1:]
+	}
+	if first == "" || (first[0] != '.' && (first[0] < '0' || first[0] > '9')) {
+		return false
+	}
+	return strings.Trim(first, "0123456789.eE+-") == ""
+}
+
+// row turns one table row into samples.
+func (p *osuParser) row(text string) error {
+	r := p.run
+	fields := strings.Fields(text)
+	if len(fields) != len(r.cols) {
+		return fmt.Errorf("line %d: malformed %s row: %d fields, the column header has %d: %q",
+			p.lineNo, r.test, len(fields), len(r.cols), text)
+	}
+	labels := maps.Clone(r.labels)
+	values := make([]float64, len(fields))
+	for i, f := range fields {
+		v, err := osuField(r.cols[i], f, labels)
+		if err != nil {
+			return fmt.Errorf("line %d: %s row %q: %w", p.lineNo, r.test, text, err)
+		}
+		values[i] = v
+	}
+	last := len(r.cols) - 1
+	for last > 0 && r.cols[last].kind != osuColFigure {
+		last--
+	}
+	for i, c := range r.cols {
+		if c.kind != osuColFigure {
+			continue
+		}
+		s := results.Sample{Test: r.test, Metric: c.metric, Value: values[i], Unit: c.unit, Labels: labels}
+		if i < last {
+			s.Labels = maps.Clone(labels) // each sample owns its labels
+		}
+		if c.window != "" {
+			s.Labels[osuLabelWindowSize] = c.window
+		}
+		p.samples = append(p.samples, s)
+	}
+	r.rows++
+	return nil
+}
+
+// errOSUValidation is a row whose Validation column says Fail: the figure
+// was measured on wrong data, so it is not a result.
+var errOSUValidation = errors.New("validation failed")
+
+// osuField reads field f of column c: a figure is returned, a label is set
+// in labels (the size column comes first, so errors can name the size).
+func osuField(c osuColumn, f string, labels map[string]string) (float64, error) {
+	switch c.kind {
+	case osuColFigure:
+		return osuFigure(f)
+	case osuColValidation:
+		switch f {
+		case "Pass":
+			labels[osuLabelValidation] = "pass"
+			return 0, nil
+		case "Fail":
+			if size, ok := labels[results.LabelMsgSize]; ok {
+				return 0, fmt.Errorf("%w at message size %s", errOSUValidation, size)
+			}
+			return 0, errOSUValidation
+		}
+		return 0, fmt.Errorf("validation status %q is neither Pass nor Fail", f)
+	}
+	n, err := osuCount(f)
+	if err != nil {
+		return 0, err
+	}
+	labels[osuCountLabel(c.kind)] = strconv.FormatUint(n, 10)
+	return 0, nil
+}
+
+// osuCountLabel is the label of a column that holds a count.
+func osuCountLabel(k osuColKind) string {
+	switch k {
+	case osuColSize:
+		return results.LabelMsgSize
+	case osuColIterations:
+		return osuLabelIterations
+	}
+	return osuLabelTransmitSize
+}
+
+// osuFigure parses a figure as OMB prints it ("%.2f"): a finite,
+// non-negative decimal number.
+func osuFigure(f string) (float64, error) {
+	intPart, frac, _ := strings.Cut(f, ".")
+	if strings.HasPrefix(f, "-") && osuAllDigits(strings.ReplaceAll(f[1:], ".", "")) {
+		return 0, fmt.Errorf("negative figure %q", f)
+	}
+	if !osuAllDigits(intPart) || (frac != "" && !osuAllDigits(frac)) {
+		return 0, fmt.Errorf("%q is not a finite non-negative number", f)
+	}
+	v, err := strconv.ParseFloat(f, 64)
+	if err != nil {
+		return 0, fmt.Errorf("figure %q: %w", f, err)
+	}
+	return v, nil
+}
+
+// osuCount parses a size or a count: a non-negative decimal integer.
+func osuCount(f string) (uint64, error) {
+	if !osuAllDigits(f) {
+		return 0, fmt.Errorf("%q is not a non-negative integer", f)
+	}
+	n, err := strconv.ParseUint(f, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q: %w", f, err)
+	}
+	return n, nil
+}
+
+func osuAllDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// osuFirstLine is the first non-blank line of data, shortened, for errors.
+func osuFirstLine(data []byte) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	if len(line) > 80 {
+		line = line[:80]
+	}
+	return line
+}
