@@ -15,17 +15,17 @@ import (
 // then the benchmark and its arguments. Nothing passes through a shell.
 type Step struct {
 	// Tests are the spec's tests this step measures.
-	Tests []string
+	Tests []string `json:"tests"`
 	// Argv is the whole command line.
-	Argv []string
+	Argv []string `json:"argv"`
 }
 
 // Launch is what one repetition runs on the launcher: the steps in order, and
 // environment the launcher itself must have (MPICH's -envlist forwards
 // variables from it).
 type Launch struct {
-	Steps []Step
-	Env   []benchv1.EnvVar
+	Steps []Step           `json:"steps"`
+	Env   []benchv1.EnvVar `json:"env,omitempty"`
 }
 
 // Options adapt the command lines to where they run.
