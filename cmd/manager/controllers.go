@@ -13,6 +13,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
 // controllerConfig is what the controllers take from the flags.
@@ -49,7 +50,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorderFor("storagebenchmark-controller"),
-		Logs:      storagebenchmark.APILogReader{Client: clientset},
+		Logs:      benchrun.APILogReader{Client: clientset},
 		Store:     cfg.store,
 		Image:     cfg.fioImage,
 	}).SetupWithManager(mgr)

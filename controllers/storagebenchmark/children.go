@@ -4,18 +4,16 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
 // children are the Jobs, pods and claims of one benchmark.
@@ -45,7 +43,7 @@ func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.StorageBenchma
 	st := &children{}
 	uids := map[string]bool{}
 	for i := range jobs.Items {
-		if j := &jobs.Items[i]; ownedBy(j, b) {
+		if j := &jobs.Items[i]; benchrun.OwnedBy(j, b) {
 			st.jobs = append(st.jobs, j)
 			uids[string(j.UID)] = true
 		}
@@ -56,7 +54,7 @@ func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.StorageBenchma
 		}
 	}
 	for _, c := range claims.Items {
-		if ownedBy(&c, b) {
+		if benchrun.OwnedBy(&c, b) {
 			st.claims = append(st.claims, c)
 		}
 	}
@@ -68,8 +66,8 @@ func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.StorageBenchma
 func (c *children) current(rep int) (int, []slotRun) {
 	attempt := -1
 	for _, j := range c.jobs {
-		if labelInt(j, benchv1.RepetitionLabel) == rep {
-			attempt = max(attempt, labelInt(j, attemptLabel))
+		if benchrun.LabelInt(j, benchv1.RepetitionLabel) == rep {
+			attempt = max(attempt, benchrun.LabelInt(j, attemptLabel))
 		}
 	}
 	if attempt < 0 {
@@ -92,8 +90,8 @@ func (c *children) current(rep int) (int, []slotRun) {
 func (c *children) retries() int32 {
 	latest := map[int]int{}
 	for _, j := range c.jobs {
-		rep := labelInt(j, benchv1.RepetitionLabel)
-		latest[rep] = max(latest[rep], labelInt(j, attemptLabel))
+		rep := benchrun.LabelInt(j, benchv1.RepetitionLabel)
+		latest[rep] = max(latest[rep], benchrun.LabelInt(j, attemptLabel))
 	}
 	var n int32
 	for _, a := range latest {
@@ -105,11 +103,13 @@ func (c *children) retries() int32 {
 func (c *children) jobsOf(rep, attempt int) []*batchv1.Job {
 	var out []*batchv1.Job
 	for _, j := range c.jobs {
-		if labelInt(j, benchv1.RepetitionLabel) == rep && labelInt(j, attemptLabel) == attempt {
+		if benchrun.LabelInt(j, benchv1.RepetitionLabel) == rep && benchrun.LabelInt(j, attemptLabel) == attempt {
 			out = append(out, j)
 		}
 	}
-	sort.Slice(out, func(a, b int) bool { return labelInt(out[a], slotLabel) < labelInt(out[b], slotLabel) })
+	sort.Slice(out, func(a, b int) bool {
+		return benchrun.LabelInt(out[a], slotLabel) < benchrun.LabelInt(out[b], slotLabel)
+	})
 	return out
 }
 
@@ -124,42 +124,6 @@ func (c *children) completedAt(p *corev1.Pod) time.Time {
 	return time.Time{}
 }
 
-// createOwned creates a child with the benchmark as its controller. An object
-// of that name that the benchmark does not own is a conflict a person must
-// resolve; one it owns already is fine (a repeated reconcile). created tells
-// whether this call made it.
-func (r *Reconciler) createOwned(ctx context.Context, b *benchv1.StorageBenchmark, obj client.Object) (created bool, err error) {
-	if err := controllerutil.SetControllerReference(b, obj, r.Scheme); err != nil {
-		return false, err
-	}
-	err = r.Create(ctx, obj)
-	if !apierrors.IsAlreadyExists(err) {
-		return err == nil, err
-	}
-	existing := obj.DeepCopyObject().(client.Object)
-	if err := r.reader().Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
-		return false, err
-	}
-	if !ownedBy(existing, b) {
-		return false, &outcomeError{benchv1.ReasonNameConflict, fmt.Sprintf(
-			"%s %s already exists and does not belong to this benchmark: delete it or rename the benchmark", kindOf(obj), obj.GetName())}
-	}
-	return false, nil
-}
-
-// kindOf names an object's kind for a message.
-func kindOf(obj client.Object) string {
-	switch obj.(type) {
-	case *batchv1.Job:
-		return "Job"
-	case *corev1.ConfigMap:
-		return "ConfigMap"
-	case *corev1.PersistentVolumeClaim:
-		return "PersistentVolumeClaim"
-	}
-	return fmt.Sprintf("%T", obj)
-}
-
 // deleteActiveJobs stops Jobs that still run, with their pods.
 func (r *Reconciler) deleteActiveJobs(ctx context.Context, jobs []*batchv1.Job) error {
 	for _, j := range jobs {
@@ -172,55 +136,6 @@ func (r *Reconciler) deleteActiveJobs(ctx context.Context, jobs []*batchv1.Job) 
 		}
 	}
 	return nil
-}
-
-func ownedBy(obj metav1.Object, b *benchv1.StorageBenchmark) bool {
-	ref := metav1.GetControllerOf(obj)
-	return ref != nil && ref.UID == b.UID
-}
-
-func labelInt(obj metav1.Object, key string) int {
-	n, err := strconv.Atoi(obj.GetLabels()[key])
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-// recordNodes adds the nodes and machine types of a repetition to the status.
-func recordNodes(b *benchv1.StorageBenchmark, outputs []podOutput) {
-	nodes := map[string]bool{}
-	for _, n := range b.Status.Nodes {
-		nodes[n] = true
-	}
-	types := map[string]bool{}
-	for _, t := range strings.Split(b.Status.MachineType, ",") {
-		if t != "" {
-			types[t] = true
-		}
-	}
-	for _, o := range outputs {
-		if o.pod.Spec.NodeName != "" {
-			nodes[o.pod.Spec.NodeName] = true
-		}
-		if o.node.MachineType != "" {
-			types[o.node.MachineType] = true
-		}
-	}
-	b.Status.Nodes = sortedKeys(nodes, 128)
-	b.Status.MachineType = strings.Join(sortedKeys(types, 8), ",")
-}
-
-func sortedKeys(m map[string]bool, limit int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out
 }
 
 func joinList(items []string) string { return strings.Join(items, ", ") }
@@ -238,5 +153,3 @@ func headlineNote(b *benchv1.StorageBenchmark) string {
 	}
 	return ": " + b.Status.Headline + " (median so far)"
 }
-
-func metaTime(t time.Time) metav1.Time { return metav1.NewTime(t.UTC().Truncate(time.Second)) }

@@ -10,21 +10,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
 )
-
-// outcomeError ends the benchmark: Failed with reason and message. Any other
-// error is retried with backoff.
-type outcomeError struct {
-	reason, message string
-}
-
-func (e *outcomeError) Error() string { return e.reason + ": " + e.message }
 
 // podOutput is what one finished pod printed, and the samples in it.
 type podOutput struct {
@@ -33,12 +24,6 @@ type podOutput struct {
 	raw     []byte
 	samples []results.Sample
 }
-
-// tailLines and tailBytes bound the log tail quoted in a condition message.
-const (
-	tailLines = 15
-	tailBytes = 2048
-)
 
 // readOutput reads the tool containers' logs of a finished pod, in the order
 // they ran, and parses them. The raw log is returned even when parsing fails,
@@ -90,9 +75,9 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 		var jobErr *fio.JobError
 		switch {
 		case errors.As(err, &jobErr):
-			return nil, &outcomeError{benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, tail(log))}
+			return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, benchrun.Tail(log)))
 		case err != nil:
-			return nil, &outcomeError{benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, tail(log))}
+			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, benchrun.Tail(log)))
 		}
 		return samples, nil
 	}
@@ -108,9 +93,9 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 	var ddErr *fio.DDError
 	switch {
 	case errors.As(err, &ddErr):
-		return nil, &outcomeError{benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, tail(log))}
+		return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, benchrun.Tail(log)))
 	case err != nil:
-		return nil, &outcomeError{benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, tail(log))}
+		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, benchrun.Tail(log)))
 	}
 	var samples []results.Sample
 	for _, p := range parsed {
@@ -128,7 +113,7 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, raw []byte) error {
 	jobs, err := fio.Expand(b.Spec.Fio)
 	if err != nil {
-		return &outcomeError{benchv1.ReasonUnparsableOutput, err.Error()}
+		return benchrun.Fail(benchv1.ReasonUnparsableOutput, err.Error())
 	}
 	seen := map[string]bool{}
 	for _, s := range samples {
@@ -141,7 +126,7 @@ func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, ra
 		}
 	}
 	if len(missing) > 0 {
-		return &outcomeError{benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), tail(raw))}
+		return benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), benchrun.Tail(raw)))
 	}
 	return nil
 }
@@ -186,70 +171,4 @@ func finishTime(p *corev1.Pod) (t time.Time) {
 		}
 	}
 	return t
-}
-
-// nodeInfo describes a node from its object: machine type, zone and pool
-// labels, kernel and OS image, capacity.
-func (r *Reconciler) nodeInfo(ctx context.Context, name string) (results.NodeInfo, error) {
-	info := results.NodeInfo{Hostname: name}
-	var n corev1.Node
-	if err := r.Get(ctx, client.ObjectKey{Name: name}, &n); err != nil {
-		if apierrors.IsNotFound(err) {
-			return info, nil // the node is gone; its name is all there is
-		}
-		return info, err
-	}
-	info.MachineType = n.Labels[benchv1.MachineTypeLabel]
-	info.Zone = n.Labels[corev1.LabelTopologyZone]
-	info.Pool = n.Labels[benchv1.PoolLabel]
-	info.Kernel = n.Status.NodeInfo.KernelVersion
-	info.OSImage = n.Status.NodeInfo.OSImage
-	info.CPUs = int(n.Status.Capacity.Cpu().Value())
-	info.MemoryBytes = n.Status.Capacity.Memory().Value()
-	return info, nil
-}
-
-// maxDiagnostics bounds the tool's own error lines quoted in a message.
-const maxDiagnostics = 8
-
-// diagnostics quotes what a failed tool said about its failure: fio's and
-// dd's own error lines ("fio: ...", "dd: ..."), or else the tail of its log
-// (fio prints its JSON report even when a job fails, and the report's end
-// says nothing about why).
-func diagnostics(log []byte) string {
-	var said []string
-	for line := range strings.Lines(string(log)) {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "fio: ") || strings.HasPrefix(line, "dd: ") || strings.Contains(line, ", err=") {
-			said = append(said, line)
-		}
-	}
-	if len(said) == 0 {
-		return tail(log)
-	}
-	if len(said) > maxDiagnostics {
-		said = append(said[:maxDiagnostics], "…")
-	}
-	out := strings.Join(said, "\n")
-	if len(out) > tailBytes {
-		out = out[:tailBytes] + "…"
-	}
-	return "it said:\n" + out
-}
-
-// tail quotes the last lines of a log for a condition message.
-func tail(log []byte) string {
-	text := strings.TrimRight(string(log), "\n")
-	if text == "" {
-		return "(the tool printed nothing)"
-	}
-	lines := strings.Split(text, "\n")
-	if len(lines) > tailLines {
-		lines = lines[len(lines)-tailLines:]
-	}
-	out := strings.Join(lines, "\n")
-	if len(out) > tailBytes {
-		out = "…" + out[len(out)-tailBytes:]
-	}
-	return "last lines of the output:\n" + out
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
 )
 
@@ -41,7 +42,7 @@ var dropCachesArgv = []string{"/bin/sh", "-c", "sync && echo 3 > /proc/sys/vm/dr
 // childLabels mark every object a benchmark owns. Ownership itself is decided
 // by the controller reference: a shortened name may be shared.
 func childLabels(b *benchv1.StorageBenchmark) map[string]string {
-	return map[string]string{benchv1.BenchmarkLabel: benchmarkLabelValue(b.Name), benchv1.KindLabel: kind}
+	return map[string]string{benchv1.BenchmarkLabel: benchrun.LabelValue(b.Name), benchv1.KindLabel: kind}
 }
 
 // blockMode tells whether the volumes are raw block devices.

@@ -5,6 +5,7 @@
 package storagebenchmark
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,8 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // Reconciler reconciles StorageBenchmarks.
@@ -33,7 +36,7 @@ type Reconciler struct {
 	Scheme    *runtime.Scheme
 	Recorder  record.EventRecorder
 	// Logs reads the tools' output from finished pods.
-	Logs LogReader
+	Logs benchrun.LogReader
 	// Store keeps raw logs, samples and summaries.
 	Store *artifacts.Store
 	// Image runs fio and dd when the spec names none.
@@ -72,7 +75,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if errors.Is(err, errStale) {
 		return ctrl.Result{RequeueAfter: staleRetry}, nil
 	}
-	if oe := (*outcomeError)(nil); errors.As(err, &oe) {
+	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
 		res, err = ctrl.Result{}, r.fail(ctx, &b, oe)
 	}
 	syncDisplay(&b)
@@ -112,8 +115,8 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 			why = "PersistentVolumeClaim(s) not bound: " + joinList(unbound) + "; " + why
 		}
 		if now.After(deadline) {
-			return ctrl.Result{}, &outcomeError{benchv1.ReasonTimeout,
-				fmt.Sprintf("repetition %d/%d did not start within %s (spec.timeouts.start): %s", rep+1, total, startTimeout(b), why)}
+			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout,
+				fmt.Sprintf("repetition %d/%d did not start within %s (spec.timeouts.start): %s", rep+1, total, startTimeout(b), why))
 		}
 		reason := benchv1.ReasonStarting
 		if len(unbound) > 0 {
@@ -124,13 +127,13 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 	case phaseRunning:
 		deadline := obs.started.Add(runTimeout(b))
 		if now.After(deadline) {
-			return ctrl.Result{}, &outcomeError{benchv1.ReasonTimeout,
-				fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", rep+1, total, runTimeout(b))}
+			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout,
+				fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", rep+1, total, runTimeout(b)))
 		}
 		setCondition(b, benchv1.ConditionRunning, "True", benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running%s", rep+1, total, attemptNote(attempt)))
 		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
 	case phaseDeadline:
-		return ctrl.Result{}, &outcomeError{benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d exceeded the Job's deadline: %s", rep+1, total, obs.why)}
+		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d exceeded the Job's deadline: %s", rep+1, total, obs.why))
 	case phaseToolFailed:
 		return ctrl.Result{}, r.toolFailure(ctx, b, rep, obs)
 	case phaseLost:
@@ -144,14 +147,14 @@ func (r *Reconciler) ensureInputs(ctx context.Context, b *benchv1.StorageBenchma
 	if b.Spec.Fio != nil {
 		jobFile, err := constructJobFile(b)
 		if err != nil {
-			return &outcomeError{benchv1.ReasonInvalidSpec, err.Error()}
+			return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
-		if _, err := r.createOwned(ctx, b, constructConfigMap(b, jobFile)); err != nil {
+		if _, err := r.kit().CreateOwned(ctx, b, constructConfigMap(b, jobFile)); err != nil {
 			return err
 		}
 	}
 	for _, pvc := range constructPVCs(b) {
-		if _, err := r.createOwned(ctx, b, pvc); err != nil {
+		if _, err := r.kit().CreateOwned(ctx, b, pvc); err != nil {
 			return err
 		}
 	}
@@ -168,12 +171,8 @@ const staleRetry = 200 * time.Millisecond
 func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchmark, rep, attempt int) (ctrl.Result, error) {
 	// Creating Jobs from a stale view could start a repetition twice, or again
 	// after the benchmark failed: check the benchmark is as read.
-	var fresh benchv1.StorageBenchmark
-	if err := r.reader().Get(ctx, client.ObjectKeyFromObject(b), &fresh); err != nil {
-		return ctrl.Result{}, err
-	}
-	if fresh.ResourceVersion != b.ResourceVersion {
-		return ctrl.Result{}, errStale
+	if stale, err := r.kit().Stale(ctx, b); err != nil || stale {
+		return ctrl.Result{}, cmp.Or(err, errStale)
 	}
 	image := b.Spec.Image
 	if image == "" {
@@ -182,9 +181,9 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 	for slot := range int(b.Spec.Nodes) {
 		job, err := constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
 		if err != nil {
-			return ctrl.Result{}, &outcomeError{benchv1.ReasonInvalidSpec, err.Error()}
+			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
-		created, err := r.createOwned(ctx, b, job)
+		created, err := r.kit().CreateOwned(ctx, b, job)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -193,13 +192,11 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 		}
 	}
 	if b.Status.StartTime == nil {
-		now := metaTime(r.now())
+		now := benchrun.MetaTime(r.now())
 		b.Status.StartTime = &now
 	}
 	if b.Status.ArtifactURI == "" {
-		if prefix, err := location(b).Prefix(); err == nil {
-			b.Status.ArtifactURI = r.Store.URI(prefix)
-		}
+		b.Status.ArtifactURI = r.run(b).URI()
 	}
 	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonStarting,
 		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, b.Spec.Repetitions, attemptNote(attempt)))
@@ -211,43 +208,49 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs observation) (ctrl.Result, error) {
 	outputs := make([]podOutput, 0, len(obs.finished))
 	for _, pod := range obs.finished {
-		node, err := r.nodeInfo(ctx, pod.Spec.NodeName)
+		node, err := benchrun.NodeInfo(ctx, r.Client, pod.Spec.NodeName)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		out, err := r.readOutput(ctx, b, pod)
 		out.node = node
 		if len(out.raw) > 0 {
-			if serr := r.storeRawLog(ctx, b, rep, pod.Name, out.raw); serr != nil {
+			if serr := r.run(b).PutRawLog(ctx, rep, pod.Name, out.raw); serr != nil {
 				return ctrl.Result{}, serr
 			}
 		}
 		if err != nil {
-			if oe := (*outcomeError)(nil); errors.As(err, &oe) {
-				oe.message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, b.Spec.Repetitions, pod.Name, nodeOr(pod), oe.message)
+			if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, b.Spec.Repetitions, pod.Name, nodeOr(pod), oe.Message)
 				return ctrl.Result{}, oe
 			}
 			if done := st.completedAt(pod); !done.IsZero() && r.now().Sub(done) > logGrace {
-				return ctrl.Result{}, &outcomeError{benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, logGrace, err)}
+				return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, logGrace, err))
 			}
 			return ctrl.Result{}, err
 		}
 		labelSamples(b, &out, rep, attempt)
 		outputs = append(outputs, out)
 	}
-	_, summaries, err := r.storeRepetition(ctx, b, rep, outputs)
+	var samples []results.Sample
+	var nodes []results.NodeInfo
+	for _, o := range outputs {
+		samples = append(samples, o.samples...)
+		nodes = append(nodes, o.node)
+	}
+	summaries, err := r.run(b).AddRepetition(ctx, rep, samples, nodes, results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)})
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	b.Status.CompletedRepetitions = int32(rep + 1)
 	b.Status.Results = statusResults(summaries)
 	b.Status.Headline = headline(b, b.Status.Results)
-	recordNodes(b, outputs)
+	benchrun.RecordNodes(&b.Status.BenchmarkStatusCommon, nodes)
 	r.Recorder.Eventf(b, corev1.EventTypeNormal, "RepetitionCompleted", "Repetition %d/%d completed%s", rep+1, b.Spec.Repetitions, headlineNote(b))
 	if b.Status.CompletedRepetitions < b.Spec.Repetitions {
 		return r.startAttempt(ctx, b, rep+1, 0)
 	}
-	now := metaTime(r.now())
+	now := benchrun.MetaTime(r.now())
 	b.Status.CompletionTime = &now
 	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", b.Spec.Repetitions, b.Status.ArtifactURI)
 	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonCompleted, msg)
@@ -261,26 +264,26 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.StorageBenchmark, rep int, obs observation) error {
 	pod := obs.failed
 	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, obs.container)
-	quote := diagnostics(log)
+	quote := benchrun.Diagnostics(log)
 	if err != nil {
 		quote = fmt.Sprintf("(its log could not be read: %v)", err)
-	} else if serr := r.storeRawLog(ctx, b, rep, pod.Name, log); serr != nil {
+	} else if serr := r.run(b).PutRawLog(ctx, rep, pod.Name, log); serr != nil {
 		return serr
 	}
 	what := obs.container
 	if what != fioContainer {
 		what = "container " + what
 	}
-	return &outcomeError{benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
-		rep+1, b.Spec.Repetitions, what, obs.exitCode, pod.Name, nodeOr(pod), quote)}
+	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
+		rep+1, b.Spec.Repetitions, what, obs.exitCode, pod.Name, nodeOr(pod), quote))
 }
 
 // retry starts the next attempt of a repetition whose pod the cluster took
 // away, until spec.maxRetries is used up.
 func (r *Reconciler) retry(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs observation) (ctrl.Result, error) {
 	if attempt >= int(b.Spec.MaxRetries) {
-		return ctrl.Result{}, &outcomeError{benchv1.ReasonRetriesExhausted, fmt.Sprintf(
-			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why)}
+		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
+			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
 	}
 	// The other node slots of the attempt stop too: a distributed run restarts whole.
 	if err := r.deleteActiveJobs(ctx, st.jobsOf(rep, attempt)); err != nil {
@@ -298,20 +301,20 @@ func (r *Reconciler) retry(ctx context.Context, b *benchv1.StorageBenchmark, st 
 
 // fail ends the benchmark: Failed with the reason, running Jobs stopped so that
 // they free the nodes.
-func (r *Reconciler) fail(ctx context.Context, b *benchv1.StorageBenchmark, oe *outcomeError) error {
-	log.FromContext(ctx).Info("benchmark failed", "reason", oe.reason, "message", oe.message)
-	now := metaTime(r.now())
+func (r *Reconciler) fail(ctx context.Context, b *benchv1.StorageBenchmark, oe *benchrun.Outcome) error {
+	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
+	now := benchrun.MetaTime(r.now())
 	b.Status.CompletionTime = &now
-	setCondition(b, benchv1.ConditionRunning, "False", oe.reason, "the benchmark failed: see the Failed condition")
-	setCondition(b, benchv1.ConditionFailed, "True", oe.reason, oe.message)
-	r.Recorder.Event(b, corev1.EventTypeWarning, oe.reason, oe.message)
+	setCondition(b, benchv1.ConditionRunning, "False", oe.Reason, "the benchmark failed: see the Failed condition")
+	setCondition(b, benchv1.ConditionFailed, "True", oe.Reason, oe.Message)
+	r.Recorder.Event(b, corev1.EventTypeWarning, oe.Reason, oe.Message)
 	var jobs batchv1.JobList
 	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), client.MatchingLabels(childLabels(b))); err != nil {
 		return err
 	}
 	var own []*batchv1.Job
 	for i := range jobs.Items {
-		if ownedBy(&jobs.Items[i], b) {
+		if benchrun.OwnedBy(&jobs.Items[i], b) {
 			own = append(own, &jobs.Items[i])
 		}
 	}
@@ -329,12 +332,27 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// reader reads around the cache when an APIReader is set.
-func (r *Reconciler) reader() client.Reader {
+// kit creates and checks children, reading around the cache when an
+// APIReader is set.
+func (r *Reconciler) kit() benchrun.Kit {
+	reader := client.Reader(r.Client)
 	if r.APIReader != nil {
-		return r.APIReader
+		reader = r.APIReader
 	}
-	return r.Client
+	return benchrun.Kit{Client: r.Client, Reader: reader, Scheme: r.Scheme}
+}
+
+// run is the benchmark's place in the artifact store.
+func (r *Reconciler) run(b *benchv1.StorageBenchmark) benchrun.Run {
+	started := r.now()
+	if b.Status.StartTime != nil {
+		started = b.Status.StartTime.Time
+	}
+	return benchrun.Run{
+		Store:    r.Store,
+		Location: artifacts.Location{Namespace: b.Namespace, Kind: kind, Name: b.Name, UID: string(b.UID)},
+		Started:  started, Finished: r.now(),
+	}
 }
 
 func (r *Reconciler) now() time.Time {

@@ -1,15 +1,14 @@
 package storagebenchmark
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
+
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
-// maxChildName keeps child names valid as label values (Jobs put their name in
-// the job-name label of their pods) and leaves room for the pod suffix.
-const maxChildName = 52
+// maxChildName is the longest child name (see benchrun.MaxChildName).
+const maxChildName = benchrun.MaxChildName
 
 // Labels on the children, besides those of the API package.
 const (
@@ -17,32 +16,7 @@ const (
 	slotLabel    = "benchwright.io/slot"
 )
 
-// maxLabelValue is the API server's limit on a label value.
-const maxLabelValue = 63
-
-// childName is base + suffix, shortened with a hash of base when too long, so
-// two long benchmark names never share children.
-func childName(base, suffix string) string { return shorten(base, suffix, maxChildName) }
-
-// benchmarkLabelValue is the benchmark's name as a label value: names may have
-// 253 characters, label values 63.
-func benchmarkLabelValue(name string) string { return shorten(name, "", maxLabelValue) }
-
-// shorten is base + suffix within limit characters: base is cut and a hash of
-// it appended when needed.
-func shorten(base, suffix string, limit int) string {
-	if len(base)+len(suffix) <= limit {
-		return base + suffix
-	}
-	sum := sha256.Sum256([]byte(base))
-	hash := hex.EncodeToString(sum[:])[:8]
-	keep := limit - len(suffix) - len(hash) - 1
-	trimmed := base[:keep]
-	for trimmed != "" && (trimmed[len(trimmed)-1] == '-' || trimmed[len(trimmed)-1] == '.') {
-		trimmed = trimmed[:len(trimmed)-1]
-	}
-	return trimmed + "-" + hash + suffix
-}
+func childName(base, suffix string) string { return benchrun.ChildName(base, suffix) }
 
 // jobName names the Job of one node slot of one attempt of a repetition:
 // "<name>-r<rep>", then "-n<slot>" with several nodes, "-a<attempt>" on retries.

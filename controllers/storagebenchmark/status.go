@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -19,15 +19,12 @@ const maxResults = 96
 
 // setCondition sets one condition for the current generation.
 func setCondition(b *benchv1.StorageBenchmark, typ string, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: b.Generation,
-	})
+	benchrun.SetCondition(&b.Status.BenchmarkStatusCommon, b.Generation, typ, status, reason, message)
 }
 
 // finished tells whether the benchmark reached Succeeded or Failed.
 func finished(b *benchv1.StorageBenchmark) bool {
-	return meta.IsStatusConditionTrue(b.Status.Conditions, benchv1.ConditionSucceeded) ||
-		meta.IsStatusConditionTrue(b.Status.Conditions, benchv1.ConditionFailed)
+	return benchrun.Finished(&b.Status.BenchmarkStatusCommon)
 }
 
 // syncDisplay derives the small facts `kubectl get` shows from the conditions
@@ -36,20 +33,7 @@ func syncDisplay(b *benchv1.StorageBenchmark) {
 	b.Status.ObservedGeneration = b.Generation
 	b.Status.Progress = fmt.Sprintf("%d/%d", b.Status.CompletedRepetitions, b.Spec.Repetitions)
 	b.Status.Volumes = describeVolumes(b)
-	conds := b.Status.Conditions
-	running := meta.FindStatusCondition(conds, benchv1.ConditionRunning)
-	switch {
-	case meta.IsStatusConditionTrue(conds, benchv1.ConditionFailed):
-		b.Status.State = benchv1.StateFailed
-	case meta.IsStatusConditionTrue(conds, benchv1.ConditionSucceeded):
-		b.Status.State = benchv1.StateSucceeded
-	case running != nil && running.Status == metav1.ConditionTrue:
-		b.Status.State = benchv1.StateRunning
-	case running != nil && (running.Reason == benchv1.ReasonWaitingForPool || running.Reason == benchv1.ReasonWaitingForTuning || running.Reason == benchv1.ReasonQueued):
-		b.Status.State = benchv1.StateWaiting
-	default:
-		b.Status.State = benchv1.StatePending
-	}
+	b.Status.State = benchrun.State(&b.Status.BenchmarkStatusCommon)
 }
 
 // describeVolumes is the Volumes column: "10x500Gi premium-rwo", "emptyDir".

@@ -1,0 +1,72 @@
+package benchrun
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// NodeInfo describes a node from its object: machine type, zone and pool
+// labels, kernel and OS image, capacity. A node that is gone is described by
+// its name alone.
+func NodeInfo(ctx context.Context, c client.Reader, name string) (results.NodeInfo, error) {
+	info := results.NodeInfo{Hostname: name}
+	var n corev1.Node
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, &n); err != nil {
+		if apierrors.IsNotFound(err) {
+			return info, nil
+		}
+		return info, err
+	}
+	info.MachineType = n.Labels[benchv1.MachineTypeLabel]
+	info.Zone = n.Labels[corev1.LabelTopologyZone]
+	info.Pool = n.Labels[benchv1.PoolLabel]
+	info.Kernel = n.Status.NodeInfo.KernelVersion
+	info.OSImage = n.Status.NodeInfo.OSImage
+	info.CPUs = int(n.Status.Capacity.Cpu().Value())
+	info.MemoryBytes = n.Status.Capacity.Memory().Value()
+	return info, nil
+}
+
+// RecordNodes adds nodes and their machine types to the status.
+func RecordNodes(st *benchv1.BenchmarkStatusCommon, nodes []results.NodeInfo) {
+	names := map[string]bool{}
+	for _, n := range st.Nodes {
+		names[n] = true
+	}
+	types := map[string]bool{}
+	for _, t := range strings.Split(st.MachineType, ",") {
+		if t != "" {
+			types[t] = true
+		}
+	}
+	for _, n := range nodes {
+		if n.Hostname != "" {
+			names[n.Hostname] = true
+		}
+		if n.MachineType != "" {
+			types[n.MachineType] = true
+		}
+	}
+	st.Nodes = sortedKeys(names, 128)
+	st.MachineType = strings.Join(sortedKeys(types, 8), ",")
+}
+
+func sortedKeys(m map[string]bool, limit int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}

@@ -1,0 +1,43 @@
+package benchrun
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+// SetCondition sets one condition for the given generation.
+func SetCondition(st *benchv1.BenchmarkStatusCommon, generation int64, typ string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: generation,
+	})
+}
+
+// Finished tells whether the benchmark reached Succeeded or Failed.
+func Finished(st *benchv1.BenchmarkStatusCommon) bool {
+	return meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionSucceeded) ||
+		meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionFailed)
+}
+
+// State is the one-word state for `kubectl get`, derived from the conditions.
+func State(st *benchv1.BenchmarkStatusCommon) benchv1.BenchmarkState {
+	conds := st.Conditions
+	running := meta.FindStatusCondition(conds, benchv1.ConditionRunning)
+	switch {
+	case meta.IsStatusConditionTrue(conds, benchv1.ConditionFailed):
+		return benchv1.StateFailed
+	case meta.IsStatusConditionTrue(conds, benchv1.ConditionSucceeded):
+		return benchv1.StateSucceeded
+	case running != nil && running.Status == metav1.ConditionTrue:
+		return benchv1.StateRunning
+	case running != nil && (running.Reason == benchv1.ReasonWaitingForPool || running.Reason == benchv1.ReasonWaitingForTuning || running.Reason == benchv1.ReasonQueued):
+		return benchv1.StateWaiting
+	}
+	return benchv1.StatePending
+}
+
+// MetaTime is t in UTC to the second, as the API stores times.
+func MetaTime(t time.Time) metav1.Time { return metav1.NewTime(t.UTC().Truncate(time.Second)) }
