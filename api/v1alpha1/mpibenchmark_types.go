@@ -288,11 +288,13 @@ type MPIBenchmarkStatus struct {
 	// +optional
 	Summary MPISummary `json:"summary,omitempty"`
 
-	// results per test: figure per message size over the counted repetitions.
+	// results per test and metric (IMB PingPong has latency and bandwidth):
+	// figure per message size over the counted repetitions.
 	// +optional
 	// +listType=map
 	// +listMapKey=test
-	// +kubebuilder:validation:MaxItems=24
+	// +listMapKey=metric
+	// +kubebuilder:validation:MaxItems=48
 	Results []MPITestResult `json:"results,omitempty"`
 }
 

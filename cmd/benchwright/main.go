@@ -29,6 +29,6 @@ as Kubernetes resources, and turns the tools' output into comparable samples.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newParseCommand())
+	root.AddCommand(newRunCommand(), newParseCommand(), newStepsCommand())
 	return root
 }

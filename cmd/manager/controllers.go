@@ -1,6 +1,7 @@
 package main
 
 import (
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/controllers/mpibenchmark"
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
@@ -20,6 +22,7 @@ import (
 type controllerConfig struct {
 	artifactStore string
 	fioImage      string
+	mpiImages     map[benchv1.MPIImplementation]*string
 	store         *artifacts.Store
 }
 
@@ -36,6 +39,7 @@ func cacheOptions() cache.Options {
 		&batchv1.Job{}:                  {Label: sel},
 		&corev1.PersistentVolumeClaim{}: {Label: sel},
 		&corev1.ConfigMap{}:             {Label: sel},
+		&mpiv2.MPIJob{}:                 {Label: sel},
 	}}
 }
 
@@ -45,13 +49,35 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	if err != nil {
 		return err
 	}
-	return (&storagebenchmark.Reconciler{
+	logs := benchrun.APILogReader{Client: clientset}
+	if err := (&storagebenchmark.Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorderFor("storagebenchmark-controller"),
-		Logs:      benchrun.APILogReader{Client: clientset},
+		Logs:      logs,
 		Store:     cfg.store,
 		Image:     cfg.fioImage,
+	}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	// MPIBenchmarks need the MPI Operator's MPIJob: without its CRD the
+	// controller could not watch, and the manager would not start at all.
+	if _, err := mgr.GetRESTMapper().RESTMapping(mpiv2.SchemeGroupVersionKind.GroupKind(), mpiv2.SchemeGroupVersion.Version); err != nil {
+		ctrl.Log.WithName("setup").Error(err, "the MPI Operator's MPIJob (kubeflow.org/v2beta1) is not installed: MPIBenchmarks will not run until it is and the manager restarts")
+		return nil
+	}
+	images := map[benchv1.MPIImplementation]string{}
+	for impl, image := range cfg.mpiImages {
+		images[impl] = *image
+	}
+	return (&mpibenchmark.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorderFor("mpibenchmark-controller"),
+		Logs:      logs,
+		Store:     cfg.store,
+		Images:    images,
 	}).SetupWithManager(mgr)
 }

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
 )
@@ -22,12 +24,15 @@ var scheme = runtime.NewScheme()
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(benchv1.AddToScheme(scheme))
+	utilruntime.Must(mpiv2.AddToScheme(scheme))
 }
 
 // Defaults of the flags that name images and the store.
 const (
 	defaultArtifactStore = "file:///var/lib/benchwright/artifacts"
-	defaultFioImage      = "ghcr.io/benchwright/fio:v0.1.0"
+	defaultImageRepo     = "ghcr.io/benchwright/"
+	defaultImageTag      = ":v0.1.0"
+	defaultFioImage      = defaultImageRepo + "fio" + defaultImageTag
 )
 
 func main() { os.Exit(run()) }
@@ -47,6 +52,11 @@ func run() int {
 	flag.StringVar(&leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	flag.StringVar(&cfg.artifactStore, "artifact-store", defaultArtifactStore, "where raw output, samples and summaries go: file:///dir, gs://bucket/prefix, s3://bucket/prefix or azblob://container/prefix")
 	flag.StringVar(&cfg.fioImage, "fio-image", defaultFioImage, "image that runs fio and dd when a StorageBenchmark names none")
+	cfg.mpiImages = map[benchv1.MPIImplementation]*string{
+		benchv1.OpenMPI:  flag.String("mpi-openmpi-image", defaultImageRepo+"mpi-openmpi"+defaultImageTag, "image of MPIBenchmarks with OpenMPI that name none (OSU, IMB, IOR, sshd, benchwright)"),
+		benchv1.IntelMPI: flag.String("mpi-intel-image", defaultImageRepo+"mpi-intel"+defaultImageTag, "image of MPIBenchmarks with Intel MPI that name none (IMB, sshd, benchwright)"),
+		benchv1.MPICH:    flag.String("mpi-mpich-image", defaultImageRepo+"mpi-mpich"+defaultImageTag, "image of MPIBenchmarks with MPICH that name none (OSU, IMB, IOR, sshd, benchwright)"),
+	}
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()

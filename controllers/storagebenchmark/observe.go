@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
 // Default waits, when spec.timeouts does not say.
@@ -197,25 +198,7 @@ func pendingReasons(s slotRun) []string {
 	}
 	var out []string
 	for _, p := range s.pods {
-		if p.Status.Phase != corev1.PodPending {
-			continue
-		}
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message != "" {
-				out = append(out, fmt.Sprintf("pod %s is not scheduled: %s", p.Name, c.Message))
-			}
-		}
-		for _, statuses := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
-			for _, cs := range statuses {
-				if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "PodInitializing" {
-					msg := fmt.Sprintf("container %s of pod %s is waiting: %s", cs.Name, p.Name, w.Reason)
-					if w.Message != "" {
-						msg += " (" + w.Message + ")"
-					}
-					out = append(out, msg)
-				}
-			}
-		}
+		out = append(out, benchrun.WhyPending(p)...)
 	}
 	if len(out) == 0 {
 		out = append(out, fmt.Sprintf("the pod of Job %s is pending", s.job.Name))
@@ -267,9 +250,4 @@ func findJobCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCo
 	return nil
 }
 
-func nodeOr(p *corev1.Pod) string {
-	if p.Spec.NodeName == "" {
-		return "(unscheduled)"
-	}
-	return p.Spec.NodeName
-}
+func nodeOr(p *corev1.Pod) string { return benchrun.NodeOf(p) }

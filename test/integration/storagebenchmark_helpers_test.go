@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -49,20 +50,44 @@ func requireTool(t *testing.T, name string) {
 // namespace. hook, when not nil, decides each pod's fate.
 func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet)) *storageEnv {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ns := "sb-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+	ns := testNamespace(t, "sb-")
+	env := &storageEnv{ns: ns, kubelet: newFakeKubelet(t, ns)}
+	if hook != nil {
+		hook(context.Background(), env.kubelet)
+	}
+	env.store = startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
+		return (&storagebenchmark.Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
+			Recorder: mgr.GetEventRecorderFor("storagebenchmark-controller"),
+			Logs:     env.kubelet, Store: store, Image: "registry.example/fio:test",
+		}).SetupWithManager(mgr)
+	}, env.kubelet.run)
+	return env
+}
+
+var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// testNamespace creates a namespace named after the test.
+func testNamespace(t *testing.T, prefix string) string {
+	t.Helper()
+	ns := prefix + notDNS.ReplaceAllString(strings.ToLower(t.Name()), "-")
 	if len(ns) > 63 {
 		ns = ns[:63]
 	}
 	ns = strings.TrimRight(ns, "-")
-	ensureNamespace(ctx, t, ns)
+	ensureNamespace(context.Background(), t, ns)
+	return ns
+}
+
+// startController runs a controller in a manager of its own, scoped to one
+// namespace, with a file:// artifact store, and a stand-in for the cluster
+// components envtest lacks; all stop when the test ends.
+func startController(t *testing.T, ns string, setup func(ctrl.Manager, *artifacts.Store) error, standIn func(context.Context)) *artifacts.Store {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	store, err := artifacts.Open(ctx, "file://"+t.TempDir())
 	if err != nil {
 		t.Fatal(err)
-	}
-	env := &storageEnv{ns: ns, kubelet: newFakeKubelet(t, ns), store: store}
-	if hook != nil {
-		hook(ctx, env.kubelet)
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -74,12 +99,7 @@ func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &storagebenchmark.Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorderFor("storagebenchmark-controller"),
-		Logs:     env.kubelet, Store: store, Image: "registry.example/fio:test",
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
+	if err := setup(mgr, store); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -89,13 +109,13 @@ func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet))
 			t.Errorf("manager: %v", err)
 		}
 	}()
-	go env.kubelet.run(ctx)
+	go standIn(ctx)
 	t.Cleanup(func() {
 		cancel()
 		<-done
 		_ = store.Close()
 	})
-	return env
+	return store
 }
 
 // createNode adds a node object with a GKE machine type label.

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -52,11 +54,19 @@ func run(m *testing.M) int {
 	if err := benchv1.AddToScheme(scheme); err != nil {
 		panic(err)
 	}
+	if err := mpiv2.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	mpiJobCRD, err := util.MPIJobCRD()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{util.CRDDir()},
+		// benchwright's CRDs and the real MPIJob CRD of the pinned mpi-operator.
+		CRDDirectoryPaths:     []string{util.CRDDir(), mpiJobCRD},
 		ErrorIfCRDPathMissing: true,
 	}
-	var err error
 	cfg, err = testEnv.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting envtest: %v\n", err)

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchwright/benchwright/internal/mpi"
+)
+
+func newStepsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "steps FILE",
+		Short: "Run the steps of a launch file in order (the MPI launcher's command)",
+		Long: `Run the command lines of FILE, a launch file (JSON: {"steps": [{"tests": [...],
+"argv": [...]}]}, as benchwright writes for an MPIBenchmark's launcher), one after
+the other, without a shell. Each step's stdout and stderr go to stdout between a
+header and a trailer line:
+
+  ==> benchwright step 1/2: mpirun -np 2 ... osu_latency -m 1:8 <==
+  ==> benchwright step 1/2 exited with code 0 after 12.345s <==
+
+The run stops at the first step that fails and exits with its code (127: the
+program is not on PATH). SIGTERM and SIGINT are passed to the running step; the
+run stops once it ended, with exit code 143 or 130. The file's env is not used:
+the launcher's environment is set where it runs.`,
+		Example: `  benchwright steps /etc/benchwright/launch.json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+			defer signal.Stop(sigs)
+			code, err := runStepsFile(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr(), sigs)
+			if err != nil {
+				return err
+			}
+			if code != 0 {
+				os.Exit(code)
+			}
+			return nil
+		},
+	}
+}
+
+// runStepsFile runs the steps of a launch file and returns the exit code the
+// command ends with.
+func runStepsFile(ctx context.Context, file string, stdout, stderr io.Writer, sigs <-chan os.Signal) (int, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0, err
+	}
+	var l mpi.Launch
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return 0, fmt.Errorf("%s: not a launch file: %w", file, err)
+	}
+	if len(l.Steps) == 0 {
+		return 0, fmt.Errorf("%s: no steps", file)
+	}
+	for i, s := range l.Steps {
+		if len(s.Argv) == 0 {
+			return 0, fmt.Errorf("%s: step %d has no argv", file, i+1)
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := mpi.RunSteps(ctx, l.Steps, stdout, mpi.RunOptions{Signals: sigs})
+	if err != nil {
+		return 0, err
+	}
+	if s, ok := res.Signal.(syscall.Signal); ok {
+		fmt.Fprintf(stderr, "benchwright steps: %v: passed on to the running step; stopped after %d of %d step(s)\n", s, res.Ran, len(l.Steps))
+		return 128 + int(s), nil
+	}
+	return res.ExitCode, nil
+}

@@ -1,0 +1,123 @@
+package mpibenchmark
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
+)
+
+// logGrace is how long the launcher's log may stay unreadable before the
+// benchmark fails with LogsUnavailable.
+const logGrace = 5 * time.Minute
+
+// children are the MPIJobs of a benchmark and the pods the MPI Operator made
+// for them (they carry the templates' labels).
+type children struct {
+	jobs []*mpiv2.MPIJob
+	pods []*corev1.Pod
+}
+
+func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.MPIBenchmark) (*children, error) {
+	sel := client.MatchingLabels(childLabels(b))
+	ns := client.InNamespace(b.Namespace)
+	var jobs mpiv2.MPIJobList
+	if err := r.List(ctx, &jobs, ns, sel); err != nil {
+		return nil, err
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, ns, sel); err != nil {
+		return nil, err
+	}
+	st := &children{}
+	for i := range jobs.Items {
+		if benchrun.OwnedBy(&jobs.Items[i], b) {
+			st.jobs = append(st.jobs, &jobs.Items[i])
+		}
+	}
+	for i := range pods.Items {
+		st.pods = append(st.pods, &pods.Items[i])
+	}
+	return st, nil
+}
+
+// current is the latest attempt of a repetition and its MPIJob (nil, -1 when
+// none exists).
+func (c *children) current(rep int) (int, *mpiv2.MPIJob) {
+	attempt, job := -1, (*mpiv2.MPIJob)(nil)
+	for _, j := range c.jobs {
+		if benchrun.LabelInt(j, benchv1.RepetitionLabel) == rep {
+			if a := benchrun.LabelInt(j, attemptLabel); a > attempt {
+				attempt, job = a, j
+			}
+		}
+	}
+	return attempt, job
+}
+
+// podsOf are the launcher and worker pods of one MPIJob.
+func (c *children) podsOf(j *mpiv2.MPIJob) []*corev1.Pod {
+	rep, attempt := j.Labels[benchv1.RepetitionLabel], j.Labels[attemptLabel]
+	var out []*corev1.Pod
+	for _, p := range c.pods {
+		if p.Labels[benchv1.RepetitionLabel] == rep && p.Labels[attemptLabel] == attempt {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// retries counts the attempts beyond the first over all repetitions.
+func (c *children) retries() int32 {
+	latest := map[int]int{}
+	for _, j := range c.jobs {
+		rep := benchrun.LabelInt(j, benchv1.RepetitionLabel)
+		latest[rep] = max(latest[rep], benchrun.LabelInt(j, attemptLabel))
+	}
+	var n int32
+	for _, a := range latest {
+		n += int32(max(a, 0))
+	}
+	return n
+}
+
+// finishTime is when the launcher's container ended, for samples whose tool
+// prints no time of its own.
+func finishTime(p *corev1.Pod) (t time.Time) {
+	for _, cs := range p.Status.ContainerStatuses {
+		if term := cs.State.Terminated; term != nil && term.FinishedAt.After(t) {
+			t = term.FinishedAt.UTC()
+		}
+	}
+	return t
+}
+
+func attemptNote(attempt int) string {
+	if attempt == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (retry %d)", attempt)
+}
+
+// summaryNote is the headline of an event: latency and peak bandwidth so far.
+func summaryNote(s benchv1.MPISummary) string {
+	var parts []string
+	if s.LatencyMicroseconds != nil {
+		parts = append(parts, fmt.Sprintf("%s us at %d B", strconv.FormatFloat(*s.LatencyMicroseconds, 'g', 4, 64), *s.LatencyMessageSize))
+	}
+	if s.PeakBandwidthMBps != nil {
+		parts = append(parts, fmt.Sprintf("peak %s MB/s", strconv.FormatFloat(*s.PeakBandwidthMBps, 'f', 0, 64)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ") + " (median so far)"
+}

@@ -1,0 +1,122 @@
+package mpibenchmark
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// parsers read each suite's output.
+var parsers = map[benchv1.MPISuite]func([]byte) ([]results.Sample, error){
+	benchv1.SuiteOSU: mpi.ParseOSU,
+	benchv1.SuiteIMB: mpi.ParseIMB,
+	benchv1.SuiteIOR: mpi.ParseIOR,
+}
+
+// parseLauncherLog splits the launcher's log into its steps and parses each
+// with the suite's parser. Every step must have finished with exit code 0 and
+// every test of the spec must have figures: a partial run is never a result.
+func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]results.Sample, error) {
+	steps, err := mpi.SplitSteps(log)
+	if err != nil {
+		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, benchrun.Tail(log)))
+	}
+	parse := parsers[b.Spec.Suite]
+	var samples []results.Sample
+	for i, s := range steps {
+		if i >= len(l.Steps) {
+			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has more steps than the %d it was given", len(l.Steps)))
+		}
+		if s.ExitCode == -1 {
+			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, benchrun.Tail(s.Output)))
+		}
+		if s.ExitCode != 0 {
+			return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("step %d (%s) exited with code %d; %s", s.Index, s.Argv, s.ExitCode, benchrun.Diagnostics(s.Output)))
+		}
+		parsed, err := parse(s.Output)
+		if err != nil {
+			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, benchrun.Tail(s.Output)))
+		}
+		for _, p := range parsed {
+			if slices.Contains(l.Steps[i].Tests, p.Test) {
+				samples = append(samples, p)
+			}
+		}
+	}
+	if len(steps) != len(l.Steps) {
+		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has %d of its %d steps: it was cut short\n%s", len(steps), len(l.Steps), benchrun.Tail(log)))
+	}
+	seen := map[string]bool{}
+	for _, s := range samples {
+		seen[s.Test] = true
+	}
+	for _, t := range b.Spec.Tests {
+		if !seen[t] {
+			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the output has no figures for test %s\n%s", t, benchrun.Tail(log)))
+		}
+	}
+	return samples, nil
+}
+
+// labelSamples completes parsed samples with what the cluster knows.
+func labelSamples(b *benchv1.MPIBenchmark, samples []results.Sample, nodes []results.NodeInfo, rep, attempt int, finished time.Time) {
+	machine := ""
+	if len(nodes) > 0 {
+		machine = nodes[0].MachineType
+	}
+	for i := range samples {
+		s := &samples[i]
+		s.RunUID, s.Kind, s.Namespace, s.Benchmark, s.Repetition = string(b.UID), kind, b.Namespace, b.Name, rep
+		if s.Timestamp.IsZero() {
+			s.Timestamp = finished
+		}
+		if s.Labels == nil {
+			s.Labels = map[string]string{}
+		}
+		s.Labels[results.LabelMachineType] = machine
+		s.Labels[results.LabelMPI] = string(b.Spec.MPI.Implementation)
+		s.Labels[results.LabelAttempt] = strconv.Itoa(attempt)
+		s.Labels["layout"] = describeLayout(b)
+		if b.Spec.Pool != "" {
+			s.Labels[results.LabelPool] = string(b.Spec.Pool)
+		}
+		if b.Spec.Tuning != "" {
+			s.Labels[results.LabelTuning] = string(b.Spec.Tuning)
+		}
+		if c := b.Labels[benchv1.CampaignLabel]; c != "" {
+			s.Labels[results.LabelCampaign] = c
+		}
+		if rep < int(b.Spec.WarmupRepetitions) {
+			s.Labels[results.LabelWarmup] = "true"
+		}
+	}
+}
+
+// workerNodes are the nodes the workers ran on, in worker order.
+func workerNodes(pods []*corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		if p.Labels[roleLabel] == roleWorker && p.Spec.NodeName != "" && !slices.Contains(out, p.Spec.NodeName) {
+			out = append(out, p.Spec.NodeName)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// summarizeOptions group OSU and IMB figures by message size.
+func summarizeOptions(b *benchv1.MPIBenchmark) results.SummarizeOptions {
+	opts := results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)}
+	if b.Spec.Suite != benchv1.SuiteIOR {
+		opts.GroupBy = []string{results.LabelMsgSize}
+	}
+	return opts
+}

@@ -1,0 +1,223 @@
+package mpibenchmark
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/mpi"
+)
+
+const (
+	kind = "MPIBenchmark"
+
+	stepsKey   = "steps.json"
+	stepsDir   = "/etc/benchwright"
+	stepsMount = "steps"
+	dataDir    = "/data"
+	dataVolume = "data"
+
+	launcherContainer = "launcher"
+	workerContainer   = "worker"
+
+	// sshAuthMountPath is where the MPI Operator mounts the SSH keys: the home
+	// of the images' mpiuser, as in the operator's own images.
+	sshAuthMountPath = "/home/mpiuser/.ssh"
+)
+
+// workerArgv runs the SSH server the launcher's mpirun connects to, as the MPI
+// Operator's images do.
+var workerArgv = []string{"/usr/sbin/sshd", "-De", "-f", "/home/mpiuser/.sshd_config"}
+
+// childLabels mark every object a benchmark owns.
+func childLabels(b *benchv1.MPIBenchmark) map[string]string {
+	return map[string]string{benchv1.BenchmarkLabel: benchrun.LabelValue(b.Name), benchv1.KindLabel: kind}
+}
+
+// buildLaunch is what the launcher runs in each repetition.
+func buildLaunch(b *benchv1.MPIBenchmark) (*mpi.Launch, error) {
+	return mpi.BuildLaunch(&b.Spec, mpi.Options{IORDir: dataDir})
+}
+
+// constructConfigMap holds the launcher's steps, so a person can read what ran.
+func constructConfigMap(b *benchv1.MPIBenchmark, l *mpi.Launch) (*corev1.ConfigMap, error) {
+	steps, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: configMapName(b.Name), Namespace: b.Namespace, Labels: childLabels(b)},
+		Data:       map[string]string{stepsKey: string(steps)},
+	}, nil
+}
+
+// jobParams picks one MPIJob.
+type jobParams struct {
+	rep, attempt int
+	image        string
+}
+
+// constructMPIJob is the MPIJob of one attempt of a repetition: one worker
+// per node, the launcher started once every worker is ready, run once
+// (backoffLimit 0): the controller decides what a failure means.
+func constructMPIJob(b *benchv1.MPIBenchmark, l *mpi.Launch, p jobParams) *mpiv2.MPIJob {
+	labels := childLabels(b)
+	labels[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
+	labels[attemptLabel] = strconv.Itoa(p.attempt)
+	deadline := int64((startTimeout(b) + runTimeout(b)).Seconds())
+	impl := mpiv2.MPIImplementation(b.Spec.MPI.Implementation)
+	if impl == "" {
+		impl = mpiv2.MPIImplementationOpenMPI
+	}
+	return &mpiv2.MPIJob{
+		ObjectMeta: metav1.ObjectMeta{Name: mpiJobName(b.Name, p.rep, p.attempt), Namespace: b.Namespace, Labels: labels},
+		Spec: mpiv2.MPIJobSpec{
+			SlotsPerWorker:         ptr.To(max(b.Spec.Layout.RanksPerNode, 1)),
+			LauncherCreationPolicy: mpiv2.LauncherCreationPolicyWaitForWorkersReady,
+			MPIImplementation:      impl,
+			SSHAuthMountPath:       sshAuthMountPath,
+			RunPolicy: mpiv2.RunPolicy{
+				CleanPodPolicy: ptr.To(mpiv2.CleanPodPolicyRunning),
+				BackoffLimit:   ptr.To[int32](0),
+				// A backstop for when the manager is down; the controller
+				// enforces the start and run timeouts with a better message.
+				ActiveDeadlineSeconds: &deadline,
+			},
+			MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
+				mpiv2.MPIReplicaTypeLauncher: {
+					Replicas: ptr.To[int32](1), RestartPolicy: mpiv2.RestartPolicyNever,
+					Template: launcherTemplate(b, l, labels, p.image),
+				},
+				mpiv2.MPIReplicaTypeWorker: {
+					Replicas: ptr.To(b.Spec.Layout.Nodes), RestartPolicy: mpiv2.RestartPolicyNever,
+					Template: workerTemplate(b, labels, p.image),
+				},
+			},
+		},
+	}
+}
+
+// launcherTemplate runs `benchwright steps`: each mpirun of the repetition in
+// order, from the ConfigMap, without a shell.
+func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]string, image string) corev1.PodTemplateSpec {
+	var env []corev1.EnvVar
+	for _, e := range l.Env {
+		env = append(env, corev1.EnvVar{Name: e.Name, Value: e.Value})
+	}
+	spec := basePod(b)
+	spec.Containers = []corev1.Container{{
+		Name: launcherContainer, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         []string{"benchwright", "steps", stepsDir + "/" + stepsKey},
+		Env:             env,
+		VolumeMounts:    []corev1.VolumeMount{{Name: stepsMount, MountPath: stepsDir, ReadOnly: true}},
+		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+	}}
+	spec.Volumes = []corev1.Volume{{Name: stepsMount, VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configMapName(b.Name)}},
+	}}}
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: withRole(labels, roleLauncher)}, Spec: spec}
+}
+
+// workerTemplate runs sshd on each of layout.nodes nodes, one worker per node.
+func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image string) corev1.PodTemplateSpec {
+	spec := basePod(b)
+	worker := corev1.Container{
+		Name: workerContainer, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
+		Command: workerArgv[:1], Args: workerArgv[1:],
+		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+	}
+	if r := b.Spec.MPI.Resources; r != nil {
+		worker.Resources = *r
+	}
+	if ior := b.Spec.IOR; ior != nil {
+		src := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+		if ior.ClaimName != "" {
+			src = corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: ior.ClaimName}}
+		}
+		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: dataVolume, VolumeSource: src})
+		worker.VolumeMounts = append(worker.VolumeMounts, corev1.VolumeMount{Name: dataVolume, MountPath: dataDir})
+	}
+	spec.Containers = []corev1.Container{worker}
+	peers := withRole(labels, roleWorker)
+	spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: peers},
+			TopologyKey:   corev1.LabelHostname,
+		}},
+	}}
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: peers}, Spec: spec}
+}
+
+// basePod is what launcher and workers share: placement on the benchmark's
+// nodes, the node's network when asked, no API credentials.
+func basePod(b *benchv1.MPIBenchmark) corev1.PodSpec {
+	spec := corev1.PodSpec{
+		AutomountServiceAccountToken: ptr.To(false),
+		EnableServiceLinks:           ptr.To(false),
+		SecurityContext:              &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+	}
+	if pool := string(b.Spec.Pool); pool != "" {
+		spec.NodeSelector = map[string]string{benchv1.PoolLabel: pool}
+		spec.Tolerations = []corev1.Toleration{{
+			Key: benchv1.PoolLabel, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule,
+		}}
+	} else {
+		spec.NodeSelector = make(map[string]string, len(b.Spec.NodeSelector))
+		for k, v := range b.Spec.NodeSelector {
+			spec.NodeSelector[k] = v
+		}
+	}
+	spec.Tolerations = append(spec.Tolerations, b.Spec.Tolerations...)
+	if b.Spec.Layout.HostNetwork {
+		spec.HostNetwork = true
+		spec.DNSPolicy = corev1.DNSClusterFirstWithHostNet
+	}
+	return spec
+}
+
+func withRole(labels map[string]string, role string) map[string]string {
+	out := make(map[string]string, len(labels)+1)
+	for k, v := range labels {
+		out[k] = v
+	}
+	out[roleLabel] = role
+	return out
+}
+
+// describeLayout is the Layout column: "2x1 core", "1x2 cpus 0,16".
+func describeLayout(b *benchv1.MPIBenchmark) string {
+	l := b.Spec.Layout
+	binding := "core"
+	if l.CPUBinding != nil {
+		binding = string(l.CPUBinding.Policy)
+		if l.CPUBinding.Policy == benchv1.BindExplicit {
+			binding = "cpus " + joinInts(l.CPUBinding.CPUs)
+		}
+	}
+	s := fmt.Sprintf("%dx%d %s", l.Nodes, max(l.RanksPerNode, 1), binding)
+	if l.HostNetwork {
+		s += " hostNetwork"
+	}
+	if len(s) > 64 {
+		s = s[:61] + "..."
+	}
+	return s
+}
+
+func joinInts(v []int32) string {
+	s := ""
+	for i, c := range v {
+		if i > 0 {
+			s += ","
+		}
+		s += strconv.Itoa(int(c))
+	}
+	return s
+}

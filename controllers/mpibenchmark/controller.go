@@ -1,0 +1,330 @@
+// Package mpibenchmark runs MPIBenchmarks through the MPI Operator: the
+// launcher's steps in a ConfigMap, one kubeflow.org/v2beta1 MPIJob per
+// repetition, the launcher's log parsed into the status and stored, raw and as
+// samples, in the artifact store.
+package mpibenchmark
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// Reconciler reconciles MPIBenchmarks.
+type Reconciler struct {
+	client.Client
+	// APIReader reads around the cache (see benchrun.Kit).
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  record.EventRecorder
+	// Logs reads the launcher's output.
+	Logs benchrun.LogReader
+	// Store keeps raw logs, samples and summaries.
+	Store *artifacts.Store
+	// Images run each MPI implementation when the spec names none.
+	Images map[benchv1.MPIImplementation]string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// errStale stops a reconcile that read an out-of-date benchmark from the cache
+// before it creates anything; staleRetry is when it looks again.
+var errStale = errors.New("the cached benchmark is out of date")
+
+const staleRetry = 200 * time.Millisecond
+
+// +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks/finalizers,verbs=update
+// +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+
+// Reconcile moves a benchmark one step: create what is missing, look at the
+// current repetition's MPIJob, collect it when done, fail with a reason when
+// it cannot succeed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var b benchv1.MPIBenchmark
+	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !b.DeletionTimestamp.IsZero() || benchrun.Finished(&b.Status.BenchmarkStatusCommon) {
+		return ctrl.Result{}, nil
+	}
+	orig := b.Status.DeepCopy()
+	res, err := r.advance(ctx, &b)
+	if errors.Is(err, errStale) {
+		return ctrl.Result{RequeueAfter: staleRetry}, nil
+	}
+	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+		res, err = ctrl.Result{}, r.fail(ctx, &b, oe)
+	}
+	syncDisplay(&b)
+	if !equality.Semantic.DeepEqual(*orig, b.Status) {
+		if uerr := r.Status().Update(ctx, &b); uerr != nil {
+			return ctrl.Result{}, uerr
+		}
+	}
+	return res, err
+}
+
+// advance does the work of one reconcile and returns when to look again.
+func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl.Result, error) {
+	launch, err := buildLaunch(b)
+	if err != nil {
+		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+	}
+	cm, err := constructConfigMap(b, launch)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if _, err := r.kit().CreateOwned(ctx, b, cm); err != nil {
+		return ctrl.Result{}, err
+	}
+	st, err := r.listChildren(ctx, b)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	b.Status.Retries = st.retries()
+	rep := int(b.Status.CompletedRepetitions)
+	attempt, job := st.current(rep)
+	if job == nil {
+		return r.startAttempt(ctx, b, launch, rep, 0)
+	}
+	obs := observe(job, st.podsOf(job))
+	now, total := r.now(), b.Spec.Repetitions
+	switch obs.phase {
+	case phaseStarting:
+		deadline := obs.created.Add(startTimeout(b))
+		if now.After(deadline) {
+			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf(
+				"repetition %d/%d: the MPI workers were not ready within %s (spec.timeouts.start): %s", rep+1, total, startTimeout(b), obs.why))
+		}
+		setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonStarting, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, obs.why))
+		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
+	case phaseRunning:
+		deadline := obs.started.Add(runTimeout(b))
+		if now.After(deadline) {
+			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", rep+1, total, runTimeout(b)))
+		}
+		setCondition(b, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running (MPIJob %s)", rep+1, total, job.Name))
+		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
+	case phaseDeadline:
+		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, obs.why))
+	case phaseFailed:
+		return ctrl.Result{}, r.runFailure(ctx, b, rep, obs)
+	case phaseLost:
+		return r.retry(ctx, b, launch, rep, attempt, obs)
+	}
+	return r.collect(ctx, b, launch, st, job, rep, attempt, obs)
+}
+
+// startAttempt creates the MPIJob of one attempt of a repetition.
+func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep, attempt int) (ctrl.Result, error) {
+	if stale, err := r.kit().Stale(ctx, b); err != nil || stale {
+		return ctrl.Result{}, cmp.Or(err, errStale)
+	}
+	image := b.Spec.MPI.Image
+	if image == "" {
+		image = r.Images[cmp.Or(b.Spec.MPI.Implementation, benchv1.OpenMPI)]
+	}
+	job := constructMPIJob(b, l, jobParams{rep: rep, attempt: attempt, image: image})
+	created, err := r.kit().CreateOwned(ctx, b, job)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if created {
+		r.Recorder.Eventf(b, corev1.EventTypeNormal, "Created", "Created MPIJob %s for repetition %d/%d%s", job.Name, rep+1, b.Spec.Repetitions, attemptNote(attempt))
+	}
+	if b.Status.StartTime == nil {
+		now := benchrun.MetaTime(r.now())
+		b.Status.StartTime = &now
+	}
+	if b.Status.ArtifactURI == "" {
+		b.Status.ArtifactURI = r.run(b).URI()
+	}
+	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonStarting,
+		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, b.Spec.Repetitions, attemptNote(attempt)))
+	return ctrl.Result{RequeueAfter: startTimeout(b) + time.Second}, nil
+}
+
+// collect reads and parses the launcher's log of a finished repetition,
+// stores it, and starts the next repetition or ends the benchmark.
+func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, st *children, job *mpiv2.MPIJob, rep, attempt int, obs observation) (ctrl.Result, error) {
+	pod := obs.launcher
+	raw, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, launcherContainer)
+	if err != nil {
+		if done := job.Status.CompletionTime; done != nil && r.now().Sub(done.Time) > logGrace {
+			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, logGrace, err))
+		}
+		return ctrl.Result{}, err
+	}
+	run := r.run(b)
+	if err := run.PutRawLog(ctx, rep, pod.Name, raw); err != nil {
+		return ctrl.Result{}, err
+	}
+	samples, err := parseLauncherLog(b, l, raw)
+	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+		oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
+		return ctrl.Result{}, oe
+	}
+	var nodes []results.NodeInfo
+	for _, name := range workerNodes(st.podsOf(job)) {
+		n, err := benchrun.NodeInfo(ctx, r.Client, name)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		nodes = append(nodes, n)
+	}
+	labelSamples(b, samples, nodes, rep, attempt, finishTime(pod))
+	summaries, err := run.AddRepetition(ctx, rep, samples, nodes, summarizeOptions(b))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	b.Status.CompletedRepetitions = int32(rep + 1)
+	b.Status.Results = statusResults(b, summaries)
+	b.Status.Summary = summaryOf(b.Status.Results)
+	benchrun.RecordNodes(&b.Status.BenchmarkStatusCommon, nodes)
+	r.Recorder.Eventf(b, corev1.EventTypeNormal, "RepetitionCompleted", "Repetition %d/%d completed%s", rep+1, b.Spec.Repetitions, summaryNote(b.Status.Summary))
+	if b.Status.CompletedRepetitions < b.Spec.Repetitions {
+		return r.startAttempt(ctx, b, l, rep+1, 0)
+	}
+	now := benchrun.MetaTime(r.now())
+	b.Status.CompletionTime = &now
+	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", b.Spec.Repetitions, b.Status.ArtifactURI)
+	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonCompleted, msg)
+	setCondition(b, benchv1.ConditionSucceeded, metav1.ConditionTrue, benchv1.ReasonCompleted, msg)
+	r.Recorder.Event(b, corev1.EventTypeNormal, "Succeeded", msg)
+	return ctrl.Result{}, nil
+}
+
+// runFailure fails the benchmark with what the failed MPI run said, after
+// storing the launcher's log.
+func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, rep int, obs observation) error {
+	said := "(no launcher pod to read)"
+	if pod := obs.launcher; pod != nil {
+		raw, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, launcherContainer)
+		switch {
+		case err != nil:
+			said = fmt.Sprintf("(the launcher's log could not be read: %v)", err)
+		default:
+			if err := r.run(b).PutRawLog(ctx, rep, pod.Name, raw); err != nil {
+				return err
+			}
+			said = failedStep(raw)
+		}
+	}
+	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s; %s", rep+1, b.Spec.Repetitions, obs.why, said))
+}
+
+// failedStep quotes the step that failed, or the whole log's diagnostics.
+func failedStep(raw []byte) string {
+	steps, err := mpi.SplitSteps(raw)
+	if err == nil {
+		for _, s := range steps {
+			if s.ExitCode != 0 {
+				return fmt.Sprintf("step %d (%s) exited with code %d; %s", s.Index, s.Argv, s.ExitCode, benchrun.Diagnostics(s.Output))
+			}
+		}
+	}
+	return benchrun.Diagnostics(raw)
+}
+
+// retry starts the next attempt of a repetition whose pods the cluster took
+// away, until spec.maxRetries is used up.
+func (r *Reconciler) retry(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep, attempt int, obs observation) (ctrl.Result, error) {
+	if attempt >= int(b.Spec.MaxRetries) {
+		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
+			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
+	}
+	r.Recorder.Eventf(b, corev1.EventTypeWarning, benchv1.ReasonEvicted, "Repetition %d/%d lost (%s); retrying (%d of %d)", rep+1, b.Spec.Repetitions, obs.why, attempt+1, b.Spec.MaxRetries)
+	res, err := r.startAttempt(ctx, b, l, rep, attempt+1)
+	if err == nil {
+		b.Status.Retries++
+		setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonEvicted,
+			fmt.Sprintf("repetition %d/%d is starting again (retry %d of %d) after: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
+	}
+	return res, err
+}
+
+// fail ends the benchmark: Failed with the reason; MPIJobs still running are
+// deleted so that they free the nodes.
+func (r *Reconciler) fail(ctx context.Context, b *benchv1.MPIBenchmark, oe *benchrun.Outcome) error {
+	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
+	now := benchrun.MetaTime(r.now())
+	b.Status.CompletionTime = &now
+	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, oe.Reason, "the benchmark failed: see the Failed condition")
+	setCondition(b, benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, oe.Message)
+	r.Recorder.Event(b, corev1.EventTypeWarning, oe.Reason, oe.Message)
+	st, err := r.listChildren(ctx, b)
+	if err != nil {
+		return err
+	}
+	for _, j := range st.jobs {
+		if conditionTrue(j, mpiv2.JobSucceeded) || conditionTrue(j, mpiv2.JobFailed) {
+			continue
+		}
+		if err := r.Delete(ctx, j, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetupWithManager registers the controller: it watches its benchmarks and
+// the MPIJobs they own.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&benchv1.MPIBenchmark{}).
+		Owns(&mpiv2.MPIJob{}).
+		Named("mpibenchmark").
+		Complete(r)
+}
+
+func (r *Reconciler) kit() benchrun.Kit {
+	reader := client.Reader(r.Client)
+	if r.APIReader != nil {
+		reader = r.APIReader
+	}
+	return benchrun.Kit{Client: r.Client, Reader: reader, Scheme: r.Scheme}
+}
+
+// run is the benchmark's place in the artifact store.
+func (r *Reconciler) run(b *benchv1.MPIBenchmark) benchrun.Run {
+	started := r.now()
+	if b.Status.StartTime != nil {
+		started = b.Status.StartTime.Time
+	}
+	return benchrun.Run{
+		Store:    r.Store,
+		Location: artifacts.Location{Namespace: b.Namespace, Kind: kind, Name: b.Name, UID: string(b.UID)},
+		Started:  started, Finished: r.now(),
+	}
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,152 @@
+package mpibenchmark
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
+)
+
+// Default waits, when spec.timeouts does not say.
+const (
+	defaultStartTimeout = 15 * time.Minute
+	defaultRunTimeout   = 2 * time.Hour
+)
+
+func startTimeout(b *benchv1.MPIBenchmark) time.Duration {
+	if t := b.Spec.Timeouts.Start; t != nil && t.Duration > 0 {
+		return t.Duration
+	}
+	return defaultStartTimeout
+}
+
+func runTimeout(b *benchv1.MPIBenchmark) time.Duration {
+	if t := b.Spec.Timeouts.Run; t != nil && t.Duration > 0 {
+		return t.Duration
+	}
+	return defaultRunTimeout
+}
+
+// phase is where one MPIJob stands.
+type phase int
+
+const (
+	// phaseStarting: workers not all ready, or the launcher not started.
+	phaseStarting phase = iota
+	// phaseRunning: the MPI Operator says the job runs.
+	phaseRunning
+	// phaseSucceeded: the launcher finished; its log holds the result.
+	phaseSucceeded
+	// phaseLost: a worker or the launcher was evicted: worth a retry.
+	phaseLost
+	// phaseFailed: the MPI run failed; its failure is the result.
+	phaseFailed
+	// phaseDeadline: the MPIJob's own deadline ended it.
+	phaseDeadline
+)
+
+// observation is what an MPIJob and its pods say.
+type observation struct {
+	phase phase
+	// launcher is the launcher pod, when there is one.
+	launcher *corev1.Pod
+	// why explains every phase but success in words.
+	why string
+	// created is when the MPIJob was created; started when it began running.
+	created, started time.Time
+}
+
+// observe classifies an MPIJob from its conditions, which the MPI Operator
+// keeps, and the pods it made.
+func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
+	o := observation{created: job.CreationTimestamp.Time}
+	var launcher []*corev1.Pod
+	var workers []*corev1.Pod
+	for _, p := range pods {
+		switch p.Labels[roleLabel] {
+		case roleLauncher:
+			launcher = append(launcher, p)
+		case roleWorker:
+			workers = append(workers, p)
+		}
+	}
+	if c := condition(job, mpiv2.JobRunning); c != nil && c.Status == corev1.ConditionTrue {
+		o.started = c.LastTransitionTime.Time
+	}
+	switch {
+	case conditionTrue(job, mpiv2.JobSucceeded):
+		o.phase, o.launcher = phaseSucceeded, inPhase(launcher, corev1.PodSucceeded)
+		if o.launcher == nil {
+			o.phase, o.why = phaseLost, fmt.Sprintf("MPIJob %s succeeded but its launcher pod is gone, and with it the output", job.Name)
+		}
+	case conditionTrue(job, mpiv2.JobFailed):
+		c := condition(job, mpiv2.JobFailed)
+		o.why = fmt.Sprintf("MPIJob %s failed (%s): %s", job.Name, c.Reason, c.Message)
+		o.launcher = inPhase(launcher, corev1.PodFailed)
+		switch {
+		case strings.Contains(c.Reason, "Evicted") || strings.Contains(c.Reason, "Preempt"):
+			o.phase = phaseLost
+		case strings.Contains(c.Reason, "DeadlineExceeded"):
+			o.phase = phaseDeadline
+		default:
+			o.phase = phaseFailed
+		}
+	case !o.started.IsZero():
+		o.phase = phaseRunning
+	default:
+		o.phase, o.why = phaseStarting, whyStarting(job, workers, launcher)
+	}
+	return o
+}
+
+// whyStarting says what the MPIJob waits for.
+func whyStarting(job *mpiv2.MPIJob, workers, launcher []*corev1.Pod) string {
+	var out []string
+	ready := 0
+	for _, w := range workers {
+		if w.Status.Phase == corev1.PodRunning {
+			ready++
+		}
+		out = append(out, benchrun.WhyPending(w)...)
+	}
+	for _, l := range launcher {
+		out = append(out, benchrun.WhyPending(l)...)
+	}
+	want := int32(0)
+	if spec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]; spec != nil && spec.Replicas != nil {
+		want = *spec.Replicas
+	}
+	head := fmt.Sprintf("%d of %d workers running", ready, want)
+	if len(launcher) == 0 {
+		head += ", launcher not created yet"
+	}
+	return strings.Join(append([]string{head}, out...), "; ")
+}
+
+func condition(job *mpiv2.MPIJob, t mpiv2.JobConditionType) *mpiv2.JobCondition {
+	for i := range job.Status.Conditions {
+		if job.Status.Conditions[i].Type == t {
+			return &job.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func conditionTrue(job *mpiv2.MPIJob, t mpiv2.JobConditionType) bool {
+	c := condition(job, t)
+	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+func inPhase(pods []*corev1.Pod, ph corev1.PodPhase) *corev1.Pod {
+	for _, p := range pods {
+		if p.Status.Phase == ph {
+			return p
+		}
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package benchrun
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// WhyPending says why a pod does not run yet, from what the scheduler and
+// the kubelet wrote on it: unschedulable, image pull errors, missing volumes.
+// Nothing for a pod that is not Pending.
+func WhyPending(p *corev1.Pod) []string {
+	if p.Status.Phase != corev1.PodPending {
+		return nil
+	}
+	var out []string
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message != "" {
+			out = append(out, fmt.Sprintf("pod %s is not scheduled: %s", p.Name, c.Message))
+		}
+	}
+	for _, statuses := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range statuses {
+			if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "PodInitializing" {
+				msg := fmt.Sprintf("container %s of pod %s is waiting: %s", cs.Name, p.Name, w.Reason)
+				if w.Message != "" {
+					msg += " (" + w.Message + ")"
+				}
+				out = append(out, msg)
+			}
+		}
+	}
+	return out
+}
+
+// NodeOf is the pod's node, or "(unscheduled)".
+func NodeOf(p *corev1.Pod) string {
+	if p.Spec.NodeName == "" {
+		return "(unscheduled)"
+	}
+	return p.Spec.NodeName
+}

@@ -1,0 +1,85 @@
+package local
+
+import (
+	"cmp"
+	"io"
+	"slices"
+	"strings"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// mainMetrics are, by preference, the metric the table shows for a test:
+// latency for latency tests and collectives, else the (bi)bandwidth; for IOR
+// the bandwidth.
+var mainMetrics = map[benchv1.MPISuite][]string{
+	benchv1.SuiteOSU: {"latency", "bibandwidth", "bandwidth"},
+	benchv1.SuiteIMB: {"latency", "bibandwidth", "bandwidth"},
+	benchv1.SuiteIOR: {"bandwidth", "bandwidth_mean"},
+}
+
+// PrintMPITable writes each test's main metric at every message size as an
+// aligned table; every other figure is in the result files.
+func PrintMPITable(w io.Writer, suite benchv1.MPISuite, summaries []results.Summary) error {
+	metrics := map[string][]string{} // test -> its metrics, in order
+	for _, s := range summaries {
+		if !slices.Contains(metrics[s.Test], s.Metric) {
+			metrics[s.Test] = append(metrics[s.Test], s.Metric)
+		}
+	}
+	rows := [][]string{{"TEST", "METRIC", "MSG_SIZE", "MEDIAN", "MIN", "MAX", "CV", "UNIT"}}
+	for _, s := range summaries {
+		if s.Metric != mainMetric(mainMetrics[suite], metrics[s.Test]) {
+			continue
+		}
+		rows = append(rows, []string{s.Test, s.Metric, cmp.Or(s.Labels[results.LabelMsgSize], "-"),
+			FormatValue(s.Stats.Median), FormatValue(s.Stats.Min), FormatValue(s.Stats.Max), formatCV(s.Stats), s.Unit})
+	}
+	return writeAligned(w, rows, func(col int) bool { return col < 2 || col == 7 })
+}
+
+// mainMetric is the first preferred metric a test has, else its first.
+func mainMetric(preferred, have []string) string {
+	for _, m := range preferred {
+		if slices.Contains(have, m) {
+			return m
+		}
+	}
+	if len(have) == 0 {
+		return ""
+	}
+	return have[0]
+}
+
+// writeAligned writes rows as columns two spaces apart: left-aligned where
+// left says so, right-aligned otherwise.
+func writeAligned(w io.Writer, rows [][]string, left func(col int) bool) error {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-len(c))
+			if left(i) {
+				c += pad
+				if i == len(r)-1 {
+					c = strings.TrimRight(c, " ")
+				}
+			} else {
+				c = pad + c
+			}
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString("  ")
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,129 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/mpi"
+)
+
+// MissingProgramsError names the programs a local MPI run needs that are not
+// on PATH, and what provides them.
+type MissingProgramsError struct {
+	// Programs are the missing programs as the steps name them.
+	Programs []string
+	// Providers says, per group of programs, where to get them.
+	Providers []string
+}
+
+func (e *MissingProgramsError) Error() string {
+	return "programs not installed or not on PATH:\n  " + strings.Join(e.Providers, "\n  ")
+}
+
+// Where the programs of each suite come from. %s is the missing programs.
+const (
+	mpirunProvider = "%s: an MPI's mpirun: sudo apt-get install openmpi-bin (Open MPI) or mpich (MPICH); " +
+		"choose another one with --mpirun, e.g. --mpirun mpirun.mpich"
+	osuProvider = "%s: the OSU micro-benchmarks, https://mvapich.cse.ohio-state.edu/benchmarks/: " +
+		"build them with this MPI's mpicc (./configure CC=mpicc CXX=mpicxx && make) and put the directories " +
+		"holding the programs (mpi/pt2pt, mpi/collective) on PATH"
+	imbProvider = "%s: the Intel MPI Benchmarks, https://github.com/intel/mpi-benchmarks: " +
+		"build with this MPI's mpicc (make IMB-MPI1 CC=mpicc CXX=mpicxx) and put the directory holding IMB-MPI1 on PATH"
+	iorProvider = "%s: IOR, https://github.com/hpc/ior: build with this MPI's mpicc " +
+		"(./bootstrap && ./configure CC=mpicc && make) and put src/ior on PATH"
+)
+
+// benchmarkProgram is the program a step runs under mpirun.
+func benchmarkProgram(suite benchv1.MPISuite, s mpi.Step) (program, provider string) {
+	switch suite {
+	case benchv1.SuiteOSU:
+		return s.Tests[0], osuProvider
+	case benchv1.SuiteIMB:
+		return "IMB-MPI1", imbProvider
+	}
+	return "ior", iorProvider
+}
+
+// checkPrograms finds every step's mpirun and benchmark program on PATH.
+func checkPrograms(suite benchv1.MPISuite, steps []mpi.Step) error {
+	var missing []string
+	byProvider := map[string][]string{}
+	var providers []string
+	need := func(program, provider string) {
+		if _, err := exec.LookPath(program); err == nil || slices.Contains(missing, program) {
+			return
+		}
+		missing = append(missing, program)
+		if _, seen := byProvider[provider]; !seen {
+			providers = append(providers, provider)
+		}
+		byProvider[provider] = append(byProvider[provider], program)
+	}
+	for _, s := range steps {
+		need(s.Argv[0], mpirunProvider)
+		program, provider := benchmarkProgram(suite, s)
+		if !slices.Contains(s.Argv[1:], program) {
+			return fmt.Errorf("internal error: step %v does not run %s", s.Argv, program)
+		}
+		need(program, provider)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	e := &MissingProgramsError{Programs: missing}
+	for _, p := range providers {
+		e.Providers = append(e.Providers, fmt.Sprintf(p, strings.Join(byProvider[p], ", ")))
+	}
+	return e
+}
+
+// checkMPIRun asks mpirun which MPI it is and fails when that is not the
+// spec's: the command line is in the spec's dialect. It returns mpirun's
+// version line for the progress output.
+func checkMPIRun(ctx context.Context, mpirun string, want benchv1.MPIImplementation) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, mpirun, "--version").CombinedOutput()
+	got, version := mpiFlavour(string(out))
+	if got == "" {
+		return mpirun + " (MPI not recognized from --version)", nil
+	}
+	if got != want {
+		return "", fmt.Errorf("the spec's mpi.implementation is %s, but %s is %s (%s): its command line would not fit; "+
+			"choose the %s mpirun with --mpirun%s", want, mpirun, got, version, want, mpirunExample[want])
+	}
+	return mpirun + " (" + version + ")", nil
+}
+
+// mpirunExample names the Debian mpirun of an implementation.
+var mpirunExample = map[benchv1.MPIImplementation]string{
+	benchv1.OpenMPI: ", e.g. --mpirun mpirun.openmpi",
+	benchv1.MPICH:   ", e.g. --mpirun mpirun.mpich",
+}
+
+// mpiFlavour reads mpirun --version: "mpirun (Open MPI) 4.1.4",
+// "mpirun.openmpi (OpenRTE) 4.1.4", "HYDRA build details: Version: 4.0.2"
+// (MPICH), "Intel(R) MPI Library for Linux* OS, Version 2021.6".
+func mpiFlavour(out string) (impl benchv1.MPIImplementation, version string) {
+	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	switch {
+	case strings.Contains(out, "Intel(R) MPI Library"):
+		return benchv1.IntelMPI, strings.TrimSpace(first)
+	case strings.Contains(first, "(Open MPI)") || strings.Contains(first, "(OpenRTE)"):
+		f := strings.Fields(first)
+		return benchv1.OpenMPI, "Open MPI " + f[len(f)-1]
+	case strings.Contains(out, "HYDRA build details"):
+		for line := range strings.Lines(out) {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Version:"); ok {
+				return benchv1.MPICH, "MPICH " + strings.TrimSpace(v)
+			}
+		}
+		return benchv1.MPICH, "MPICH"
+	}
+	return "", ""
+}

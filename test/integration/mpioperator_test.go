@@ -1,0 +1,169 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// fakeMPIOperator stands in for the MPI Operator and the kubelet, which
+// envtest does not have: for each MPIJob in its namespace it creates the
+// worker pods and the launcher pod from the MPIJob's templates, as the
+// operator does, and writes their status and the MPIJob's conditions. The
+// launcher's log is what the test's script says the launcher printed.
+type fakeMPIOperator struct {
+	t         *testing.T
+	namespace string
+	// script decides each MPIJob's fate and its launcher's log.
+	script func(job *mpiv2.MPIJob) mpiFate
+
+	mu   sync.Mutex
+	logs map[string][]byte // launcher pod name -> log
+	seen map[string]bool
+}
+
+// mpiFate is how an MPIJob ends.
+type mpiFate struct {
+	// pending leaves the workers unscheduled with this message.
+	pending string
+	// failReason fails the MPIJob with this reason (MPIJobEvicted,
+	// BackoffLimitExceeded/...); the launcher pod fails too unless evicted.
+	failReason, failMessage string
+	// log is the launcher's output.
+	log []byte
+}
+
+func newFakeMPIOperator(t *testing.T, namespace string, script func(*mpiv2.MPIJob) mpiFate) *fakeMPIOperator {
+	return &fakeMPIOperator{t: t, namespace: namespace, script: script, logs: map[string][]byte{}, seen: map[string]bool{}}
+}
+
+// ReadLog serves the launcher's log, like the API server's pods/log.
+func (o *fakeMPIOperator) ReadLog(_ context.Context, namespace, pod, container string) ([]byte, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out, ok := o.logs[pod]
+	if !ok || namespace != o.namespace || container != "launcher" {
+		return nil, fmt.Errorf("pods %q not found or container %q has no log", pod, container)
+	}
+	return out, nil
+}
+
+func (o *fakeMPIOperator) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		var jobs mpiv2.MPIJobList
+		if err := k8sClient.List(ctx, &jobs, client.InNamespace(o.namespace)); err == nil {
+			for i := range jobs.Items {
+				if j := &jobs.Items[i]; !o.seen[j.Name] && j.DeletionTimestamp.IsZero() {
+					o.seen[j.Name] = true
+					go o.handle(ctx, j)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
+	fate := o.script(job)
+	now := metav1.Now()
+	workers := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]
+	for i := range int(*workers.Replicas) {
+		node := ""
+		if fate.pending == "" {
+			node = fmt.Sprintf("node-%c", 'a'+i)
+		}
+		pod := o.pod(ctx, job, workers.Template, fmt.Sprintf("%s-worker-%d", job.Name, i), node)
+		if pod == nil {
+			return
+		}
+		if fate.pending != "" {
+			pod.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+				Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: fate.pending, LastTransitionTime: now,
+			}}}
+		} else {
+			pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &now}
+		}
+		o.report(ctx, "worker status: %v", k8sClient.Status().Update(ctx, pod))
+	}
+	job.Status.Conditions = []mpiv2.JobCondition{cond(mpiv2.JobCreated, "MPIJobCreated", now)}
+	job.Status.StartTime = &now
+	if fate.pending != "" {
+		o.report(ctx, "MPIJob status: %v", k8sClient.Status().Update(ctx, job))
+		return
+	}
+	// Workers ready: the launcher starts (launcherCreationPolicy: WaitForWorkersReady).
+	launcherSpec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher]
+	launcher := o.pod(ctx, job, launcherSpec.Template, job.Name+"-launcher-"+"x7k2p", "node-a")
+	if launcher == nil {
+		return
+	}
+	o.mu.Lock()
+	o.logs[launcher.Name] = fate.log
+	o.mu.Unlock()
+	job.Status.Conditions = append(job.Status.Conditions, cond(mpiv2.JobRunning, "MPIJobRunning", now))
+	o.report(ctx, "MPIJob running: %v", k8sClient.Status().Update(ctx, job))
+
+	end := metav1.Now()
+	code, phase := int32(0), corev1.PodSucceeded
+	if fate.failReason != "" {
+		code, phase = 1, corev1.PodFailed
+	}
+	launcher.Status = corev1.PodStatus{Phase: phase, StartTime: &now, ContainerStatuses: []corev1.ContainerStatus{{
+		Name: "launcher", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: now, FinishedAt: end}},
+	}}}
+	o.report(ctx, "launcher status: %v", k8sClient.Status().Update(ctx, launcher))
+	running := job.Status.Conditions[1]
+	running.Status = corev1.ConditionFalse
+	job.Status.Conditions[1] = running
+	if fate.failReason != "" {
+		job.Status.Conditions = append(job.Status.Conditions, mpiv2.JobCondition{Type: mpiv2.JobFailed, Status: corev1.ConditionTrue,
+			Reason: fate.failReason, Message: fate.failMessage, LastTransitionTime: end, LastUpdateTime: end})
+	} else {
+		job.Status.Conditions = append(job.Status.Conditions, cond(mpiv2.JobSucceeded, "MPIJobSucceeded", end))
+		job.Status.CompletionTime = &end
+	}
+	o.report(ctx, "MPIJob finished: %v", k8sClient.Status().Update(ctx, job))
+}
+
+// pod creates one pod from a replica template, labelled as the operator labels it.
+func (o *fakeMPIOperator) pod(ctx context.Context, job *mpiv2.MPIJob, tmpl corev1.PodTemplateSpec, name, node string) *corev1.Pod {
+	labels := map[string]string{mpiv2.JobNameLabel: job.Name, mpiv2.OperatorNameLabel: "mpi-operator"}
+	for k, v := range tmpl.Labels {
+		labels[k] = v
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: job.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, mpiv2.SchemeGroupVersionKind)}},
+		Spec: *tmpl.Spec.DeepCopy(),
+	}
+	pod.Spec.NodeName = node
+	if len(pod.Spec.Containers) > 0 && pod.Spec.Containers[0].Image == "" {
+		pod.Spec.Containers[0].Image = "unset"
+	}
+	if err := k8sClient.Create(ctx, pod); err != nil {
+		o.report(ctx, "creating pod %s: %v", name, err)
+		return nil
+	}
+	return pod
+}
+
+func cond(t mpiv2.JobConditionType, reason string, at metav1.Time) mpiv2.JobCondition {
+	return mpiv2.JobCondition{Type: t, Status: corev1.ConditionTrue, Reason: reason, LastTransitionTime: at, LastUpdateTime: at}
+}
+
+func (o *fakeMPIOperator) report(ctx context.Context, format string, args ...any) {
+	if err, _ := args[len(args)-1].(error); err == nil || ctx.Err() != nil {
+		return
+	}
+	o.t.Errorf("fake MPI Operator: "+format, args...)
+}
