@@ -16,6 +16,9 @@ import (
 type Step struct {
 	// Tests are the spec's tests this step measures.
 	Tests []string `json:"tests"`
+	// Program is the benchmark program mpirun starts: an OSU binary (named
+	// like the test), IMB-MPI1 or ior.
+	Program string `json:"program"`
 	// Argv is the whole command line.
 	Argv []string `json:"argv"`
 }
@@ -58,20 +61,20 @@ func BuildLaunch(spec *benchv1.MPIBenchmarkSpec, opts Options) (*Launch, error) 
 	switch spec.Suite {
 	case benchv1.SuiteOSU:
 		for _, t := range spec.Tests {
-			l.Steps = append(l.Steps, Step{Tests: []string{t}, Argv: concat(prefix, osuArgs(spec, t))})
+			l.Steps = append(l.Steps, Step{Tests: []string{t}, Program: t, Argv: concat(prefix, osuArgs(spec, t))})
 		}
 	case benchv1.SuiteIMB:
 		args, err := imbArgs(spec)
 		if err != nil {
 			return nil, err
 		}
-		l.Steps = []Step{{Tests: slices.Clone(spec.Tests), Argv: concat(prefix, args)}}
+		l.Steps = []Step{{Tests: slices.Clone(spec.Tests), Program: imbBinary, Argv: concat(prefix, args)}}
 	case benchv1.SuiteIOR:
 		args, err := iorArgs(spec, opts)
 		if err != nil {
 			return nil, err
 		}
-		l.Steps = []Step{{Tests: slices.Clone(spec.Tests), Argv: concat(prefix, args)}}
+		l.Steps = []Step{{Tests: slices.Clone(spec.Tests), Program: iorBinary, Argv: concat(prefix, args)}}
 	default:
 		return nil, fmt.Errorf("unknown suite %q: use osu, imb or ior", spec.Suite)
 	}
