@@ -8,6 +8,7 @@ import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -30,6 +31,11 @@ const (
 	// sshAuthMountPath is where the MPI Operator mounts the SSH keys: the home
 	// of the images' mpiuser, as in the operator's own images.
 	sshAuthMountPath = "/home/mpiuser/.ssh"
+	// sshPort is where the images' sshd listens (the operator's images use
+	// 2222 too, which leaves the node's 22 free under hostNetwork).
+	sshPort = 2222
+
+	shmVolume = "dshm"
 )
 
 // workerArgv runs the SSH server the launcher's mpirun connects to, as the MPI
@@ -136,6 +142,18 @@ func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image str
 	if r := b.Spec.MPI.Resources; r != nil {
 		worker.Resources = *r
 	}
+	// Ready once sshd accepts connections: the launcher starts only then
+	// (WaitForWorkersReady), so its first ssh does not race the server.
+	worker.ReadinessProbe = &corev1.Probe{
+		ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(sshPort)}},
+		PeriodSeconds: 2,
+	}
+	// Ranks on one node talk through shared memory in /dev/shm, which a
+	// container caps at 64 MiB: large on-node messages would fail or slow.
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: shmVolume, VolumeSource: corev1.VolumeSource{
+		EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory},
+	}})
+	worker.VolumeMounts = append(worker.VolumeMounts, corev1.VolumeMount{Name: shmVolume, MountPath: "/dev/shm"})
 	if ior := b.Spec.IOR; ior != nil {
 		src := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
 		if ior.ClaimName != "" {
