@@ -12,25 +12,11 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
-// Default waits, when spec.timeouts does not say.
-const (
-	defaultStartTimeout = 15 * time.Minute
-	defaultRunTimeout   = 2 * time.Hour
-)
-
 func startTimeout(b *benchv1.MPIBenchmark) time.Duration {
-	if t := b.Spec.Timeouts.Start; t != nil && t.Duration > 0 {
-		return t.Duration
-	}
-	return defaultStartTimeout
+	return benchrun.StartTimeout(b.Spec.Timeouts)
 }
 
-func runTimeout(b *benchv1.MPIBenchmark) time.Duration {
-	if t := b.Spec.Timeouts.Run; t != nil && t.Duration > 0 {
-		return t.Duration
-	}
-	return defaultRunTimeout
-}
+func runTimeout(b *benchv1.MPIBenchmark) time.Duration { return benchrun.RunTimeout(b.Spec.Timeouts) }
 
 // phase is where one MPIJob stands.
 type phase int

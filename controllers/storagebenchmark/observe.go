@@ -14,24 +14,12 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
-// Default waits, when spec.timeouts does not say.
-const (
-	defaultStartTimeout = 15 * time.Minute
-	defaultRunTimeout   = 2 * time.Hour
-)
-
 func startTimeout(b *benchv1.StorageBenchmark) time.Duration {
-	if t := b.Spec.Timeouts.Start; t != nil && t.Duration > 0 {
-		return t.Duration
-	}
-	return defaultStartTimeout
+	return benchrun.StartTimeout(b.Spec.Timeouts)
 }
 
 func runTimeout(b *benchv1.StorageBenchmark) time.Duration {
-	if t := b.Spec.Timeouts.Run; t != nil && t.Duration > 0 {
-		return t.Duration
-	}
-	return defaultRunTimeout
+	return benchrun.RunTimeout(b.Spec.Timeouts)
 }
 
 // phase is where one attempt of a repetition stands, over all its node slots.
