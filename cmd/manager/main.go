@@ -54,7 +54,7 @@ func run() int {
 	flag.StringVar(&cfg.fioImage, "fio-image", defaultFioImage, "image that runs fio and dd when a StorageBenchmark names none")
 	cfg.mpiImages = map[benchv1.MPIImplementation]*string{
 		benchv1.OpenMPI:  flag.String("mpi-openmpi-image", defaultImageRepo+"mpi-openmpi"+defaultImageTag, "image of MPIBenchmarks with OpenMPI that name none (OSU, IMB, IOR, sshd, benchwright)"),
-		benchv1.IntelMPI: flag.String("mpi-intel-image", defaultImageRepo+"mpi-intel"+defaultImageTag, "image of MPIBenchmarks with Intel MPI that name none (IMB, sshd, benchwright)"),
+		benchv1.IntelMPI: flag.String("mpi-intel-image", defaultImageRepo+"mpi-intel"+defaultImageTag, "image of MPIBenchmarks with Intel MPI that name none (OSU, IMB, sshd, benchwright)"),
 		benchv1.MPICH:    flag.String("mpi-mpich-image", defaultImageRepo+"mpi-mpich"+defaultImageTag, "image of MPIBenchmarks with MPICH that name none (OSU, IMB, IOR, sshd, benchwright)"),
 	}
 	opts := zap.Options{}
