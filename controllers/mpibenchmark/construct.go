@@ -140,7 +140,7 @@ func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image str
 		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
 	}
 	if r := b.Spec.MPI.Resources; r != nil {
-		worker.Resources = *r
+		worker.Resources = *r.DeepCopy()
 	}
 	// Ready once sshd accepts connections: the launcher starts only then
 	// (WaitForWorkersReady), so its first ssh does not race the server.

@@ -18,6 +18,10 @@ const (
 	roleWorker   = "worker"
 )
 
+// maxMPIJobName leaves room for the MPI Operator's worker hostnames,
+// "<mpijob>-worker-<i>" with i up to 1023, within a DNS label's 63 characters.
+const maxMPIJobName = 63 - len("-worker-1023")
+
 // mpiJobName names the MPIJob of one attempt of a repetition: "<name>-r<rep>",
 // then "-a<attempt>" on retries. The MPI Operator names the launcher Job
 // "<mpijob>-launcher" and the workers "<mpijob>-worker-<i>".
@@ -26,7 +30,7 @@ func mpiJobName(bench string, rep, attempt int) string {
 	if attempt > 0 {
 		suffix += "-a" + strconv.Itoa(attempt)
 	}
-	return benchrun.ChildName(bench, suffix)
+	return benchrun.ShortName(bench, suffix, maxMPIJobName)
 }
 
 // configMapName names the ConfigMap that holds the launcher's steps.

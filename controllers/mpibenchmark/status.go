@@ -1,6 +1,7 @@
 package mpibenchmark
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -73,7 +75,7 @@ func pointSize(b *benchv1.MPIBenchmark, s results.Summary) int64 {
 		return v
 	}
 	if b.Spec.IOR != nil {
-		return byteCount(b.Spec.IOR.TransferSize)
+		return byteCount(cmp.Or(b.Spec.IOR.TransferSize, mpi.DefaultIORTransferSize))
 	}
 	return 0
 }

@@ -16,6 +16,10 @@ const maxLabelValue = 63
 // two long benchmark names never share children.
 func ChildName(base, suffix string) string { return shorten(base, suffix, MaxChildName) }
 
+// ShortName is base + suffix within limit characters, shortened like
+// ChildName, for children whose own children add longer suffixes.
+func ShortName(base, suffix string, limit int) string { return shorten(base, suffix, limit) }
+
 // LabelValue is a benchmark's name as a label value: names may have 253
 // characters, label values 63.
 func LabelValue(name string) string { return shorten(name, "", maxLabelValue) }

@@ -43,8 +43,12 @@ type Options struct {
 // Default values the spec leaves open.
 const (
 	defaultIORDir = "/data"
-	imbBinary     = "IMB-MPI1"
-	iorBinary     = "ior"
+	// DefaultIORTransferSize and DefaultIORBlockSize are IOR's -t and -b when
+	// the spec leaves them open.
+	DefaultIORTransferSize = "1m"
+	DefaultIORBlockSize    = "16m"
+	imbBinary              = "IMB-MPI1"
+	iorBinary              = "ior"
 )
 
 // BuildLaunch turns a spec into the launcher's steps: one mpirun per OSU test,
@@ -166,7 +170,7 @@ func iorArgs(spec *benchv1.MPIBenchmarkSpec, opts Options) ([]string, error) {
 		return nil, fmt.Errorf("IOR directory %q is not absolute", dir)
 	}
 	args := []string{iorBinary, "-a", string(cmp.Or(s.API, "POSIX")),
-		"-t", cmp.Or(s.TransferSize, "1m"), "-b", cmp.Or(s.BlockSize, "16m"),
+		"-t", cmp.Or(s.TransferSize, DefaultIORTransferSize), "-b", cmp.Or(s.BlockSize, DefaultIORBlockSize),
 		"-s", strconv.Itoa(int(max(s.Segments, 1))), "-i", "1"}
 	write, read := slices.Contains(spec.Tests, "write"), slices.Contains(spec.Tests, "read")
 	// A read needs the file: it is written first even when only reads count.

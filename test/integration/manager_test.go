@@ -114,14 +114,14 @@ func TestConfigManifestsAreAccepted(t *testing.T) {
 	}
 }
 
-func ensureNamespace(ctx context.Context, t *testing.T, name string) {
-	t.Helper()
+func ensureNamespace(ctx context.Context, tb testing.TB, name string) {
+	tb.Helper()
 	ns := &unstructured.Unstructured{}
 	ns.SetAPIVersion("v1")
 	ns.SetKind("Namespace")
 	ns.SetName(name)
 	if err := k8sClient.Create(ctx, ns); err != nil && !strings.Contains(err.Error(), "already exists") {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 

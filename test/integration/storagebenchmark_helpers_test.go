@@ -68,26 +68,26 @@ func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet))
 var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
 
 // testNamespace creates a namespace named after the test.
-func testNamespace(t *testing.T, prefix string) string {
-	t.Helper()
-	ns := prefix + notDNS.ReplaceAllString(strings.ToLower(t.Name()), "-")
+func testNamespace(tb testing.TB, prefix string) string {
+	tb.Helper()
+	ns := prefix + notDNS.ReplaceAllString(strings.ToLower(tb.Name()), "-")
 	if len(ns) > 63 {
 		ns = ns[:63]
 	}
 	ns = strings.TrimRight(ns, "-")
-	ensureNamespace(context.Background(), t, ns)
+	ensureNamespace(context.Background(), tb, ns)
 	return ns
 }
 
 // startController runs a controller in a manager of its own, scoped to one
 // namespace, with a file:// artifact store, and a stand-in for the cluster
 // components envtest lacks; all stop when the test ends.
-func startController(t *testing.T, ns string, setup func(ctrl.Manager, *artifacts.Store) error, standIn func(context.Context)) *artifacts.Store {
-	t.Helper()
+func startController(tb testing.TB, ns string, setup func(ctrl.Manager, *artifacts.Store) error, standIn func(context.Context)) *artifacts.Store {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	store, err := artifacts.Open(ctx, "file://"+t.TempDir())
+	store, err := artifacts.Open(ctx, "file://"+tb.TempDir())
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -97,20 +97,20 @@ func startController(t *testing.T, ns string, setup func(ctrl.Manager, *artifact
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := setup(mgr, store); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
+			tb.Errorf("manager: %v", err)
 		}
 	}()
 	go standIn(ctx)
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		cancel()
 		<-done
 		_ = store.Close()

@@ -9,16 +9,11 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -26,7 +21,8 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 )
 
-// latencyBenchmarks is how many StorageBenchmarks one iteration creates.
+// latencyBenchmarks is how many benchmarks one iteration of a creation
+// latency benchmark creates.
 const latencyBenchmarks = 100
 
 // latencyFio is a small emptyDir fio benchmark; its Jobs are never run.
@@ -46,27 +42,61 @@ fio:
 // benchmarks created one after the other. Nothing runs the Jobs: there is no
 // fake kubelet, so each stays as created.
 func BenchmarkStorageBenchmarkCreationToJob(b *testing.B) {
-	ctx := context.Background()
-	ns := startJobsOnlyController(b)
-	wc, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
 	var spec benchv1.StorageBenchmarkSpec
 	if err := yaml.UnmarshalStrict([]byte(latencyFio), &spec); err != nil {
 		b.Fatal(err)
 	}
+	ns := latencyNamespace(b, "sb-lat-")
+	startController(b, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
+		return (&storagebenchmark.Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
+			Recorder: mgr.GetEventRecorderFor("storagebenchmark-controller"),
+			Logs:     noLogs{}, Store: store, Image: "registry.example/fio:test",
+		}).SetupWithManager(mgr)
+	}, noStandIn)
+	benchCreationToChild(b, creationLatency{
+		ns: ns, child: "Job",
+		children: func() client.ObjectList { return &batchv1.JobList{} },
+		benchmark: func(name string) client.Object {
+			return &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: *spec.DeepCopy()}
+		},
+	})
+}
+
+// creationLatency is what a creation latency benchmark creates and what it
+// waits for.
+type creationLatency struct {
+	// ns is the namespace of the benchmarks, where a controller runs.
+	ns string
+	// child names the kind of the children, for messages.
+	child string
+	// children is an empty list of the children's kind, to watch.
+	children func() client.ObjectList
+	// benchmark is a new benchmark named name in ns.
+	benchmark func(name string) client.Object
+}
+
+// benchCreationToChild creates, one after the other, one benchmark not counted
+// then latencyBenchmarks per iteration, and reports the percentiles of the
+// time from each creation to its first child.
+func benchCreationToChild(b *testing.B, c creationLatency) {
+	b.Helper()
+	ctx := context.Background()
+	wc, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
 
 	// A first benchmark, not counted, waits out the manager's start: its caches
-	// and workers are up once it has a Job.
-	creationToJob(ctx, b, wc, ns, "lat-warmup", spec)
+	// and workers are up once it has a child.
+	creationToChild(ctx, b, wc, c, "lat-warmup")
 
 	var lat []time.Duration
 	b.ResetTimer()
 	for n := range b.N {
 		for i := range latencyBenchmarks {
 			name := fmt.Sprintf("lat-%d-%03d", n, i)
-			lat = append(lat, creationToJob(ctx, b, wc, ns, name, spec))
+			lat = append(lat, creationToChild(ctx, b, wc, c, name))
 		}
 	}
 	b.StopTimer()
@@ -77,43 +107,44 @@ func BenchmarkStorageBenchmarkCreationToJob(b *testing.B) {
 	b.ReportMetric(p50, "p50-ms")
 	b.ReportMetric(p99, "p99-ms")
 	b.ReportMetric(worst, "max-ms")
-	b.Logf("creation->Job over %d: p50 %.1f ms, p99 %.1f ms, max %.1f ms", len(lat), p50, p99, worst)
+	b.Logf("creation->%s over %d: p50 %.1f ms, p99 %.1f ms, max %.1f ms", c.child, len(lat), p50, p99, worst)
 }
 
-// creationToJob creates one benchmark and returns the time from just before
-// the create call until a watch, opened beforehand, delivers its first Job.
-func creationToJob(ctx context.Context, b *testing.B, wc client.WithWatch, ns, name string, spec benchv1.StorageBenchmarkSpec) time.Duration {
-	b.Helper()
+// creationToChild creates one benchmark and returns the time from just before
+// the create call until a watch, opened beforehand, delivers its first child.
+func creationToChild(ctx context.Context, tb testing.TB, wc client.WithWatch, c creationLatency, name string) time.Duration {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	w, err := wc.Watch(ctx, &batchv1.JobList{}, client.InNamespace(ns),
+	w, err := wc.Watch(ctx, c.children(), client.InNamespace(c.ns),
 		client.MatchingLabels{benchv1.BenchmarkLabel: name})
 	if err != nil {
-		b.Fatalf("watching the Jobs of %s: %v", name, err)
+		tb.Fatalf("watching the %ss of %s: %v", c.child, name, err)
 	}
 	defer w.Stop()
 
-	sb := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: *spec.DeepCopy()}
+	obj := c.benchmark(name)
 	start := time.Now()
-	if err := k8sClient.Create(ctx, sb); err != nil {
-		b.Fatalf("creating %s: %v", name, err)
+	if err := k8sClient.Create(ctx, obj); err != nil {
+		tb.Fatalf("creating %s: %v", name, err)
 	}
 	for {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				b.Fatalf("the watch on the Jobs of %s closed before one appeared", name)
+				tb.Fatalf("the watch on the %ss of %s closed before one appeared", c.child, name)
 			}
 			switch ev.Type {
 			case watch.Added, watch.Modified:
-				if _, isJob := ev.Object.(*batchv1.Job); isJob {
+				// A child, not a *metav1.Status.
+				if _, isChild := ev.Object.(client.Object); isChild {
 					return time.Since(start)
 				}
 			case watch.Error:
-				b.Fatalf("watching the Jobs of %s: %v", name, ev.Object)
+				tb.Fatalf("watching the %ss of %s: %v", c.child, name, ev.Object)
 			}
 		case <-ctx.Done():
-			b.Fatalf("no Job for %s within 30s", name)
+			tb.Fatalf("no %s for %s within 30s", c.child, name)
 		}
 	}
 }
@@ -124,56 +155,18 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-// startJobsOnlyController is newStorageEnv without the fake kubelet: the
-// StorageBenchmark controller in a manager of its own, scoped to a new
-// namespace, whose Jobs nothing runs. It returns the namespace.
-func startJobsOnlyController(tb testing.TB) string {
+// latencyNamespace is testNamespace with a random part after the prefix:
+// the testing package calls a benchmark function more than once (b.N 1, then
+// the b.N it settles on), and each call needs a namespace of its own, as the
+// benchmarks' names repeat and a new manager would otherwise find the last
+// call's benchmarks.
+func latencyNamespace(tb testing.TB, prefix string) string {
 	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ns := "sb-latency-" + rand.String(5)
-	if err := k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		cancel()
-		tb.Fatal(err)
-	}
-	store, err := artifacts.Open(ctx, "file://"+tb.TempDir())
-	if err != nil {
-		cancel()
-		tb.Fatal(err)
-	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		cancel()
-		tb.Fatal(err)
-	}
-	r := &storagebenchmark.Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorderFor("storagebenchmark-controller"),
-		Logs:     noLogs{}, Store: store, Image: "registry.example/fio:test",
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		cancel()
-		tb.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			tb.Errorf("manager: %v", err)
-		}
-	}()
-	tb.Cleanup(func() {
-		cancel()
-		<-done
-		_ = store.Close()
-	})
-	return ns
+	return testNamespace(tb, prefix+rand.String(5)+"-")
 }
+
+// noStandIn is the stand-in of a controller whose children nothing runs.
+func noStandIn(context.Context) {}
 
 // noLogs is the LogReader of a controller whose pods never run.
 type noLogs struct{}

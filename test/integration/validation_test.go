@@ -134,6 +134,13 @@ dd: {tests: [{name: r, operation: read, count: 10, oflag: direct}]}`, "oflag app
 nodeSelector: {a: b}
 volumes: {emptyDir: {}}
 dd: {tests: [{name: w, operation: write, count: 10, iflag: direct}]}`, "iflag applies to read tests; use oflag for writes"},
+	{"ior on several nodes without a shared volume", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: ior
+tests: [write, read]
+layout: {nodes: 4, ranksPerNode: 8}
+mpi: {implementation: OpenMPI}
+ior: {filePerProcess: true}`, "IOR on several nodes needs ior.claimName"},
 	{"imb with warm-up iterations", "MPIBenchmark", `
 nodeSelector: {a: b}
 suite: imb

@@ -1,0 +1,238 @@
+package mpibenchmark
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+var (
+	jobCreated = time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
+	jobStarted = time.Date(2025, 3, 4, 10, 1, 30, 0, time.UTC)
+)
+
+// mpiJob is MPIJob lat-r0 with two workers, created at jobCreated, with the
+// given conditions.
+func mpiJob(conds ...mpiv2.JobCondition) *mpiv2.MPIJob {
+	return &mpiv2.MPIJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "lat-r0", Namespace: "hpc", CreationTimestamp: metav1.NewTime(jobCreated)},
+		Spec: mpiv2.MPIJobSpec{MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
+			mpiv2.MPIReplicaTypeLauncher: {Replicas: ptr.To[int32](1)},
+			mpiv2.MPIReplicaTypeWorker:   {Replicas: ptr.To[int32](2)},
+		}},
+		Status: mpiv2.JobStatus{Conditions: conds},
+	}
+}
+
+func cond(typ mpiv2.JobConditionType, status corev1.ConditionStatus, reason, message string) mpiv2.JobCondition {
+	return mpiv2.JobCondition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(jobStarted)}
+}
+
+var (
+	running   = cond(mpiv2.JobRunning, corev1.ConditionTrue, "MPIJobRunning", "MPIJob hpc/lat-r0 is running.")
+	succeeded = cond(mpiv2.JobSucceeded, corev1.ConditionTrue, "MPIJobSucceeded", "MPIJob hpc/lat-r0 successfully completed.")
+)
+
+func failed(reason, message string) mpiv2.JobCondition {
+	return cond(mpiv2.JobFailed, corev1.ConditionTrue, reason, message)
+}
+
+// pod is a pod of MPIJob lat-r0 with a role label and a phase; mods add to it.
+func pod(name, role string, phase corev1.PodPhase, mods ...func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "hpc", Labels: map[string]string{roleLabel: role}},
+		Status:     corev1.PodStatus{Phase: phase},
+	}
+	for _, m := range mods {
+		m(p)
+	}
+	return p
+}
+
+func unschedulable(msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg,
+		})
+	}
+}
+
+func waiting(container, reason, msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
+			Name: container, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}},
+		})
+	}
+}
+
+func TestObserve(t *testing.T) {
+	launcherOK := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodSucceeded)
+	launcherFailed := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodFailed)
+	launcherRunning := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodRunning)
+	worker0 := pod("lat-r0-worker-0", roleWorker, corev1.PodRunning)
+	worker1 := pod("lat-r0-worker-1", roleWorker, corev1.PodRunning)
+	tests := []struct {
+		name string
+		job  *mpiv2.MPIJob
+		pods []*corev1.Pod
+		want observation
+	}{
+		{
+			name: "new MPIJob without pods",
+			job:  mpiJob(),
+			want: observation{phase: phaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
+		},
+		{
+			name: "a worker cannot be scheduled, another pulls its image",
+			job:  mpiJob(),
+			pods: []*corev1.Pod{
+				pod("lat-r0-worker-0", roleWorker, corev1.PodPending, unschedulable("0/3 nodes are available: 3 Insufficient cpu.")),
+				pod("lat-r0-worker-1", roleWorker, corev1.PodPending, waiting("worker", "ErrImagePull", `pull access denied for "mpi:bad"`)),
+			},
+			want: observation{phase: phaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet; " +
+				"pod lat-r0-worker-0 is not scheduled: 0/3 nodes are available: 3 Insufficient cpu.; " +
+				`container worker of pod lat-r0-worker-1 is waiting: ErrImagePull (pull access denied for "mpi:bad")`},
+		},
+		{
+			name: "one worker running, one pending",
+			job:  mpiJob(),
+			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodPending, waiting("worker", "ContainerCreating", ""))},
+			want: observation{phase: phaseStarting, created: jobCreated, why: "1 of 2 workers running, launcher not created yet; " +
+				"container worker of pod lat-r0-worker-1 is waiting: ContainerCreating"},
+		},
+		{
+			name: "workers ready, the launcher pending",
+			job:  mpiJob(),
+			pods: []*corev1.Pod{worker0, worker1, pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodPending, waiting("launcher", "ImagePullBackOff", "Back-off pulling image"))},
+			want: observation{phase: phaseStarting, created: jobCreated, why: "2 of 2 workers running; " +
+				"container launcher of pod lat-r0-launcher-x7k2p is waiting: ImagePullBackOff (Back-off pulling image)"},
+		},
+		{
+			name: "pods of other roles and without a role are not counted",
+			job:  mpiJob(),
+			pods: []*corev1.Pod{pod("other", "tuner", corev1.PodRunning), {ObjectMeta: metav1.ObjectMeta{Name: "bare"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}},
+			want: observation{phase: phaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
+		},
+		{
+			name: "Running False is still starting",
+			job:  mpiJob(cond(mpiv2.JobRunning, corev1.ConditionFalse, "MPIJobSuspended", "suspended")),
+			pods: []*corev1.Pod{worker0, worker1},
+			want: observation{phase: phaseStarting, created: jobCreated, why: "2 of 2 workers running, launcher not created yet"},
+		},
+		{
+			name: "running since the Running condition's transition",
+			job:  mpiJob(cond(mpiv2.JobCreated, corev1.ConditionTrue, "MPIJobCreated", ""), running),
+			pods: []*corev1.Pod{worker0, worker1, launcherRunning},
+			want: observation{phase: phaseRunning, created: jobCreated, started: jobStarted},
+		},
+		{
+			name: "succeeded with its launcher pod",
+			job:  mpiJob(running, succeeded),
+			pods: []*corev1.Pod{worker0, worker1, launcherOK},
+			want: observation{phase: phaseSucceeded, created: jobCreated, started: jobStarted, launcher: launcherOK},
+		},
+		{
+			name: "succeeded: the Succeeded launcher pod, not a failed one",
+			job:  mpiJob(succeeded),
+			pods: []*corev1.Pod{pod("lat-r0-launcher-old", roleLauncher, corev1.PodFailed), launcherOK},
+			want: observation{phase: phaseSucceeded, created: jobCreated, launcher: launcherOK},
+		},
+		{
+			name: "succeeded without a launcher pod: the output is lost",
+			job:  mpiJob(running, succeeded),
+			pods: []*corev1.Pod{worker0, worker1},
+			want: observation{phase: phaseLost, created: jobCreated, started: jobStarted,
+				why: "MPIJob lat-r0 succeeded but its launcher pod is gone, and with it the output"},
+		},
+		{
+			name: "succeeded with only a failed launcher pod: lost",
+			job:  mpiJob(succeeded),
+			pods: []*corev1.Pod{launcherFailed},
+			want: observation{phase: phaseLost, created: jobCreated,
+				why: "MPIJob lat-r0 succeeded but its launcher pod is gone, and with it the output"},
+		},
+		{
+			name: "workers evicted: lost",
+			job:  mpiJob(running, failed("MPIJobEvicted", "1/2 workers are evicted")),
+			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodFailed), launcherRunning},
+			want: observation{phase: phaseLost, created: jobCreated, started: jobStarted,
+				why: "MPIJob lat-r0 failed (MPIJobEvicted): 1/2 workers are evicted"},
+		},
+		{
+			name: "launcher evicted: lost, with the launcher pod",
+			job:  mpiJob(running, failed("BackoffLimitExceeded/Evicted", "Job has reached the specified backoff limit: The node was low on resource: memory.")),
+			pods: []*corev1.Pod{launcherFailed},
+			want: observation{phase: phaseLost, created: jobCreated, started: jobStarted, launcher: launcherFailed,
+				why: "MPIJob lat-r0 failed (BackoffLimitExceeded/Evicted): Job has reached the specified backoff limit: The node was low on resource: memory."},
+		},
+		{
+			name: "launcher preempted: lost",
+			job:  mpiJob(failed("BackoffLimitExceeded/Preempting", "preempted")),
+			want: observation{phase: phaseLost, created: jobCreated, why: "MPIJob lat-r0 failed (BackoffLimitExceeded/Preempting): preempted"},
+		},
+		{
+			name: "the MPIJob's deadline",
+			job:  mpiJob(running, failed("DeadlineExceeded", "Job was active longer than specified deadline")),
+			pods: []*corev1.Pod{launcherFailed},
+			want: observation{phase: phaseDeadline, created: jobCreated, started: jobStarted, launcher: launcherFailed,
+				why: "MPIJob lat-r0 failed (DeadlineExceeded): Job was active longer than specified deadline"},
+		},
+		{
+			name: "the MPI run failed",
+			job:  mpiJob(running, failed("BackoffLimitExceeded/Error", "Job has reached the specified backoff limit: ")),
+			pods: []*corev1.Pod{worker0, worker1, launcherFailed},
+			want: observation{phase: phaseFailed, created: jobCreated, started: jobStarted, launcher: launcherFailed,
+				why: "MPIJob lat-r0 failed (BackoffLimitExceeded/Error): Job has reached the specified backoff limit: "},
+		},
+		{
+			name: "failed without a failed launcher pod",
+			job:  mpiJob(failed("MPIJobFailed", "MPIJob hpc/lat-r0 has failed")),
+			pods: []*corev1.Pod{launcherRunning},
+			want: observation{phase: phaseFailed, created: jobCreated, why: "MPIJob lat-r0 failed (MPIJobFailed): MPIJob hpc/lat-r0 has failed"},
+		},
+		{
+			name: "Failed False is not a failure",
+			job:  mpiJob(running, cond(mpiv2.JobFailed, corev1.ConditionFalse, "MPIJobEvicted", "")),
+			want: observation{phase: phaseRunning, created: jobCreated, started: jobStarted},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := observe(tt.job, tt.pods)
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(observation{})); diff != "" {
+				t.Errorf("observe (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	tests := []struct {
+		name       string
+		start, run *metav1.Duration
+		wantStart  time.Duration
+		wantRun    time.Duration
+	}{
+		{name: "defaults", wantStart: 15 * time.Minute, wantRun: 2 * time.Hour},
+		{name: "set", start: &metav1.Duration{Duration: time.Minute}, run: &metav1.Duration{Duration: 3 * time.Hour}, wantStart: time.Minute, wantRun: 3 * time.Hour},
+		{name: "zero is the default", start: &metav1.Duration{}, run: &metav1.Duration{}, wantStart: 15 * time.Minute, wantRun: 2 * time.Hour},
+		{name: "negative is the default", start: &metav1.Duration{Duration: -time.Second}, run: &metav1.Duration{Duration: -time.Second}, wantStart: 15 * time.Minute, wantRun: 2 * time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBench()
+			b.Spec.Timeouts.Start, b.Spec.Timeouts.Run = tt.start, tt.run
+			if got := startTimeout(b); got != tt.wantStart {
+				t.Errorf("startTimeout = %v, want %v", got, tt.wantStart)
+			}
+			if got := runTimeout(b); got != tt.wantRun {
+				t.Errorf("runTimeout = %v, want %v", got, tt.wantRun)
+			}
+		})
+	}
+}

@@ -1,0 +1,125 @@
+package benchrun
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+func condition(typ string, status metav1.ConditionStatus, reason string) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: status, Reason: reason}
+}
+
+func TestState(t *testing.T) {
+	const (
+		yes = metav1.ConditionTrue
+		no  = metav1.ConditionFalse
+	)
+	tests := []struct {
+		name  string
+		conds []metav1.Condition
+		want  benchv1.BenchmarkState
+	}{
+		{"no conditions", nil, benchv1.StatePending},
+		{"Running True", []metav1.Condition{condition(benchv1.ConditionRunning, yes, benchv1.ReasonRunning)}, benchv1.StateRunning},
+		{"Running Unknown", []metav1.Condition{condition(benchv1.ConditionRunning, metav1.ConditionUnknown, benchv1.ReasonRunning)}, benchv1.StatePending},
+		{"starting", []metav1.Condition{condition(benchv1.ConditionRunning, no, benchv1.ReasonStarting)}, benchv1.StatePending},
+		{"volumes pending", []metav1.Condition{condition(benchv1.ConditionRunning, no, benchv1.ReasonVolumesPending)}, benchv1.StatePending},
+		{"waiting for the pool", []metav1.Condition{condition(benchv1.ConditionRunning, no, benchv1.ReasonWaitingForPool)}, benchv1.StateWaiting},
+		{"waiting for tuning", []metav1.Condition{condition(benchv1.ConditionRunning, no, benchv1.ReasonWaitingForTuning)}, benchv1.StateWaiting},
+		{"queued", []metav1.Condition{condition(benchv1.ConditionRunning, no, benchv1.ReasonQueued)}, benchv1.StateWaiting},
+		{"evicted, starting again", []metav1.Condition{condition(benchv1.ConditionRunning, no, benchv1.ReasonEvicted)}, benchv1.StatePending},
+		{"succeeded", []metav1.Condition{
+			condition(benchv1.ConditionRunning, no, benchv1.ReasonCompleted),
+			condition(benchv1.ConditionSucceeded, yes, benchv1.ReasonCompleted),
+		}, benchv1.StateSucceeded},
+		{"failed", []metav1.Condition{
+			condition(benchv1.ConditionRunning, no, benchv1.ReasonTimeout),
+			condition(benchv1.ConditionFailed, yes, benchv1.ReasonTimeout),
+		}, benchv1.StateFailed},
+		{"Failed wins over Succeeded", []metav1.Condition{
+			condition(benchv1.ConditionSucceeded, yes, benchv1.ReasonCompleted),
+			condition(benchv1.ConditionFailed, yes, benchv1.ReasonToolFailed),
+		}, benchv1.StateFailed},
+		{"Succeeded wins over Running", []metav1.Condition{
+			condition(benchv1.ConditionRunning, yes, benchv1.ReasonRunning),
+			condition(benchv1.ConditionSucceeded, yes, benchv1.ReasonCompleted),
+		}, benchv1.StateSucceeded},
+		{"Failed False and Succeeded False do not count", []metav1.Condition{
+			condition(benchv1.ConditionRunning, yes, benchv1.ReasonRunning),
+			condition(benchv1.ConditionSucceeded, no, benchv1.ReasonRunning),
+			condition(benchv1.ConditionFailed, no, benchv1.ReasonRunning),
+		}, benchv1.StateRunning},
+		{"MeetsExpectations alone says nothing of the state", []metav1.Condition{
+			condition(benchv1.ConditionMeetsExpectations, yes, benchv1.ReasonExpectationsMet),
+		}, benchv1.StatePending},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &benchv1.BenchmarkStatusCommon{Conditions: tt.conds}
+			if got := State(st); got != tt.want {
+				t.Errorf("State = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFinished(t *testing.T) {
+	tests := []struct {
+		name  string
+		conds []metav1.Condition
+		want  bool
+	}{
+		{"no conditions", nil, false},
+		{"running", []metav1.Condition{condition(benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning)}, false},
+		{"succeeded", []metav1.Condition{condition(benchv1.ConditionSucceeded, metav1.ConditionTrue, benchv1.ReasonCompleted)}, true},
+		{"failed", []metav1.Condition{condition(benchv1.ConditionFailed, metav1.ConditionTrue, benchv1.ReasonTimeout)}, true},
+		{"Succeeded False", []metav1.Condition{condition(benchv1.ConditionSucceeded, metav1.ConditionFalse, benchv1.ReasonRunning)}, false},
+		{"Failed Unknown", []metav1.Condition{condition(benchv1.ConditionFailed, metav1.ConditionUnknown, benchv1.ReasonRunning)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Finished(&benchv1.BenchmarkStatusCommon{Conditions: tt.conds}); got != tt.want {
+				t.Errorf("Finished = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSetCondition(t *testing.T) {
+	st := &benchv1.BenchmarkStatusCommon{}
+	SetCondition(st, 1, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonStarting, "repetition 1/3 is starting")
+	SetCondition(st, 1, benchv1.ConditionMeetsExpectations, metav1.ConditionTrue, benchv1.ReasonExpectationsMet, "all hold")
+	if st.Conditions[0].LastTransitionTime.IsZero() {
+		t.Errorf("lastTransitionTime is not set")
+	}
+	first := st.Conditions[0].LastTransitionTime
+	// Same status, later generation: reason, message and generation change.
+	SetCondition(st, 2, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonEvicted, "repetition 1/3 is starting again")
+	if got := st.Conditions[0].LastTransitionTime; !got.Equal(&first) {
+		t.Errorf("lastTransitionTime moved from %v to %v without a status change", first, got)
+	}
+	// Status change.
+	SetCondition(st, 3, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, "repetition 1/3 is running")
+	want := []metav1.Condition{
+		{Type: benchv1.ConditionRunning, Status: metav1.ConditionTrue, Reason: benchv1.ReasonRunning, Message: "repetition 1/3 is running", ObservedGeneration: 3},
+		{Type: benchv1.ConditionMeetsExpectations, Status: metav1.ConditionTrue, Reason: benchv1.ReasonExpectationsMet, Message: "all hold", ObservedGeneration: 1},
+	}
+	if diff := cmp.Diff(want, st.Conditions, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+}
+
+func TestMetaTime(t *testing.T) {
+	in := time.Date(2025, 3, 4, 12, 30, 15, 987654321, time.FixedZone("CET", 3600))
+	want := metav1.NewTime(time.Date(2025, 3, 4, 11, 30, 15, 0, time.UTC))
+	got := MetaTime(in)
+	if !got.Equal(&want) || got.Location() != time.UTC {
+		t.Errorf("MetaTime(%v) = %v, want %v", in, got, want)
+	}
+}
