@@ -51,13 +51,8 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	}
 	logs := benchrun.APILogReader{Client: clientset}
 	if err := (&storagebenchmark.Reconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Scheme:    mgr.GetScheme(),
-		Recorder:  mgr.GetEventRecorderFor("storagebenchmark-controller"),
-		Logs:      logs,
-		Store:     cfg.store,
-		Image:     cfg.fioImage,
+		Env:   benchrun.NewEnv(mgr, "storagebenchmark-controller", logs, cfg.store),
+		Image: cfg.fioImage,
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}
@@ -72,12 +67,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		images[impl] = *image
 	}
 	return (&mpibenchmark.Reconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Scheme:    mgr.GetScheme(),
-		Recorder:  mgr.GetEventRecorderFor("mpibenchmark-controller"),
-		Logs:      logs,
-		Store:     cfg.store,
-		Images:    images,
+		Env:    benchrun.NewEnv(mgr, "mpibenchmark-controller", logs, cfg.store),
+		Images: images,
 	}).SetupWithManager(mgr)
 }

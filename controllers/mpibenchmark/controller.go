@@ -15,14 +15,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
@@ -30,19 +27,9 @@ import (
 
 // Reconciler reconciles MPIBenchmarks.
 type Reconciler struct {
-	client.Client
-	// APIReader reads around the cache (see benchrun.Kit).
-	APIReader client.Reader
-	Scheme    *runtime.Scheme
-	Recorder  record.EventRecorder
-	// Logs reads the launcher's output.
-	Logs benchrun.LogReader
-	// Store keeps raw logs, samples and summaries.
-	Store *artifacts.Store
+	benchrun.Env
 	// Images run each MPI implementation when the spec names none.
 	Images map[benchv1.MPIImplementation]string
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
 }
 
 // errStale stops a reconcile that read an out-of-date benchmark from the cache
@@ -98,7 +85,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if _, err := r.kit().CreateOwned(ctx, b, cm); err != nil {
+	if _, err := r.Kit().CreateOwned(ctx, b, cm); err != nil {
 		return ctrl.Result{}, err
 	}
 	st, err := r.listChildren(ctx, b)
@@ -112,7 +99,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 		return r.startAttempt(ctx, b, launch, rep, 0)
 	}
 	obs := observe(job, st.podsOf(job))
-	now, total := r.now(), b.Spec.Repetitions
+	now, total := r.Now(), b.Spec.Repetitions
 	switch obs.phase {
 	case phaseStarting:
 		deadline := obs.created.Add(startTimeout(b))
@@ -141,7 +128,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 
 // startAttempt creates the MPIJob of one attempt of a repetition.
 func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep, attempt int) (ctrl.Result, error) {
-	if stale, err := r.kit().Stale(ctx, b); err != nil || stale {
+	if stale, err := r.Kit().Stale(ctx, b); err != nil || stale {
 		return ctrl.Result{}, cmp.Or(err, errStale)
 	}
 	image := b.Spec.MPI.Image
@@ -149,7 +136,7 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, 
 		image = r.Images[cmp.Or(b.Spec.MPI.Implementation, benchv1.OpenMPI)]
 	}
 	job := constructMPIJob(b, l, jobParams{rep: rep, attempt: attempt, image: image})
-	created, err := r.kit().CreateOwned(ctx, b, job)
+	created, err := r.Kit().CreateOwned(ctx, b, job)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -157,11 +144,11 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, 
 		r.Recorder.Eventf(b, corev1.EventTypeNormal, "Created", "Created MPIJob %s for repetition %d/%d%s", job.Name, rep+1, b.Spec.Repetitions, attemptNote(attempt))
 	}
 	if b.Status.StartTime == nil {
-		now := benchrun.MetaTime(r.now())
+		now := benchrun.MetaTime(r.Now())
 		b.Status.StartTime = &now
 	}
 	if b.Status.ArtifactURI == "" {
-		b.Status.ArtifactURI = r.run(b).URI()
+		b.Status.ArtifactURI = r.Run(b, kind, b.Status.StartTime).URI()
 	}
 	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonStarting,
 		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, b.Spec.Repetitions, attemptNote(attempt)))
@@ -174,12 +161,12 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 	pod := obs.launcher
 	raw, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, launcherContainer)
 	if err != nil {
-		if done := job.Status.CompletionTime; done != nil && r.now().Sub(done.Time) > logGrace {
+		if done := job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > logGrace {
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, logGrace, err))
 		}
 		return ctrl.Result{}, err
 	}
-	run := r.run(b)
+	run := r.Run(b, kind, b.Status.StartTime)
 	if err := run.PutRawLog(ctx, rep, pod.Name, raw); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -209,7 +196,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 	if b.Status.CompletedRepetitions < b.Spec.Repetitions {
 		return r.startAttempt(ctx, b, l, rep+1, 0)
 	}
-	now := benchrun.MetaTime(r.now())
+	now := benchrun.MetaTime(r.Now())
 	b.Status.CompletionTime = &now
 	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", b.Spec.Repetitions, b.Status.ArtifactURI)
 	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonCompleted, msg)
@@ -228,7 +215,7 @@ func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, re
 		case err != nil:
 			said = fmt.Sprintf("(the launcher's log could not be read: %v)", err)
 		default:
-			if err := r.run(b).PutRawLog(ctx, rep, pod.Name, raw); err != nil {
+			if err := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, raw); err != nil {
 				return err
 			}
 			said = failedStep(raw)
@@ -271,7 +258,7 @@ func (r *Reconciler) retry(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.
 // deleted so that they free the nodes.
 func (r *Reconciler) fail(ctx context.Context, b *benchv1.MPIBenchmark, oe *benchrun.Outcome) error {
 	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
-	now := benchrun.MetaTime(r.now())
+	now := benchrun.MetaTime(r.Now())
 	b.Status.CompletionTime = &now
 	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, oe.Reason, "the benchmark failed: see the Failed condition")
 	setCondition(b, benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, oe.Message)
@@ -299,32 +286,4 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&mpiv2.MPIJob{}).
 		Named("mpibenchmark").
 		Complete(r)
-}
-
-func (r *Reconciler) kit() benchrun.Kit {
-	reader := client.Reader(r.Client)
-	if r.APIReader != nil {
-		reader = r.APIReader
-	}
-	return benchrun.Kit{Client: r.Client, Reader: reader, Scheme: r.Scheme}
-}
-
-// run is the benchmark's place in the artifact store.
-func (r *Reconciler) run(b *benchv1.MPIBenchmark) benchrun.Run {
-	started := r.now()
-	if b.Status.StartTime != nil {
-		started = b.Status.StartTime.Time
-	}
-	return benchrun.Run{
-		Store:    r.Store,
-		Location: artifacts.Location{Namespace: b.Namespace, Kind: kind, Name: b.Name, UID: string(b.UID)},
-		Started:  started, Finished: r.now(),
-	}
-}
-
-func (r *Reconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }

@@ -14,35 +14,20 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // Reconciler reconciles StorageBenchmarks.
 type Reconciler struct {
-	client.Client
-	// APIReader reads around the cache: the cache holds only objects with
-	// benchwright's labels, so an unlabelled object that blocks a name is seen
-	// here.
-	APIReader client.Reader
-	Scheme    *runtime.Scheme
-	Recorder  record.EventRecorder
-	// Logs reads the tools' output from finished pods.
-	Logs benchrun.LogReader
-	// Store keeps raw logs, samples and summaries.
-	Store *artifacts.Store
+	benchrun.Env
 	// Image runs fio and dd when the spec names none.
 	Image string
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
 }
 
 // logGrace is how long logs of a finished pod may stay unreadable before the
@@ -104,7 +89,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 		return r.startAttempt(ctx, b, rep, max(attempt, 0))
 	}
 	obs := observe(slots)
-	now := r.now()
+	now := r.Now()
 	total := b.Spec.Repetitions
 	switch obs.phase {
 	case phaseStarting:
@@ -149,12 +134,12 @@ func (r *Reconciler) ensureInputs(ctx context.Context, b *benchv1.StorageBenchma
 		if err != nil {
 			return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
-		if _, err := r.kit().CreateOwned(ctx, b, constructConfigMap(b, jobFile)); err != nil {
+		if _, err := r.Kit().CreateOwned(ctx, b, constructConfigMap(b, jobFile)); err != nil {
 			return err
 		}
 	}
 	for _, pvc := range constructPVCs(b) {
-		if _, err := r.kit().CreateOwned(ctx, b, pvc); err != nil {
+		if _, err := r.Kit().CreateOwned(ctx, b, pvc); err != nil {
 			return err
 		}
 	}
@@ -171,7 +156,7 @@ const staleRetry = 200 * time.Millisecond
 func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchmark, rep, attempt int) (ctrl.Result, error) {
 	// Creating Jobs from a stale view could start a repetition twice, or again
 	// after the benchmark failed: check the benchmark is as read.
-	if stale, err := r.kit().Stale(ctx, b); err != nil || stale {
+	if stale, err := r.Kit().Stale(ctx, b); err != nil || stale {
 		return ctrl.Result{}, cmp.Or(err, errStale)
 	}
 	image := b.Spec.Image
@@ -183,7 +168,7 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 		if err != nil {
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
-		created, err := r.kit().CreateOwned(ctx, b, job)
+		created, err := r.Kit().CreateOwned(ctx, b, job)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -192,11 +177,11 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 		}
 	}
 	if b.Status.StartTime == nil {
-		now := benchrun.MetaTime(r.now())
+		now := benchrun.MetaTime(r.Now())
 		b.Status.StartTime = &now
 	}
 	if b.Status.ArtifactURI == "" {
-		b.Status.ArtifactURI = r.run(b).URI()
+		b.Status.ArtifactURI = r.Run(b, kind, b.Status.StartTime).URI()
 	}
 	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonStarting,
 		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, b.Spec.Repetitions, attemptNote(attempt)))
@@ -215,7 +200,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 		out, err := r.readOutput(ctx, b, pod)
 		out.node = node
 		if len(out.raw) > 0 {
-			if serr := r.run(b).PutRawLog(ctx, rep, pod.Name, out.raw); serr != nil {
+			if serr := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, out.raw); serr != nil {
 				return ctrl.Result{}, serr
 			}
 		}
@@ -224,7 +209,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, b.Spec.Repetitions, pod.Name, nodeOr(pod), oe.Message)
 				return ctrl.Result{}, oe
 			}
-			if done := st.completedAt(pod); !done.IsZero() && r.now().Sub(done) > logGrace {
+			if done := st.completedAt(pod); !done.IsZero() && r.Now().Sub(done) > logGrace {
 				return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, logGrace, err))
 			}
 			return ctrl.Result{}, err
@@ -238,7 +223,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 		samples = append(samples, o.samples...)
 		nodes = append(nodes, o.node)
 	}
-	summaries, err := r.run(b).AddRepetition(ctx, rep, samples, nodes, results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)})
+	summaries, err := r.Run(b, kind, b.Status.StartTime).AddRepetition(ctx, rep, samples, nodes, results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)})
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -250,7 +235,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 	if b.Status.CompletedRepetitions < b.Spec.Repetitions {
 		return r.startAttempt(ctx, b, rep+1, 0)
 	}
-	now := benchrun.MetaTime(r.now())
+	now := benchrun.MetaTime(r.Now())
 	b.Status.CompletionTime = &now
 	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", b.Spec.Repetitions, b.Status.ArtifactURI)
 	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonCompleted, msg)
@@ -267,7 +252,7 @@ func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.StorageBenchmar
 	quote := benchrun.Diagnostics(log)
 	if err != nil {
 		quote = fmt.Sprintf("(its log could not be read: %v)", err)
-	} else if serr := r.run(b).PutRawLog(ctx, rep, pod.Name, log); serr != nil {
+	} else if serr := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); serr != nil {
 		return serr
 	}
 	what := obs.container
@@ -303,7 +288,7 @@ func (r *Reconciler) retry(ctx context.Context, b *benchv1.StorageBenchmark, st 
 // they free the nodes.
 func (r *Reconciler) fail(ctx context.Context, b *benchv1.StorageBenchmark, oe *benchrun.Outcome) error {
 	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
-	now := benchrun.MetaTime(r.now())
+	now := benchrun.MetaTime(r.Now())
 	b.Status.CompletionTime = &now
 	setCondition(b, benchv1.ConditionRunning, "False", oe.Reason, "the benchmark failed: see the Failed condition")
 	setCondition(b, benchv1.ConditionFailed, "True", oe.Reason, oe.Message)
@@ -330,34 +315,4 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.PersistentVolumeClaim{}).
 		Named("storagebenchmark").
 		Complete(r)
-}
-
-// kit creates and checks children, reading around the cache when an
-// APIReader is set.
-func (r *Reconciler) kit() benchrun.Kit {
-	reader := client.Reader(r.Client)
-	if r.APIReader != nil {
-		reader = r.APIReader
-	}
-	return benchrun.Kit{Client: r.Client, Reader: reader, Scheme: r.Scheme}
-}
-
-// run is the benchmark's place in the artifact store.
-func (r *Reconciler) run(b *benchv1.StorageBenchmark) benchrun.Run {
-	started := r.now()
-	if b.Status.StartTime != nil {
-		started = b.Status.StartTime.Time
-	}
-	return benchrun.Run{
-		Store:    r.Store,
-		Location: artifacts.Location{Namespace: b.Namespace, Kind: kind, Name: b.Name, UID: string(b.UID)},
-		Started:  started, Finished: r.now(),
-	}
-}
-
-func (r *Reconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }

@@ -12,6 +12,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/mpibenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
 // latencyOSU is a 2x1 OpenMPI osu_latency benchmark placed by nodeSelector;
@@ -37,9 +38,7 @@ func BenchmarkMPIBenchmarkCreationToMPIJob(b *testing.B) {
 	ns := latencyNamespace(b, "mb-lat-")
 	startController(b, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
 		return (&mpibenchmark.Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
-			Recorder: mgr.GetEventRecorderFor("mpibenchmark-controller"),
-			Logs:     noLogs{}, Store: store,
+			Env:    benchrun.NewEnv(mgr, "mpibenchmark-controller", noLogs{}, store),
 			Images: map[benchv1.MPIImplementation]string{benchv1.OpenMPI: "registry.example/mpi-openmpi:test"},
 		}).SetupWithManager(mgr)
 	}, noStandIn)

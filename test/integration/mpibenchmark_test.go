@@ -20,6 +20,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/mpibenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -70,9 +71,7 @@ func newMPIEnv(t *testing.T, script func(*mpiv2.MPIJob) mpiFate) *mpiEnv {
 	env := &mpiEnv{ns: ns, operator: newFakeMPIOperator(t, ns, script)}
 	env.store = startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
 		return (&mpibenchmark.Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
-			Recorder: mgr.GetEventRecorderFor("mpibenchmark-controller"),
-			Logs:     env.operator, Store: store,
+			Env:    benchrun.NewEnv(mgr, "mpibenchmark-controller", env.operator, store),
 			Images: map[benchv1.MPIImplementation]string{benchv1.OpenMPI: "registry.example/mpi-openmpi:test", benchv1.IntelMPI: "registry.example/mpi-intel:test"},
 		}).SetupWithManager(mgr)
 	}, env.operator.run)

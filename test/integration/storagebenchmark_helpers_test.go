@@ -25,6 +25,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
 // storageEnv is one test's namespace, with the StorageBenchmark controller
@@ -57,9 +58,7 @@ func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet))
 	}
 	env.store = startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
 		return (&storagebenchmark.Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
-			Recorder: mgr.GetEventRecorderFor("storagebenchmark-controller"),
-			Logs:     env.kubelet, Store: store, Image: "registry.example/fio:test",
+			Env: benchrun.NewEnv(mgr, "storagebenchmark-controller", env.kubelet, store), Image: "registry.example/fio:test",
 		}).SetupWithManager(mgr)
 	}, env.kubelet.run)
 	return env

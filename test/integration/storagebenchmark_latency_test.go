@@ -19,6 +19,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
 // latencyBenchmarks is how many benchmarks one iteration of a creation
@@ -49,9 +50,7 @@ func BenchmarkStorageBenchmarkCreationToJob(b *testing.B) {
 	ns := latencyNamespace(b, "sb-lat-")
 	startController(b, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
 		return (&storagebenchmark.Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
-			Recorder: mgr.GetEventRecorderFor("storagebenchmark-controller"),
-			Logs:     noLogs{}, Store: store, Image: "registry.example/fio:test",
+			Env: benchrun.NewEnv(mgr, "storagebenchmark-controller", noLogs{}, store), Image: "registry.example/fio:test",
 		}).SetupWithManager(mgr)
 	}, noStandIn)
 	benchCreationToChild(b, creationLatency{

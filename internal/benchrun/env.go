@@ -1,0 +1,69 @@
+package benchrun
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/benchwright/benchwright/internal/artifacts"
+)
+
+// Env is what every benchmark reconciler takes from the manager.
+type Env struct {
+	client.Client
+	// APIReader reads around the cache (see Kit).
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  record.EventRecorder
+	// Logs reads the tools' output from finished pods.
+	Logs LogReader
+	// Store keeps raw logs, samples and summaries.
+	Store *artifacts.Store
+	// Clock is the time (time.Now when nil).
+	Clock func() time.Time
+}
+
+// Now is the reconciler's time.
+func (e *Env) Now() time.Time {
+	if e.Clock != nil {
+		return e.Clock()
+	}
+	return time.Now()
+}
+
+// Kit creates and checks children, reading around the cache when an
+// APIReader is set.
+func (e *Env) Kit() Kit {
+	reader := client.Reader(e.Client)
+	if e.APIReader != nil {
+		reader = e.APIReader
+	}
+	return Kit{Client: e.Client, Reader: reader, Scheme: e.Scheme}
+}
+
+// Run is a benchmark's place in the artifact store; started is its
+// status.startTime (now when not set yet).
+func (e *Env) Run(obj metav1.Object, kind string, started *metav1.Time) Run {
+	start := e.Now()
+	if started != nil {
+		start = started.Time
+	}
+	return Run{
+		Store:    e.Store,
+		Location: artifacts.Location{Namespace: obj.GetNamespace(), Kind: kind, Name: obj.GetName(), UID: string(obj.GetUID())},
+		Started:  start, Finished: e.Now(),
+	}
+}
+
+// NewEnv takes a reconciler's clients, scheme and event recorder (named
+// controller) from the manager.
+func NewEnv(mgr manager.Manager, controller string, logs LogReader, store *artifacts.Store) Env {
+	return Env{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorderFor(controller), Logs: logs, Store: store,
+	}
+}
