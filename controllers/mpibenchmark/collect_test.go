@@ -2,8 +2,6 @@ package mpibenchmark
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,34 +15,8 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/fixtures"
 )
-
-// fixturesDir is the shared tree of real tool outputs: $BENCHWRIGHT_FIXTURES,
-// or ../../../shared/fixtures from this package.
-func fixturesDir(tb testing.TB) string {
-	tb.Helper()
-	if dir := os.Getenv("BENCHWRIGHT_FIXTURES"); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			tb.Fatalf("BENCHWRIGHT_FIXTURES: %v", err)
-		}
-		return dir
-	}
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real fixtures not found at %s and BENCHWRIGHT_FIXTURES is not set", dir)
-	}
-	return dir
-}
-
-// fixture reads fixtures/<suite>/<name>.
-func fixture(tb testing.TB, suite, name string) []byte {
-	tb.Helper()
-	data, err := os.ReadFile(filepath.Join(fixturesDir(tb), suite, name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return data
-}
 
 // stepLog builds a launcher log as `benchwright steps` prints it.
 type stepLog struct {
@@ -93,8 +65,8 @@ func osuBench(tests ...string) *benchv1.MPIBenchmark {
 }
 
 func TestParseLauncherLog(t *testing.T) {
-	latency := fixture(t, "osu", "osu_latency_v5.8_gke_flux.txt")
-	bw := fixture(t, "osu", "osu_bw_v5.8_azure_aks.txt")
+	latency := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt")
+	bw := fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
 	two := osuBench("osu_latency", "osu_bw")
 	twoLaunch := mustLaunch(t, two)
 	one := osuBench("osu_latency")
@@ -236,7 +208,7 @@ func TestParseLauncherLog(t *testing.T) {
 // The figures of the real fixture, not just the parser's: 24 sizes of
 // osu_latency, 0 to 4 MiB.
 func TestParseLauncherLogOSUFigures(t *testing.T) {
-	latency := fixture(t, "osu", "osu_latency_v5.8_gke_flux.txt")
+	latency := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt")
 	b := osuBench("osu_latency")
 	l := mustLaunch(t, b)
 	got, err := parseLauncherLog(b, l, newStepLog(1, "").step(1, l.Steps[0].Argv, latency, exit(0)).bytes())
@@ -267,7 +239,7 @@ func TestParseLauncherLogOSUFigures(t *testing.T) {
 // IMB-MPI1 runs all benchmarks in one step and may print more than the spec
 // asked for (a default run prints all of them): only the step's tests count.
 func TestParseLauncherLogKeepsTheStepsTests(t *testing.T) {
-	full := fixture(t, "imb", "imb_mpi1_v4.1_full_2proc_aarch64.txt")
+	full := fixtures.Read(t, "imb/imb_mpi1_v4.1_full_2proc_aarch64.txt")
 	b := newBench(func(b *benchv1.MPIBenchmark) {
 		b.Spec.Suite, b.Spec.Tests = benchv1.SuiteIMB, []string{"PingPong", "Allreduce"}
 	})

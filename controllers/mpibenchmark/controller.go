@@ -13,11 +13,9 @@ import (
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
@@ -31,12 +29,6 @@ type Reconciler struct {
 	// Images run each MPI implementation when the spec names none.
 	Images map[benchv1.MPIImplementation]string
 }
-
-// errStale stops a reconcile that read an out-of-date benchmark from the cache
-// before it creates anything; staleRetry is when it looks again.
-var errStale = errors.New("the cached benchmark is out of date")
-
-const staleRetry = 200 * time.Millisecond
 
 // +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks/status,verbs=get;update;patch
@@ -55,24 +47,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !b.DeletionTimestamp.IsZero() || benchrun.Finished(&b.Status.BenchmarkStatusCommon) {
-		return ctrl.Result{}, nil
-	}
-	orig := b.Status.DeepCopy()
-	res, err := r.advance(ctx, &b)
-	if errors.Is(err, errStale) {
-		return ctrl.Result{RequeueAfter: staleRetry}, nil
-	}
-	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-		res, err = ctrl.Result{}, r.fail(ctx, &b, oe)
-	}
-	syncDisplay(&b)
-	if !equality.Semantic.DeepEqual(*orig, b.Status) {
-		if uerr := r.Status().Update(ctx, &b); uerr != nil {
-			return ctrl.Result{}, uerr
-		}
-	}
-	return res, err
+	return r.Env.Reconcile(ctx, benchrun.Step{
+		Object: &b, Common: &b.Status.BenchmarkStatusCommon,
+		Status:       func() any { return b.Status.DeepCopy() },
+		Advance:      func() (ctrl.Result, error) { return r.advance(ctx, &b) },
+		StopChildren: func() error { return r.stopChildren(ctx, &b) },
+		Display:      func() { syncDisplay(&b) },
+	})
 }
 
 // advance does the work of one reconcile and returns when to look again.
@@ -129,7 +110,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 // startAttempt creates the MPIJob of one attempt of a repetition.
 func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep, attempt int) (ctrl.Result, error) {
 	if stale, err := r.Kit().Stale(ctx, b); err != nil || stale {
-		return ctrl.Result{}, cmp.Or(err, errStale)
+		return ctrl.Result{}, cmp.Or(err, benchrun.ErrStale)
 	}
 	image := b.Spec.MPI.Image
 	if image == "" {
@@ -254,15 +235,9 @@ func (r *Reconciler) retry(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.
 	return res, err
 }
 
-// fail ends the benchmark: Failed with the reason; MPIJobs still running are
-// deleted so that they free the nodes.
-func (r *Reconciler) fail(ctx context.Context, b *benchv1.MPIBenchmark, oe *benchrun.Outcome) error {
-	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
-	now := benchrun.MetaTime(r.Now())
-	b.Status.CompletionTime = &now
-	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, oe.Reason, "the benchmark failed: see the Failed condition")
-	setCondition(b, benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, oe.Message)
-	r.Recorder.Event(b, corev1.EventTypeWarning, oe.Reason, oe.Message)
+// stopChildren deletes the MPIJobs that still run after a failure, so that
+// they free the nodes.
+func (r *Reconciler) stopChildren(ctx context.Context, b *benchv1.MPIBenchmark) error {
 	st, err := r.listChildren(ctx, b)
 	if err != nil {
 		return err

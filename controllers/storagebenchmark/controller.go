@@ -13,10 +13,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
@@ -52,24 +50,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !b.DeletionTimestamp.IsZero() || finished(&b) {
-		return ctrl.Result{}, nil
-	}
-	orig := b.Status.DeepCopy()
-	res, err := r.advance(ctx, &b)
-	if errors.Is(err, errStale) {
-		return ctrl.Result{RequeueAfter: staleRetry}, nil
-	}
-	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-		res, err = ctrl.Result{}, r.fail(ctx, &b, oe)
-	}
-	syncDisplay(&b)
-	if !equality.Semantic.DeepEqual(*orig, b.Status) {
-		if uerr := r.Status().Update(ctx, &b); uerr != nil {
-			return ctrl.Result{}, uerr
-		}
-	}
-	return res, err
+	return r.Env.Reconcile(ctx, benchrun.Step{
+		Object: &b, Common: &b.Status.BenchmarkStatusCommon,
+		Status:       func() any { return b.Status.DeepCopy() },
+		Advance:      func() (ctrl.Result, error) { return r.advance(ctx, &b) },
+		StopChildren: func() error { return r.stopChildren(ctx, &b) },
+		Display:      func() { syncDisplay(&b) },
+	})
 }
 
 // advance does the work of one reconcile and returns when to look again.
@@ -146,18 +133,12 @@ func (r *Reconciler) ensureInputs(ctx context.Context, b *benchv1.StorageBenchma
 	return nil
 }
 
-// errStale stops a reconcile that read an out-of-date benchmark from the
-// cache before it creates anything; staleRetry is when it looks again.
-var errStale = errors.New("the cached benchmark is out of date")
-
-const staleRetry = 200 * time.Millisecond
-
 // startAttempt creates the Jobs of one attempt of a repetition, one per node slot.
 func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchmark, rep, attempt int) (ctrl.Result, error) {
 	// Creating Jobs from a stale view could start a repetition twice, or again
 	// after the benchmark failed: check the benchmark is as read.
 	if stale, err := r.Kit().Stale(ctx, b); err != nil || stale {
-		return ctrl.Result{}, cmp.Or(err, errStale)
+		return ctrl.Result{}, cmp.Or(err, benchrun.ErrStale)
 	}
 	image := b.Spec.Image
 	if image == "" {
@@ -284,15 +265,9 @@ func (r *Reconciler) retry(ctx context.Context, b *benchv1.StorageBenchmark, st 
 	return res, err
 }
 
-// fail ends the benchmark: Failed with the reason, running Jobs stopped so that
-// they free the nodes.
-func (r *Reconciler) fail(ctx context.Context, b *benchv1.StorageBenchmark, oe *benchrun.Outcome) error {
-	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
-	now := benchrun.MetaTime(r.Now())
-	b.Status.CompletionTime = &now
-	setCondition(b, benchv1.ConditionRunning, "False", oe.Reason, "the benchmark failed: see the Failed condition")
-	setCondition(b, benchv1.ConditionFailed, "True", oe.Reason, oe.Message)
-	r.Recorder.Event(b, corev1.EventTypeWarning, oe.Reason, oe.Message)
+// stopChildren deletes the Jobs that still run after a failure, so that they
+// free the nodes.
+func (r *Reconciler) stopChildren(ctx context.Context, b *benchv1.StorageBenchmark) error {
 	var jobs batchv1.JobList
 	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), client.MatchingLabels(childLabels(b))); err != nil {
 		return err

@@ -22,11 +22,6 @@ func setCondition(b *benchv1.StorageBenchmark, typ string, status metav1.Conditi
 	benchrun.SetCondition(&b.Status.BenchmarkStatusCommon, b.Generation, typ, status, reason, message)
 }
 
-// finished tells whether the benchmark reached Succeeded or Failed.
-func finished(b *benchv1.StorageBenchmark) bool {
-	return benchrun.Finished(&b.Status.BenchmarkStatusCommon)
-}
-
 // syncDisplay derives the small facts `kubectl get` shows from the conditions
 // and counters; the conditions stay the source of truth.
 func syncDisplay(b *benchv1.StorageBenchmark) {
