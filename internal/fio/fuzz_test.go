@@ -2,35 +2,13 @@ package fio
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/benchwright/benchwright/test/fixtures"
 )
 
-// addSeeds adds the files matching pattern in testdata/ and, when present, in
-// the shared fixtures; larger files only slow the fuzzer down (it minimizes
-// every new input).
-func addSeeds(f *testing.F, testdata, fixtures string) {
-	f.Helper()
-	files, _ := filepath.Glob(filepath.Join("testdata", testdata))
-	dir := os.Getenv("BENCHWRIGHT_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures")
-	}
-	more, _ := filepath.Glob(filepath.Join(dir, fixtures))
-	for _, name := range append(files, more...) {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(data) <= 16<<10 {
-			f.Add(data)
-		}
-	}
-}
-
 func FuzzParseJSON(f *testing.F) {
-	addSeeds(f, "fio*", "fio/*.json")
+	fixtures.AddSeeds(f, "testdata/fio*", "fio/*.json")
 	f.Add([]byte(`{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": {"io_bytes": 1, "iops": 1e308, "bw_bytes": 1e308}}, {"jobname": "j", "read": {"io_bytes": 1, "iops": 1e308}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		samples, err := ParseJSON(data)
@@ -49,7 +27,7 @@ func FuzzParseJSON(f *testing.F) {
 }
 
 func FuzzParseDD(f *testing.F) {
-	addSeeds(f, "dd_*", "dd/*.txt")
+	fixtures.AddSeeds(f, "testdata/dd_*", "dd/*.txt")
 	f.Add([]byte("1 bytes copied, 1e-320 s, x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ParseDD(data)

@@ -12,34 +12,17 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/fixtures"
 )
-
-// fixturesDir is the shared tree of real tool outputs (see its SOURCES.md):
-// $BENCHWRIGHT_FIXTURES, or ../../../shared/fixtures from this package.
-func fixturesDir(tb testing.TB) string {
-	tb.Helper()
-	if dir := os.Getenv("BENCHWRIGHT_FIXTURES"); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			tb.Fatalf("BENCHWRIGHT_FIXTURES: %v", err)
-		}
-		return dir
-	}
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real fixtures not found at %s and BENCHWRIGHT_FIXTURES is not set", dir)
-	}
-	return dir
-}
 
 // readInput reads a file of testdata/, or of the shared fixtures when the
 // name starts with "fixtures/".
 func readInput(tb testing.TB, name string) []byte {
 	tb.Helper()
-	path := filepath.Join("testdata", name)
 	if rest, ok := strings.CutPrefix(name, "fixtures/"); ok {
-		path = filepath.Join(fixturesDir(tb), rest)
+		return fixtures.Read(tb, rest)
 	}
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -21,28 +21,8 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/fixtures"
 )
-
-// fixturesDir is the shared tree of real tool outputs: $BENCHWRIGHT_FIXTURES,
-// or ../../../shared/fixtures from this package.
-func fixturesDir(tb testing.TB) string {
-	tb.Helper()
-	if dir := os.Getenv("BENCHWRIGHT_FIXTURES"); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			tb.Fatalf("BENCHWRIGHT_FIXTURES: %v", err)
-		}
-		return dir
-	}
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real fixtures not found at %s and BENCHWRIGHT_FIXTURES is not set", dir)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return abs
-}
 
 // osuBench is the quickstart's shape: osu_latency and osu_bw on-node.
 func osuBench(tests ...string) *benchv1.MPIBenchmark {
@@ -181,13 +161,13 @@ func standIn(t *testing.T, fixtures map[string]string) {
 // mpirun starting 2 ranks of a stand-in that prints real OSU output, the step
 // runner, the OSU parser, statistics over repetitions and the result files.
 func TestRunMPIWithStandIn(t *testing.T) {
-	fixtures := map[string]string{
-		"osu_latency": filepath.Join(fixturesDir(t), "osu", "osu_latency_v5.8_gke_flux.txt"),
-		"osu_bw":      filepath.Join(fixturesDir(t), "osu", "osu_bw_v5.8_azure_aks.txt"),
+	outputs := map[string]string{
+		"osu_latency": fixtures.Path(t, "osu", "osu_latency_v5.8_gke_flux.txt"),
+		"osu_bw":      fixtures.Path(t, "osu", "osu_bw_v5.8_azure_aks.txt"),
 	}
-	standIn(t, fixtures)
+	standIn(t, outputs)
 	want := map[string]float64{} // test/metric/size -> the figure the fixture holds
-	for test, path := range fixtures {
+	for test, path := range outputs {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -286,7 +266,7 @@ func TestRunMPIWithStandIn(t *testing.T) {
 // A failing step is reported with its last lines; the run stops there.
 func TestRunMPIReportsFailedStep(t *testing.T) {
 	standIn(t, map[string]string{
-		"osu_latency": filepath.Join(fixturesDir(t), "osu", "osu_latency_v5.8_gke_flux.txt"),
+		"osu_latency": fixtures.Path(t, "osu", "osu_latency_v5.8_gke_flux.txt"),
 		"osu_bw":      "", // not set: the stand-in aborts
 	})
 	dir := t.TempDir()
@@ -303,7 +283,7 @@ func TestRunMPIReportsFailedStep(t *testing.T) {
 
 // A step whose output has no figure of its test is an error, not an empty result.
 func TestRunMPIRejectsOutputOfAnotherTest(t *testing.T) {
-	standIn(t, map[string]string{"osu_latency": filepath.Join(fixturesDir(t), "osu", "osu_bw_v5.8_azure_aks.txt")})
+	standIn(t, map[string]string{"osu_latency": fixtures.Path(t, "osu", "osu_bw_v5.8_azure_aks.txt")})
 	dir := t.TempDir()
 	_, err := RunMPI(context.Background(), osuBench("osu_latency"), MPIOptions{
 		Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results")}, MPIRun: "mpirun.openmpi"})

@@ -2,32 +2,13 @@ package mpi
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/benchwright/benchwright/test/fixtures"
 )
 
-// imbAddSeeds adds the shared IMB fixtures, when present, as seeds: whole
-// files up to 16 KiB, and the first 16 KiB of larger ones (a truncated log is
-// a case of its own); larger inputs only slow the fuzzer down.
-func imbAddSeeds(f *testing.F) {
-	f.Helper()
-	dir := os.Getenv("BENCHWRIGHT_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures")
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "imb", "*.txt"))
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data[:min(len(data), 16<<10)])
-	}
-}
-
 func FuzzParseIMB(f *testing.F) {
-	imbAddSeeds(f)
+	fixtures.AddTruncatedSeeds(f, "imb/*.txt")
 	f.Add([]byte(imbBanner2021 + imbPingPongHeader + "         1024         1000         2.00       512.00\n"))
 	f.Add([]byte("[1,0]<stdout>:" + imbBanner41 + "# Benchmarking Multi-Barrier\n# ( 2 groups of 2 processes each running simultaneous )\n" +
 		"        Group #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n\n            0         1000         7.00         9.00         8.00\n"))

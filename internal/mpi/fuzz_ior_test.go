@@ -2,35 +2,13 @@ package mpi
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/benchwright/benchwright/test/fixtures"
 )
 
-// iorAddSeeds adds the files matching pattern in testdata/ and, when present,
-// in the shared fixtures; larger files only slow the fuzzer down (it
-// minimizes every new input).
-func iorAddSeeds(f *testing.F, testdata, fixtures string) {
-	f.Helper()
-	files, _ := filepath.Glob(filepath.Join("testdata", testdata))
-	dir := os.Getenv("BENCHWRIGHT_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures")
-	}
-	more, _ := filepath.Glob(filepath.Join(dir, fixtures))
-	for _, name := range append(files, more...) {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(data) <= 16<<10 {
-			f.Add(data)
-		}
-	}
-}
-
 func FuzzParseIOR(f *testing.F) {
-	iorAddSeeds(f, "ior_*", "ior/*.txt")
+	fixtures.AddSeeds(f, "testdata/ior_*", "ior/*.txt")
 	f.Add([]byte(iorText400))
 	f.Add([]byte(iorJSON400))
 	f.Add([]byte("Summary:\napi = MPIIO-x (version=3)\nclients = 9223372036854775807\nxfersize = 9223372036854775807 PiB\n\n" +

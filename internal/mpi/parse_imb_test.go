@@ -13,34 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/fixtures"
 )
-
-// imbFixturesDir is the shared tree of real tool outputs (see its SOURCES.md):
-// $BENCHWRIGHT_FIXTURES, or ../../../shared/fixtures from this package.
-func imbFixturesDir(tb testing.TB) string {
-	tb.Helper()
-	if dir := os.Getenv("BENCHWRIGHT_FIXTURES"); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			tb.Fatalf("BENCHWRIGHT_FIXTURES: %v", err)
-		}
-		return dir
-	}
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real fixtures not found at %s and BENCHWRIGHT_FIXTURES is not set", dir)
-	}
-	return dir
-}
-
-// imbReadFixture reads fixtures/imb/imb_<name>.txt.
-func imbReadFixture(tb testing.TB, name string) []byte {
-	tb.Helper()
-	data, err := os.ReadFile(filepath.Join(imbFixturesDir(tb), "imb", "imb_"+name+".txt"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return data
-}
 
 // imbRow is one table row as printed: its figures by metric.
 type imbRow struct {
@@ -199,7 +173,7 @@ func TestParseIMBFixtures(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			samples, err := ParseIMB(imbReadFixture(t, tt.file))
+			samples, err := ParseIMB(fixtures.Read(t, "imb/imb_"+tt.file+".txt"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,10 +231,9 @@ var imbBandwidthScale = map[string]float64{"PingPong": 1, "PingPing": 1, "Sendre
 // match the printed figure with the divisor the unit names (10^6 for MB/s,
 // 2^20 for MiB/s) and not with the other one (they differ by 4.9%).
 func TestParseIMBBandwidthUnit(t *testing.T) {
-	dir := imbFixturesDir(t)
-	files, err := filepath.Glob(filepath.Join(dir, "imb", "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no IMB fixtures in %s: %v", dir, err)
+	files := fixtures.Glob(t, "imb/*.txt")
+	if len(files) == 0 {
+		t.Fatalf("no IMB fixtures in %s", fixtures.Path(t, "imb"))
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
@@ -647,7 +620,7 @@ func TestParseIMBErrors(t *testing.T) {
 // banner and header, then its benchmark blocks repeated.
 func imbLog1000(tb testing.TB) []byte {
 	tb.Helper()
-	data := string(imbReadFixture(tb, "mpi1_v4.1_full_2proc_aarch64"))
+	data := string(fixtures.Read(tb, "imb/imb_mpi1_v4.1_full_2proc_aarch64.txt"))
 	start := strings.Index(data, "#---------------------------------------------------\n# Benchmarking PingPong")
 	end := strings.Index(data, "\n\n# All processes entering MPI_Finalize")
 	if start < 0 || end < 0 {

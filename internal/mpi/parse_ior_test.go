@@ -3,7 +3,6 @@ package mpi
 import (
 	"errors"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,24 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/fixtures"
 )
-
-// iorFixturesDir is the shared tree of real tool outputs (see its SOURCES.md):
-// $BENCHWRIGHT_FIXTURES, or ../../../shared/fixtures from this package.
-func iorFixturesDir(tb testing.TB) string {
-	tb.Helper()
-	if dir := os.Getenv("BENCHWRIGHT_FIXTURES"); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			tb.Fatalf("BENCHWRIGHT_FIXTURES: %v", err)
-		}
-		return dir
-	}
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real fixtures not found at %s and BENCHWRIGHT_FIXTURES is not set", dir)
-	}
-	return dir
-}
 
 // iorUnits are the units each metric must carry.
 var iorUnits = map[string]string{
@@ -67,7 +50,7 @@ func iorRow(test string, labels map[string]string, bw, iops, lat float64) []resu
 }
 
 func TestParseIORFixtures(t *testing.T) {
-	dir := iorFixturesDir(t)
+	files := fixtures.Glob(t, "ior/*")
 	// Every value was read off the file. Sizes: "xfersize = 262144 bytes" and
 	// "1 MiB" are exact; "blocksize : 126.95 GiB" is not, the summary's blksiz
 	// 136314880000 is.
@@ -108,11 +91,7 @@ func TestParseIORFixtures(t *testing.T) {
 	for _, tc := range tests {
 		tested[tc.file] = true
 		t.Run(tc.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(dir, "ior", tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := ParseIOR(data)
+			got, err := ParseIOR(fixtures.Read(t, "ior/"+tc.file))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || got != nil {
 					t.Fatalf("got %d samples, error %v; want no samples and an error containing %q", len(got), err, tc.err)
@@ -126,10 +105,6 @@ func TestParseIORFixtures(t *testing.T) {
 				t.Errorf("samples (-want +got):\n%s", diff)
 			}
 		})
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "ior", "*"))
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, f := range files {
 		if !tested[filepath.Base(f)] {

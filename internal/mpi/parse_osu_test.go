@@ -3,7 +3,6 @@ package mpi
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,25 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/fixtures"
 )
-
-// osuFixturesDir is the shared tree of real tool outputs (see its
-// SOURCES.md): $BENCHWRIGHT_FIXTURES, or ../../../shared/fixtures from this
-// package.
-func osuFixturesDir(tb testing.TB) string {
-	tb.Helper()
-	if dir := os.Getenv("BENCHWRIGHT_FIXTURES"); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			tb.Fatalf("BENCHWRIGHT_FIXTURES: %v", err)
-		}
-		return dir
-	}
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real fixtures not found at %s and BENCHWRIGHT_FIXTURES is not set", dir)
-	}
-	return dir
-}
 
 // osuPoint is one figure of a table as printed: the row's size, the metric
 // and the value.
@@ -64,7 +46,6 @@ func osuHas(got []osuPoint, want ...osuPoint) []osuPoint {
 }
 
 func TestParseOSUFixtures(t *testing.T) {
-	dir := filepath.Join(osuFixturesDir(t), "osu")
 	// Spot checks: the first, a middle and the last row of each table, size
 	// and figure as printed; labels are those of the first sample.
 	tests := []struct {
@@ -130,19 +111,12 @@ func TestParseOSUFixtures(t *testing.T) {
 			"datatype": "MPI_CHAR", "validation": "pass"},
 		points: []osuPoint{{"1", "latency", 12.46}, {"1024", "latency", 13.37}, {"1048576", "latency", 519.85}},
 	}}
-	files, err := filepath.Glob(filepath.Join(dir, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := fixtures.Glob(t, "osu/*")
 	checked := map[string]bool{}
 	for _, tt := range tests {
 		checked[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(dir, tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := ParseOSU(data)
+			got, err := ParseOSU(fixtures.Read(t, "osu/"+tt.file))
 			if err != nil {
 				t.Fatalf("ParseOSU: %v", err)
 			}
@@ -405,10 +379,7 @@ func TestOSUTitles(t *testing.T) {
 // BenchmarkParseOSU1000Lines parses a 1,000-line osu_latency log made of the
 // fixture's header and rows repeated with increasing sizes.
 func BenchmarkParseOSU1000Lines(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(osuFixturesDir(b), "osu", "osu_latency_v5.8_gke_flux.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := fixtures.Read(b, "osu/osu_latency_v5.8_gke_flux.txt")
 	lines := strings.Split(string(data), "\n")
 	var rows []string
 	for _, l := range lines[2:] {

@@ -3,8 +3,6 @@ package integration
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,23 +20,8 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
-	"github.com/benchwright/benchwright/test/util"
+	"github.com/benchwright/benchwright/test/fixtures"
 )
-
-// fixture reads a captured tool output from ../shared/fixtures (or
-// $BENCHWRIGHT_FIXTURES), skipping the test when neither is there.
-func fixture(t *testing.T, name string) []byte {
-	t.Helper()
-	dir := os.Getenv("BENCHWRIGHT_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join(util.RepoRoot(), "..", "shared", "fixtures")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Skipf("fixture %s not found (set BENCHWRIGHT_FIXTURES): %v", name, err)
-	}
-	return data
-}
 
 // launcherLog is what `benchwright steps` prints for the spec's steps when
 // each printed the given output and exited with the given code.
@@ -121,7 +104,7 @@ repetitions: 2
 `
 
 func TestMPIBenchmarkRunsOSU(t *testing.T) {
-	lat, bw := fixture(t, "osu/osu_latency_v5.8_gke_flux.txt"), fixture(t, "osu/osu_bw_v5.8_azure_aks.txt")
+	lat, bw := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt"), fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
 	createNode(t, "node-a", "c2-standard-8")
 	createNode(t, "node-b", "c2-standard-8")
 	var spec benchv1.MPIBenchmarkSpec
@@ -194,7 +177,7 @@ func checkMPIJob(t *testing.T, b *benchv1.MPIBenchmark) {
 }
 
 func TestMPIBenchmarkRunsIMBWithIntelMPI(t *testing.T) {
-	out := fixture(t, "imb/imb_2021.2_pingpong_intelmpi_oci.txt")
+	out := fixtures.Read(t, "imb/imb_2021.2_pingpong_intelmpi_oci.txt")
 	var spec benchv1.MPIBenchmarkSpec
 	env := newMPIEnv(t, func(*mpiv2.MPIJob) mpiFate {
 		return mpiFate{log: launcherLog(t, &spec, [][]byte{out}, []int{0})}
@@ -221,7 +204,7 @@ mpi: {implementation: Intel, env: [{name: I_MPI_FABRICS, value: ofi}]}
 }
 
 func TestMPIBenchmarkFailures(t *testing.T) {
-	lat := fixture(t, "osu/osu_latency_v5.8_gke_flux.txt")
+	lat := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt")
 	base := `
 nodeSelector: {kubernetes.io/os: linux}
 suite: osu
