@@ -352,6 +352,7 @@ type MPIPoint struct {
 // +kubebuilder:printcolumn:name="Latency(us)",type=number,JSONPath=`.status.summary.latencyMicroseconds`,description="median latency at the smallest message size"
 // +kubebuilder:printcolumn:name="Peak(MB/s)",type=number,JSONPath=`.status.summary.peakBandwidthMBps`,description="median peak bandwidth"
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
+// +kubebuilder:printcolumn:name="Queue",type=integer,JSONPath=`.status.queuePosition`,description="place in the pool's queue while waiting (1 = next)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || self.spec == oldSelf.spec",message="spec is immutable once the benchmark has started: create a new benchmark to measure something else"
 type MPIBenchmark struct {

@@ -387,6 +387,7 @@ type DirectionResult struct {
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`,description="finished/total repetitions"
 // +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline`,description="headline figure (median)"
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
+// +kubebuilder:printcolumn:name="Queue",type=integer,JSONPath=`.status.queuePosition`,description="place in the pool's queue while waiting (1 = next)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || self.spec == oldSelf.spec",message="spec is immutable once the benchmark has started: create a new benchmark to measure something else"
 type StorageBenchmark struct {

@@ -38,6 +38,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools;tuningprofiles,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks,verbs=get;list;watch
 
 // Reconcile moves a benchmark one step: create what is missing, look at the
 // current repetition's MPIJob, collect it when done, fail with a reason when
@@ -58,6 +60,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // advance does the work of one reconcile and returns when to look again.
 func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl.Result, error) {
+	if b.Status.StartTime == nil {
+		// Before the first repetition: the pool Ready, the tuning Tuned, and
+		// this benchmark first in the pool's queue.
+		w, err := r.Gate(ctx, b, kind, b.Spec.Placement, b.Spec.Timeouts)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if w != nil {
+			return ctrl.Result{RequeueAfter: benchrun.ApplyWait(&b.Status.BenchmarkStatusCommon, b.Generation, w)}, nil
+		}
+		b.Status.QueuePosition = 0
+	}
 	launch, err := buildLaunch(b)
 	if err != nil {
 		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())

@@ -41,6 +41,8 @@ const logGrace = 5 * time.Minute
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools;tuningprofiles,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks,verbs=get;list;watch
 
 // Reconcile moves a benchmark one step: create what is missing, look at the
 // current repetition, collect it when done, fail it with a reason when it
@@ -61,6 +63,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // advance does the work of one reconcile and returns when to look again.
 func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (ctrl.Result, error) {
+	if b.Status.StartTime == nil {
+		// Before the first repetition: the pool Ready, the tuning Tuned, and
+		// this benchmark first in the pool's queue.
+		w, err := r.Gate(ctx, b, kind, b.Spec.Placement, b.Spec.Timeouts)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if w != nil {
+			return ctrl.Result{RequeueAfter: benchrun.ApplyWait(&b.Status.BenchmarkStatusCommon, b.Generation, w)}, nil
+		}
+		b.Status.QueuePosition = 0
+	}
 	if err := r.ensureInputs(ctx, b); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -107,6 +107,7 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 	lat, bw := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt"), fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
 	createNode(t, "node-a", "c2-standard-8")
 	createNode(t, "node-b", "c2-standard-8")
+	createPool(t, "c2-compact", true)
 	var spec benchv1.MPIBenchmarkSpec
 	env := newMPIEnv(t, func(*mpiv2.MPIJob) mpiFate {
 		return mpiFate{log: launcherLog(t, &spec, [][]byte{lat, bw}, []int{0, 0})}

@@ -53,7 +53,7 @@ func TestKubectlGetColumns(t *testing.T) {
 			names = append(names, c.Name)
 		}
 	}
-	want := []string{"Name", "Suite", "Layout", "MPI", "Progress", "Latency(us)", "Peak(MB/s)", "State", "Age"}
+	want := []string{"Name", "Suite", "Layout", "MPI", "Progress", "Latency(us)", "Peak(MB/s)", "State", "Queue", "Age"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("columns (-want +got):\n%s", diff)
 	}

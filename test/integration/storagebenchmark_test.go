@@ -99,7 +99,7 @@ func TestStorageBenchmarkRunsFio(t *testing.T) {
 	get := kubectl(t, "get", "sbench", "-n", env.ns)
 	t.Logf("kubectl get sbench:\n%s", get)
 	header, row, _ := strings.Cut(strings.TrimSpace(get), "\n")
-	if strings.Join(strings.Fields(header), " ") != "NAME VOLUMES NODES PROGRESS RESULT STATE AGE" ||
+	if strings.Join(strings.Fields(header), " ") != "NAME VOLUMES NODES PROGRESS RESULT STATE QUEUE AGE" ||
 		!strings.Contains(row, "emptyDir") || !strings.Contains(row, "2/2") || !strings.Contains(row, st.Headline) || !strings.Contains(row, "Succeeded") {
 		t.Errorf("kubectl get sbench:\n%s", get)
 	}
