@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/controllers/benchmarkpool"
 	"github.com/benchwright/benchwright/controllers/mpibenchmark"
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
@@ -50,6 +51,11 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		return err
 	}
 	logs := benchrun.APILogReader{Client: clientset}
+	if err := (&benchmarkpool.Reconciler{
+		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
+	}).SetupWithManager(mgr); err != nil {
+		return err
+	}
 	if err := (&storagebenchmark.Reconciler{
 		Env:   benchrun.NewEnv(mgr, "storagebenchmark-controller", logs, cfg.store),
 		Image: cfg.fioImage,

@@ -1,0 +1,239 @@
+// Package benchmarkpool gives benchmarks their nodes: a GKE node pool built
+// for benchmarks, or existing nodes labelled and tainted for the pool; it
+// reports the nodes, the queue of benchmarks and deletes an idle pool.
+package benchmarkpool
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
+)
+
+// finalizer keeps a pool until its nodes are released (or its GKE node pool
+// deleted): a pool is never leaked.
+const finalizer = "benchwright.io/pool-cleanup"
+
+// notReadyRetry is how often a pool that is not Ready looks again (new nodes
+// match a selector without any event on the pool).
+const notReadyRetry = 15 * time.Second
+
+// Reconciler reconciles BenchmarkPools.
+type Reconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder record.EventRecorder
+	// Clock is the time (time.Now when nil).
+	Clock func() time.Time
+}
+
+// +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools/finalizers,verbs=update
+// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
+
+// Reconcile claims the pool's nodes, reports them and the queue, deletes an
+// idle pool after its TTL, and releases everything on deletion.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var p benchv1.BenchmarkPool
+	if err := r.Get(ctx, req.NamespacedName, &p); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !p.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.delete(ctx, &p)
+	}
+	if controllerutil.AddFinalizer(&p, finalizer) {
+		if err := r.Update(ctx, &p); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	orig := p.Status.DeepCopy()
+	res, err := r.observe(ctx, &p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	p.Status.ObservedGeneration = p.Generation
+	p.Status.State = state(&p)
+	if !equality.Semantic.DeepEqual(*orig, p.Status) {
+		if err := r.Status().Update(ctx, &p); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// observe claims the nodes and fills the status: nodes, readiness, queue, TTL.
+func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctrl.Result, error) {
+	var conflicts []string
+	if p.Spec.Provider == benchv1.ProviderExisting && p.Spec.Existing != nil {
+		var err error
+		if conflicts, err = r.claimExisting(ctx, p); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	var nodes corev1.NodeList
+	if err := r.List(ctx, &nodes, client.MatchingLabels{benchv1.PoolLabel: p.Name}); err != nil {
+		return ctrl.Result{}, err
+	}
+	p.Status.Nodes, p.Status.ReadyNodes = nil, 0
+	for _, n := range nodes.Items {
+		p.Status.Nodes = append(p.Status.Nodes, n.Name)
+		if nodeReady(&n) {
+			p.Status.ReadyNodes++
+		}
+	}
+	ready := setReady(p, len(nodes.Items), conflicts)
+	idle, err := r.observeQueue(ctx, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if ttl := p.Spec.TTLSecondsAfterIdle; ttl != nil && idle {
+		left := time.Duration(*ttl)*time.Second - r.now().Sub(p.Status.LastUsedTime.Time)
+		if left <= 0 {
+			r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonIdleExpired, "No benchmark used the pool for %ds (ttlSecondsAfterIdle): deleting it", *ttl)
+			return ctrl.Result{}, client.IgnoreNotFound(r.Delete(ctx, p))
+		}
+		return ctrl.Result{RequeueAfter: min(left+time.Second, notReadyRetry*4)}, nil
+	}
+	if !ready {
+		return ctrl.Result{RequeueAfter: notReadyRetry}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// observeQueue reports which benchmark holds the pool and how many wait, and
+// when it was last used; idle tells that no benchmark wants it.
+func (r *Reconciler) observeQueue(ctx context.Context, p *benchv1.BenchmarkPool) (idle bool, err error) {
+	queue, err := benchrun.PoolQueue(ctx, r.Client, benchv1.PoolName(p.Name))
+	if err != nil {
+		return false, err
+	}
+	p.Status.ActiveBenchmark, p.Status.QueueLength = "", 0
+	for i, q := range queue {
+		if i == 0 && q.Started {
+			p.Status.ActiveBenchmark = q.ID()
+			continue
+		}
+		p.Status.QueueLength++
+	}
+	switch {
+	case len(queue) > 0:
+		now := benchrun.MetaTime(r.now())
+		p.Status.LastUsedTime = &now
+	case p.Status.LastUsedTime == nil:
+		created := p.CreationTimestamp
+		p.Status.LastUsedTime = &created
+	}
+	return len(queue) == 0, nil
+}
+
+// setReady sets the Ready condition: every node of the pool Ready, labelled
+// and tainted (a pool with no node is not Ready).
+func setReady(p *benchv1.BenchmarkPool, nodes int, conflicts []string) bool {
+	status, reason := metav1.ConditionFalse, benchv1.ReasonNodesNotReady
+	msg := fmt.Sprintf("%d of %d nodes Ready", p.Status.ReadyNodes, nodes)
+	switch {
+	case nodes == 0:
+		reason = benchv1.ReasonNoMatchingNodes
+		msg = "no node matches the pool"
+		if p.Spec.Existing != nil {
+			msg = fmt.Sprintf("no node matches existing.nodeSelector %v", p.Spec.Existing.NodeSelector)
+		}
+	case int(p.Status.ReadyNodes) == nodes:
+		status, reason = metav1.ConditionTrue, benchv1.ReasonNodesReady
+		msg = fmt.Sprintf("%d nodes Ready, labelled %s=%s", nodes, benchv1.PoolLabel, p.Name)
+	}
+	if len(conflicts) > 0 {
+		msg += "; left out: " + strings.Join(conflicts, ", ")
+	}
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
+		Type: benchv1.PoolConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: p.Generation,
+	})
+	return status == metav1.ConditionTrue
+}
+
+// delete releases the pool's nodes, then lets the pool go.
+func (r *Reconciler) delete(ctx context.Context, p *benchv1.BenchmarkPool) error {
+	if !controllerutil.ContainsFinalizer(p, finalizer) {
+		return nil
+	}
+	if err := r.releaseAll(ctx, p.Name); err != nil {
+		return err
+	}
+	controllerutil.RemoveFinalizer(p, finalizer)
+	return r.Update(ctx, p)
+}
+
+// state is the one-word State column.
+func state(p *benchv1.BenchmarkPool) string {
+	switch {
+	case !p.DeletionTimestamp.IsZero():
+		return "Deleting"
+	case meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionProvisioning):
+		return "Provisioning"
+	case meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionReady):
+		return "Ready"
+	}
+	return "NotReady"
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// SetupWithManager watches pools, the nodes they label, and the benchmarks
+// that name them (for the queue and the TTL).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	byPoolLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		if pool := o.GetLabels()[benchv1.PoolLabel]; pool != "" {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: pool}}}
+		}
+		return nil
+	})
+	byPool := func(pool func(client.Object) benchv1.PoolName) handler.EventHandler {
+		return handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			if p := pool(o); p != "" {
+				return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: string(p)}}}
+			}
+			return nil
+		})
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&benchv1.BenchmarkPool{}).
+		Watches(&corev1.Node{}, byPoolLabel, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
+		Watches(&benchv1.StorageBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.StorageBenchmark).Spec.Pool })).
+		Watches(&benchv1.MPIBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.MPIBenchmark).Spec.Pool })).
+		Named("benchmarkpool").
+		Complete(r)
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Clock != nil {
+		return r.Clock()
+	}
+	return time.Now()
+}

@@ -1,0 +1,96 @@
+package benchmarkpool
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+// poolTaint keeps every pod but the pool's benchmarks off its nodes.
+func poolTaint(pool string) corev1.Taint {
+	return corev1.Taint{Key: benchv1.PoolLabel, Value: pool, Effect: corev1.TaintEffectNoSchedule}
+}
+
+// claimExisting labels (and taints) the nodes an existing pool selects, and
+// releases nodes it labelled that the selector no longer matches. A node that
+// belongs to another pool is left alone and named in the returned conflicts.
+func (r *Reconciler) claimExisting(ctx context.Context, p *benchv1.BenchmarkPool) (conflicts []string, err error) {
+	var selected corev1.NodeList
+	if err := r.List(ctx, &selected, client.MatchingLabels(p.Spec.Existing.NodeSelector)); err != nil {
+		return nil, err
+	}
+	taint := p.Spec.Existing.Taint == nil || *p.Spec.Existing.Taint
+	chosen := map[string]bool{}
+	for i := range selected.Items {
+		n := &selected.Items[i]
+		if owner := n.Labels[benchv1.PoolLabel]; owner != "" && owner != p.Name {
+			conflicts = append(conflicts, fmt.Sprintf("node %s belongs to BenchmarkPool %s", n.Name, owner))
+			continue
+		}
+		chosen[n.Name] = true
+		if err := r.markNode(ctx, n, p.Name, taint); err != nil {
+			return nil, err
+		}
+	}
+	var labelled corev1.NodeList
+	if err := r.List(ctx, &labelled, client.MatchingLabels{benchv1.PoolLabel: p.Name}); err != nil {
+		return nil, err
+	}
+	for i := range labelled.Items {
+		if n := &labelled.Items[i]; !chosen[n.Name] {
+			if err := r.releaseNode(ctx, n, p.Name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return conflicts, nil
+}
+
+// markNode puts the pool's label, and its taint when asked, on a node.
+func (r *Reconciler) markNode(ctx context.Context, n *corev1.Node, pool string, taint bool) error {
+	want := poolTaint(pool)
+	hasTaint := slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&want) && t.Value == pool })
+	if n.Labels[benchv1.PoolLabel] == pool && hasTaint == taint {
+		return nil
+	}
+	patch := client.MergeFrom(n.DeepCopy())
+	if n.Labels == nil {
+		n.Labels = map[string]string{}
+	}
+	n.Labels[benchv1.PoolLabel] = pool
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == benchv1.PoolLabel })
+	if taint {
+		n.Spec.Taints = append(n.Spec.Taints, want)
+	}
+	return r.Patch(ctx, n, patch)
+}
+
+// releaseNode removes the pool's label and taint from a node.
+func (r *Reconciler) releaseNode(ctx context.Context, n *corev1.Node, pool string) error {
+	if n.Labels[benchv1.PoolLabel] != pool {
+		return nil
+	}
+	patch := client.MergeFrom(n.DeepCopy())
+	delete(n.Labels, benchv1.PoolLabel)
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == benchv1.PoolLabel && t.Value == pool })
+	return r.Patch(ctx, n, patch)
+}
+
+// releaseAll removes the pool's label and taint from every node that has it.
+func (r *Reconciler) releaseAll(ctx context.Context, pool string) error {
+	var labelled corev1.NodeList
+	if err := r.List(ctx, &labelled, client.MatchingLabels{benchv1.PoolLabel: pool}); err != nil {
+		return err
+	}
+	for i := range labelled.Items {
+		if err := r.releaseNode(ctx, &labelled.Items[i], pool); err != nil {
+			return err
+		}
+	}
+	return nil
+}
