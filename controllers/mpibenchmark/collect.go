@@ -68,9 +68,9 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 
 // labelSamples completes parsed samples with what the cluster knows.
 func labelSamples(b *benchv1.MPIBenchmark, samples []results.Sample, nodes []results.NodeInfo, rep, attempt int, finished time.Time) {
-	machine := ""
+	machine, settings := "", map[string]string{}
 	if len(nodes) > 0 {
-		machine = nodes[0].MachineType
+		machine, settings = nodes[0].MachineType, nodes[0].NodeLabels()
 	}
 	for i := range samples {
 		s := &samples[i]
@@ -82,6 +82,9 @@ func labelSamples(b *benchv1.MPIBenchmark, samples []results.Sample, nodes []res
 			s.Labels = map[string]string{}
 		}
 		s.Labels[results.LabelMachineType] = machine
+		for k, v := range settings {
+			s.Labels[k] = v
+		}
 		s.Labels[results.LabelMPI] = string(b.Spec.MPI.Implementation)
 		s.Labels[results.LabelAttempt] = strconv.Itoa(attempt)
 		s.Labels["layout"] = describeLayout(b)

@@ -172,7 +172,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 	}
 	var nodes []results.NodeInfo
 	for _, name := range workerNodes(st.podsOf(job)) {
-		n, err := benchrun.NodeInfo(ctx, r.Client, name)
+		n, err := benchrun.DescribeNode(ctx, r.Client, name, b.Spec.Tuning)
 		if err != nil {
 			return ctrl.Result{}, err
 		}

@@ -146,6 +146,9 @@ func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int)
 		}
 		s.Labels[results.LabelNode] = out.pod.Spec.NodeName
 		s.Labels[results.LabelMachineType] = out.node.MachineType
+		for k, v := range out.node.NodeLabels() {
+			s.Labels[k] = v
+		}
 		s.Labels[results.LabelAttempt] = strconv.Itoa(attempt)
 		if b.Spec.Pool != "" {
 			s.Labels[results.LabelPool] = string(b.Spec.Pool)

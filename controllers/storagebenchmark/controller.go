@@ -188,7 +188,7 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs observation) (ctrl.Result, error) {
 	outputs := make([]podOutput, 0, len(obs.finished))
 	for _, pod := range obs.finished {
-		node, err := benchrun.NodeInfo(ctx, r.Client, pod.Spec.NodeName)
+		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
 		if err != nil {
 			return ctrl.Result{}, err
 		}

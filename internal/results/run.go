@@ -1,6 +1,9 @@
 package results
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // RunSummary is summary.json: the statistics of every figure over the counted
 // repetitions, and what they were measured on. The local executor and the
@@ -30,4 +33,30 @@ type NodeInfo struct {
 	MemoryBytes int64  `json:"memory_bytes,omitempty"`
 	SMTActive   string `json:"smt_active,omitempty"`
 	THP         string `json:"transparent_hugepage,omitempty"`
+	// Placement and ThreadsPerCore are what the provider reports for the
+	// node's pool (GKE: COMPACT, 1 = SMT off).
+	Placement      string `json:"placement,omitempty"`
+	ThreadsPerCore int    `json:"threads_per_core,omitempty"`
+	// Tuning is the TuningProfile applied, and its values as they read back
+	// on this node (name -> value).
+	Tuning         string            `json:"tuning,omitempty"`
+	TuningSettings map[string]string `json:"tuning_settings,omitempty"`
+}
+
+// Sample labels that describe the node settings a figure was measured with.
+const (
+	LabelPlacement      = "placement"
+	LabelThreadsPerCore = "threads_per_core"
+)
+
+// NodeLabels are the sample labels of a node's settings.
+func (n NodeInfo) NodeLabels() map[string]string {
+	out := map[string]string{}
+	if n.Placement != "" {
+		out[LabelPlacement] = n.Placement
+	}
+	if n.ThreadsPerCore > 0 {
+		out[LabelThreadsPerCore] = fmt.Sprint(n.ThreadsPerCore)
+	}
+	return out
 }
