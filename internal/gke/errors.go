@@ -1,0 +1,224 @@
+package gke
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+// Kind is what went wrong, as far as the caller can act on it.
+type Kind int
+
+// Kinds of GKE failures.
+const (
+	// Unknown is a failure none of the other kinds describes.
+	Unknown Kind = iota
+	// Stockout: the zone has no capacity for the machine type right now
+	// (GCE ZONE_RESOURCE_POOL_EXHAUSTED, GKE GCE_STOCKOUT).
+	Stockout
+	// QuotaExceeded: a project or regional quota (CPUs, IPs, disks) is too small.
+	QuotaExceeded
+	// InvalidConfig: GKE refuses the request as asked (machine type not
+	// supported for compact placement, sysctl not allowed, cluster not found...).
+	InvalidConfig
+	// Transient: the API was unavailable, timed out, or was busy with another
+	// operation on the cluster.
+	Transient
+	// PermissionDenied: the manager's service account may not do this.
+	PermissionDenied
+	// NotFound: the node pool does not exist (see ErrNotFound).
+	NotFound
+	// AlreadyExists: a node pool of that name exists (see ErrAlreadyExists).
+	AlreadyExists
+)
+
+var kindNames = [...]string{"Unknown", "Stockout", "QuotaExceeded", "InvalidConfig", "Transient", "PermissionDenied", "NotFound", "AlreadyExists"}
+
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return fmt.Sprintf("Kind(%d)", int(k))
+	}
+	return kindNames[k]
+}
+
+// Reason is the BenchmarkPool condition reason for the kind.
+func (k Kind) Reason() string {
+	switch k {
+	case Stockout:
+		return benchv1.ReasonStockout
+	case QuotaExceeded:
+		return benchv1.ReasonQuotaExceeded
+	case InvalidConfig:
+		return benchv1.ReasonInvalidConfig
+	default:
+		return benchv1.ReasonProviderError
+	}
+}
+
+// Retryable reports whether trying the same request again, after a backoff, can
+// succeed. Stockouts end when capacity frees up in the zone, and transient
+// errors by themselves. A quota does not grow by itself: it needs a quota
+// increase or other pools deleted, so it is not retryable here; a controller
+// may still look again on a long clock.
+func (k Kind) Retryable() bool { return k == Stockout || k == Transient }
+
+// Error is a classified GKE failure. Message is GKE's own text (or, for a
+// request refused before it was sent, what to fix); Err is the underlying error.
+type Error struct {
+	Kind    Kind
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string { return e.Kind.String() + ": " + e.Message }
+
+// Unwrap returns the underlying error (a gRPC status error for GKE's answers).
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches the sentinels: errors.Is(err, ErrNotFound) is true for any
+// *Error of kind NotFound.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Message == "" && t.Err == nil && t.Kind == e.Kind
+}
+
+// Retryable reports whether retrying with backoff can help; see Kind.Retryable.
+func (e *Error) Retryable() bool { return e.Kind.Retryable() }
+
+// Sentinels for errors.Is.
+var (
+	ErrNotFound      = &Error{Kind: NotFound}
+	ErrAlreadyExists = &Error{Kind: AlreadyExists}
+)
+
+// KindOf is the kind of err: its *Error's kind, or Unknown.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Unknown
+}
+
+// Retryable reports whether err is an *Error worth retrying.
+func Retryable(err error) bool { return KindOf(err).Retryable() }
+
+func invalidf(format string, args ...any) *Error {
+	return &Error{Kind: InvalidConfig, Message: fmt.Sprintf(format, args...)}
+}
+
+// Classify turns an error from the ClusterManager API into an *Error, keeping
+// GKE's message. nil stays nil; an *Error is returned as it is.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	return classifyErr(err)
+}
+
+func classifyErr(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return &Error{Kind: Transient, Message: err.Error(), Err: err}
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return &Error{Kind: Unknown, Message: err.Error(), Err: err}
+	}
+	return &Error{Kind: classify(st.Code(), st.Message(), reasons(st)...), Message: st.Message(), Err: err}
+}
+
+// operationError is the failure a finished operation reports, or nil. GKE puts
+// it in Operation.error; older responses only have the deprecated
+// status_message and node pool conditions, which are read as a fallback.
+func operationError(op *containerpb.Operation) error {
+	// The condition codes (GCE_STOCKOUT, GCE_QUOTA_EXCEEDED) are deprecated
+	// for canonical_code, which cannot tell a stockout from a quota.
+	var hints []string
+	for _, c := range op.GetNodepoolConditions() { //nolint:staticcheck // see above
+		hints = append(hints, c.GetCode().String()) //nolint:staticcheck // see above
+	}
+	for _, c := range op.GetClusterConditions() { //nolint:staticcheck // see above
+		hints = append(hints, c.GetCode().String()) //nolint:staticcheck // see above
+	}
+	if s := op.GetError(); s != nil && codes.Code(s.GetCode()) != codes.OK {
+		st := status.FromProto(s)
+		hints = append(hints, reasons(st)...)
+		return &Error{Kind: classify(st.Code(), st.Message(), hints...), Message: st.Message(), Err: st.Err()}
+	}
+	if msg := op.GetStatusMessage(); msg != "" { //nolint:staticcheck // as above
+		return &Error{Kind: classify(codes.Unknown, msg, hints...), Message: msg, Err: errors.New(msg)}
+	}
+	return nil
+}
+
+// reasons are the ErrorInfo reasons attached to a status, if any.
+func reasons(st *status.Status) []string {
+	var out []string
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			out = append(out, info.GetReason())
+		}
+	}
+	return out
+}
+
+// Message fragments GKE and Compute Engine use. The text decides over the code:
+// GKE reports a GCE stockout with several codes, and API rate limits with the
+// same ResourceExhausted code as a stockout.
+var (
+	stockoutText = []string{
+		"zone_resource_pool_exhausted", "gce_stockout", "stockout",
+		"does not have enough resources available", "resource pool exhausted",
+	}
+	rateLimitText = []string{"requests per minute", "rate limit", "quota metric 'requests'", "ratelimitexceeded"}
+	quotaText     = []string{"quota_exceeded", "insufficient regional quota", "insufficient quota", "gce_quota_exceeded"}
+	busyText      = []string{"incompatible operation", "please try again", "try again later"}
+)
+
+func classify(code codes.Code, msg string, hints ...string) Kind {
+	text := strings.ToLower(msg + " " + strings.Join(hints, " "))
+	switch {
+	case containsAny(text, stockoutText):
+		return Stockout
+	case containsAny(text, rateLimitText):
+		return Transient
+	case containsAny(text, quotaText), strings.Contains(text, "quota") && strings.Contains(text, "exceeded"):
+		return QuotaExceeded
+	case containsAny(text, busyText):
+		return Transient
+	}
+	switch code {
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange:
+		return InvalidConfig
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Internal, codes.Aborted, codes.ResourceExhausted, codes.Canceled:
+		return Transient
+	case codes.PermissionDenied, codes.Unauthenticated:
+		return PermissionDenied
+	case codes.NotFound:
+		return NotFound
+	case codes.AlreadyExists:
+		return AlreadyExists
+	}
+	return Unknown
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
