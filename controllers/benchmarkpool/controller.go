@@ -26,6 +26,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/gke"
 )
 
 // finalizer keeps a pool until its nodes are released (or its GKE node pool
@@ -41,6 +42,13 @@ type Reconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme
 	Recorder record.EventRecorder
+	// GKE creates node pools; nil when the manager has no GKE cluster.
+	GKE NodePools
+	// GKECluster is the manager's cluster, which a pool's spec may override.
+	GKECluster gke.Cluster
+	// PollInterval and RetryBackoff pace the GKE work (10 s and 30 s, doubled
+	// per failed attempt, when zero).
+	PollInterval, RetryBackoff time.Duration
 	// Clock is the time (time.Now when nil).
 	Clock func() time.Time
 }
@@ -59,7 +67,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !p.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.delete(ctx, &p)
+		return r.delete(ctx, &p)
 	}
 	if controllerutil.AddFinalizer(&p, finalizer) {
 		if err := r.Update(ctx, &p); err != nil {
@@ -84,10 +92,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // observe claims the nodes and fills the status: nodes, readiness, queue, TTL.
 func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctrl.Result, error) {
 	var conflicts []string
-	if p.Spec.Provider == benchv1.ProviderExisting && p.Spec.Existing != nil {
+	switch {
+	case p.Spec.Provider == benchv1.ProviderExisting && p.Spec.Existing != nil:
 		var err error
 		if conflicts, err = r.claimExisting(ctx, p); err != nil {
 			return ctrl.Result{}, err
+		}
+	case p.Spec.Provider == benchv1.ProviderGKE:
+		step, err := r.ensureGKE(ctx, p)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if step.dirty {
+			if err := r.writeAnnotations(ctx, p); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		if p.Annotations[failedAnnotation] != "" || meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionProvisioning) {
+			return ctrl.Result{RequeueAfter: step.requeue}, nil
 		}
 	}
 	var nodes corev1.NodeList
@@ -118,6 +140,16 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 		return ctrl.Result{RequeueAfter: notReadyRetry}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// writeAnnotations stores the GKE bookkeeping, keeping the status computed so far.
+func (r *Reconciler) writeAnnotations(ctx context.Context, p *benchv1.BenchmarkPool) error {
+	status := p.Status.DeepCopy()
+	if err := r.Update(ctx, p); err != nil {
+		return err
+	}
+	p.Status = *status
+	return nil
 }
 
 // observeQueue reports which benchmark holds the pool and how many wait, and
@@ -171,16 +203,27 @@ func setReady(p *benchv1.BenchmarkPool, nodes int, conflicts []string) bool {
 	return status == metav1.ConditionTrue
 }
 
-// delete releases the pool's nodes, then lets the pool go.
-func (r *Reconciler) delete(ctx context.Context, p *benchv1.BenchmarkPool) error {
+// delete deletes the GKE node pool or releases the pool's nodes, then lets
+// the pool go.
+func (r *Reconciler) delete(ctx context.Context, p *benchv1.BenchmarkPool) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(p, finalizer) {
-		return nil
+		return ctrl.Result{}, nil
+	}
+	if p.Spec.Provider == benchv1.ProviderGKE {
+		done, err := r.deleteGKE(ctx, p)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if !done {
+			p.Status.State = state(p)
+			return ctrl.Result{RequeueAfter: r.poll()}, client.IgnoreNotFound(r.Status().Update(ctx, p))
+		}
 	}
 	if err := r.releaseAll(ctx, p.Name); err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	controllerutil.RemoveFinalizer(p, finalizer)
-	return r.Update(ctx, p)
+	return ctrl.Result{}, r.Update(ctx, p)
 }
 
 // state is the one-word State column.
@@ -188,6 +231,8 @@ func state(p *benchv1.BenchmarkPool) string {
 	switch {
 	case !p.DeletionTimestamp.IsZero():
 		return "Deleting"
+	case p.Annotations[failedAnnotation] != "":
+		return "Failed"
 	case meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionProvisioning):
 		return "Provisioning"
 	case meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionReady):

@@ -188,6 +188,14 @@ var (
 )
 
 func classify(code codes.Code, msg string, hints ...string) Kind {
+	// NotFound and AlreadyExists are about the named object, whose name may
+	// hold any of the words below (a pool named "stockout").
+	switch code {
+	case codes.NotFound:
+		return NotFound
+	case codes.AlreadyExists:
+		return AlreadyExists
+	}
 	text := strings.ToLower(msg + " " + strings.Join(hints, " "))
 	switch {
 	case containsAny(text, stockoutText):

@@ -143,3 +143,11 @@ func TestOperationError(t *testing.T) {
 		})
 	}
 }
+
+// A pool's name never changes what an error is: "stockout" is a fine name.
+func TestNotFoundOfAPoolNamedLikeAnError(t *testing.T) {
+	err := Classify(status.Error(codes.NotFound, "Not found: projects/p/locations/l/clusters/c/nodePools/stockout."))
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("classified as %v, want not found", KindOf(err))
+	}
+}

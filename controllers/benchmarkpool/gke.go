@@ -1,0 +1,255 @@
+package benchmarkpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/gke"
+)
+
+// NodePools is what the controller needs of GKE (gke.Provider).
+type NodePools interface {
+	Create(ctx context.Context, c gke.Cluster, np *containerpb.NodePool) (string, error)
+	Operation(ctx context.Context, c gke.Cluster, op string) (bool, error)
+	Get(ctx context.Context, c gke.Cluster, name string) (*containerpb.NodePool, error)
+	Delete(ctx context.Context, c gke.Cluster, name string) (string, error)
+}
+
+// Annotations that carry the GKE work in flight across reconciles.
+const (
+	operationAnnotation  = "benchwright.io/gke-operation"
+	attemptsAnnotation   = "benchwright.io/gke-failed-attempts"
+	retryAfterAnnotation = "benchwright.io/gke-retry-after"
+	failedAnnotation     = "benchwright.io/gke-failed"
+)
+
+// Kinds of operation in operationAnnotation ("create:<op>", "delete:<op>").
+const (
+	opCreate = "create"
+	opDelete = "delete"
+)
+
+// Waits of the GKE work.
+const (
+	pollEvery       = 10 * time.Second
+	maxRetryBackoff = 10 * time.Minute
+)
+
+// gkeStep is what one look at the GKE side decided.
+type gkeStep struct {
+	requeue time.Duration
+	// dirty tells that annotations changed and the object must be written.
+	dirty bool
+}
+
+// ensureGKE creates the node pool, follows its operation, reads back its
+// settings, and on failure cleans up and retries with backoff where retrying
+// can help (stockouts, transient errors); a quota or an invalid configuration
+// fails the pool with GKE's own message.
+func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (gkeStep, error) {
+	if r.GKE == nil {
+		setProvisioning(p, metav1.ConditionFalse, benchv1.ReasonProviderError, "")
+		return gkeStep{}, r.failPool(p, benchv1.ReasonProviderError,
+			"the manager has no GKE cluster configured: start it with --gke-project, --gke-location and --gke-cluster (or use provider existing)", false)
+	}
+	cluster, err := gke.ClusterFor(r.GKECluster, p.Spec.GKE)
+	if err != nil {
+		return gkeStep{}, r.gkeFailure(p, err)
+	}
+	np, err := gke.NodePoolRequest(p.Name, p.Spec.GKE)
+	if err != nil {
+		return gkeStep{}, r.gkeFailure(p, err)
+	}
+	p.Status.NodePoolName = np.Name
+	if what, op, ok := strings.Cut(p.Annotations[operationAnnotation], ":"); ok {
+		done, err := r.GKE.Operation(ctx, cluster, op)
+		switch {
+		case !done && err != nil:
+			return gkeStep{requeue: r.poll()}, nil // the poll failed; look again
+		case !done:
+			setProvisioning(p, metav1.ConditionTrue, benchv1.ReasonCreating, fmt.Sprintf("GKE is %sing node pool %s (operation %s)", strings.TrimSuffix(what, "e"), np.Name, op))
+			return gkeStep{requeue: r.poll()}, nil
+		}
+		delete(p.Annotations, operationAnnotation)
+		if err != nil && what == opCreate {
+			return r.createFailed(ctx, p, cluster, np.Name, err)
+		}
+		if what == opDelete {
+			return gkeStep{requeue: r.poll(), dirty: true}, nil
+		}
+	}
+	if p.Annotations[failedAnnotation] != "" {
+		return gkeStep{}, nil // failed for good: a person must change or delete the pool
+	}
+	existing, err := r.GKE.Get(ctx, cluster, np.Name)
+	switch {
+	case errors.Is(err, gke.ErrNotFound):
+		return r.create(ctx, p, cluster, np)
+	case err != nil:
+		setProvisioning(p, metav1.ConditionTrue, gke.KindOf(err).Reason(), "reading node pool "+np.Name+" from GKE: "+message(err))
+		return gkeStep{requeue: r.poll()}, nil
+	}
+	eff := gke.Effective(existing)
+	p.Status.Effective = &eff.Settings
+	if eff.Running() {
+		setProvisioning(p, metav1.ConditionFalse, benchv1.ReasonNodesReady, fmt.Sprintf("node pool %s is RUNNING", np.Name))
+		clearFailures(p)
+		return gkeStep{dirty: true}, nil
+	}
+	msg := fmt.Sprintf("node pool %s is %s", np.Name, eff.Status)
+	if eff.Message != "" {
+		msg += ": " + eff.Message
+	}
+	setProvisioning(p, metav1.ConditionTrue, benchv1.ReasonCreating, msg)
+	return gkeStep{requeue: r.poll()}, nil
+}
+
+// create asks GKE for the node pool, unless a backoff is still running.
+func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, np *containerpb.NodePool) (gkeStep, error) {
+	if at, err := time.Parse(time.RFC3339Nano, p.Annotations[retryAfterAnnotation]); err == nil && r.now().Before(at) {
+		return gkeStep{requeue: at.Sub(r.now()) + 10*time.Millisecond}, nil
+	}
+	op, err := r.GKE.Create(ctx, cluster, np)
+	if err != nil {
+		return r.createFailed(ctx, p, cluster, np.Name, err)
+	}
+	setAnnotation(p, operationAnnotation, opCreate+":"+op)
+	r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonCreating, "Creating GKE node pool %s (%s x %d)", np.Name, p.Spec.GKE.MachineType, p.Spec.GKE.NodeCount)
+	setProvisioning(p, metav1.ConditionTrue, benchv1.ReasonCreating, fmt.Sprintf("GKE is creating node pool %s (operation %s)", np.Name, op))
+	return gkeStep{requeue: r.poll(), dirty: true}, nil
+}
+
+// createFailed deletes what a failed create left (GKE keeps a pool in ERROR),
+// then schedules a retry or fails the pool for good.
+func (r *Reconciler) createFailed(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, name string, cause error) (gkeStep, error) {
+	op, err := r.GKE.Delete(ctx, cluster, name)
+	if err != nil && !errors.Is(err, gke.ErrNotFound) {
+		return gkeStep{requeue: r.poll(), dirty: true}, nil // clean up first, then decide
+	}
+	if op != "" {
+		setAnnotation(p, operationAnnotation, opDelete+":"+op)
+	}
+	attempts, _ := strconv.Atoi(p.Annotations[attemptsAnnotation])
+	attempts++
+	setAnnotation(p, attemptsAnnotation, strconv.Itoa(attempts))
+	if !gke.Retryable(cause) {
+		return gkeStep{dirty: true}, r.gkeFailure(p, cause)
+	}
+	wait := min(r.backoff()<<min(attempts-1, 16), maxRetryBackoff)
+	setAnnotation(p, retryAfterAnnotation, r.now().Add(wait).Format(time.RFC3339Nano))
+	kind := gke.KindOf(cause)
+	msg := fmt.Sprintf("%s; retrying in %s (attempt %d)", message(cause), wait.Round(time.Millisecond), attempts)
+	r.Recorder.Event(p, corev1.EventTypeWarning, kind.Reason(), msg)
+	setProvisioning(p, metav1.ConditionTrue, kind.Reason(), msg)
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: benchv1.PoolConditionReady, Status: metav1.ConditionFalse,
+		Reason: kind.Reason(), Message: msg, ObservedGeneration: p.Generation})
+	return gkeStep{requeue: wait + 10*time.Millisecond, dirty: true}, nil
+}
+
+// gkeFailure fails the pool for good with GKE's reason and message.
+func (r *Reconciler) gkeFailure(p *benchv1.BenchmarkPool, cause error) error {
+	return r.failPool(p, gke.KindOf(cause).Reason(), message(cause), true)
+}
+
+// failPool sets Ready False with the reason; mark stops further creates.
+func (r *Reconciler) failPool(p *benchv1.BenchmarkPool, reason, msg string, mark bool) error {
+	if mark {
+		setAnnotation(p, failedAnnotation, reason)
+	}
+	setProvisioning(p, metav1.ConditionFalse, reason, msg)
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: benchv1.PoolConditionReady, Status: metav1.ConditionFalse,
+		Reason: reason, Message: msg, ObservedGeneration: p.Generation})
+	r.Recorder.Event(p, corev1.EventTypeWarning, reason, msg)
+	return nil
+}
+
+// deleteGKE deletes the node pool, following GKE's operations (a create in
+// flight finishes first); done once GKE no longer has the pool.
+func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (done bool, err error) {
+	if r.GKE == nil || p.Spec.GKE == nil {
+		return true, nil
+	}
+	cluster, err := gke.ClusterFor(r.GKECluster, p.Spec.GKE)
+	if err != nil {
+		return true, nil // nothing can have been created
+	}
+	name := gke.NodePoolName(p.Name)
+	if _, op, ok := strings.Cut(p.Annotations[operationAnnotation], ":"); ok {
+		if finished, _ := r.GKE.Operation(ctx, cluster, op); !finished {
+			return false, nil
+		}
+		delete(p.Annotations, operationAnnotation)
+		if err := r.Update(ctx, p); err != nil {
+			return false, err
+		}
+	}
+	if _, err := r.GKE.Get(ctx, cluster, name); errors.Is(err, gke.ErrNotFound) {
+		return true, nil
+	}
+	op, err := r.GKE.Delete(ctx, cluster, name)
+	if err != nil && !gke.Retryable(err) {
+		return false, err
+	}
+	if op != "" {
+		setAnnotation(p, operationAnnotation, opDelete+":"+op)
+		if err := r.Update(ctx, p); err != nil {
+			return false, err
+		}
+	}
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: benchv1.PoolConditionDeleting, Status: metav1.ConditionTrue,
+		Reason: benchv1.ReasonDeletingNodePool, Message: "GKE is deleting node pool " + name, ObservedGeneration: p.Generation})
+	return false, nil
+}
+
+func setProvisioning(p *benchv1.BenchmarkPool, status metav1.ConditionStatus, reason, msg string) {
+	if reason == "" {
+		return
+	}
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: benchv1.PoolConditionProvisioning, Status: status,
+		Reason: reason, Message: msg, ObservedGeneration: p.Generation})
+}
+
+func setAnnotation(p *benchv1.BenchmarkPool, key, value string) {
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	p.Annotations[key] = value
+}
+
+func clearFailures(p *benchv1.BenchmarkPool) {
+	delete(p.Annotations, attemptsAnnotation)
+	delete(p.Annotations, retryAfterAnnotation)
+}
+
+// message is GKE's own message of an error.
+func message(err error) string {
+	var e *gke.Error
+	if errors.As(err, &e) && e.Message != "" {
+		return e.Message
+	}
+	return err.Error()
+}
+
+func (r *Reconciler) poll() time.Duration {
+	if r.PollInterval > 0 {
+		return r.PollInterval
+	}
+	return pollEvery
+}
+
+func (r *Reconciler) backoff() time.Duration {
+	if r.RetryBackoff > 0 {
+		return r.RetryBackoff
+	}
+	return 30 * time.Second
+}

@@ -1,0 +1,207 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/controllers/benchmarkpool"
+	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/gke"
+	"github.com/benchwright/benchwright/test/fakegke"
+)
+
+var testCluster = gke.Cluster{Project: "bench-project", Location: "us-central1-a", Name: "bench"}
+
+// startGKEPoolController runs the BenchmarkPool controller with the real GKE
+// client pointed at an in-process fake ClusterManager.
+func startGKEPoolController(t *testing.T) *fakegke.Server {
+	t.Helper()
+	fake := fakegke.Start(t, fakegke.WithCluster(testCluster.Parent()), fakegke.WithRunningPolls(2))
+	provider, err := gke.New(context.Background(), fake.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = provider.Close() })
+	ns := testNamespace(t, "gke-")
+	startController(t, ns, func(mgr ctrl.Manager, _ *artifacts.Store) error {
+		return (&benchmarkpool.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+			Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
+			GKE:      provider, GKECluster: testCluster, PollInterval: 50 * time.Millisecond, RetryBackoff: 50 * time.Millisecond,
+		}).SetupWithManager(mgr)
+	}, func(context.Context) {})
+	return fake
+}
+
+func gkePool(name, machine string, nodes int32) *benchv1.BenchmarkPool {
+	return &benchv1.BenchmarkPool{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: benchv1.BenchmarkPoolSpec{
+		Provider: benchv1.ProviderGKE, GKE: &benchv1.GKEPoolSpec{
+			MachineType: machine, NodeCount: nodes, CompactPlacement: &benchv1.CompactPlacement{},
+			ThreadsPerCore: ptr.To[int32](1), GVNIC: ptr.To(true), NetworkTier: "TIER_1",
+		}}}
+}
+
+// A GKE pool: the request GKE gets, provisioning, the effective settings read
+// back, Ready once its nodes join, and the node pool deleted with the pool.
+func TestGKEPoolLifecycle(t *testing.T) {
+	fake := startGKEPoolController(t)
+	ctx := context.Background()
+	pool := gkePool("c3-compact", "c3-highcpu-8", 2)
+	if err := k8sClient.Create(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "node pool RUNNING, waiting for nodes", func() (bool, string) {
+		p := getPool(t, pool.Name)
+		return p.Status.Effective != nil && p.Status.Effective.PlacementPolicy == "COMPACT" &&
+			meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady) != nil, pretty(p.Status)
+	})
+	reqs := fake.CreateRequests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d create requests", len(reqs))
+	}
+	np := reqs[0].GetNodePool()
+	cfg := np.GetConfig()
+	if np.GetPlacementPolicy().GetType() != containerpb.NodePool_PlacementPolicy_COMPACT ||
+		cfg.GetAdvancedMachineFeatures().GetThreadsPerCore() != 1 || !cfg.GetGvnic().GetEnabled() ||
+		np.GetNetworkConfig().GetNetworkPerformanceConfig().GetTotalEgressBandwidthTier() != containerpb.NodeNetworkConfig_NetworkPerformanceConfig_TIER_1 ||
+		cfg.GetLabels()[benchv1.PoolLabel] != pool.Name || len(cfg.GetTaints()) != 1 ||
+		cfg.GetTaints()[0].GetKey() != benchv1.PoolLabel || cfg.GetTaints()[0].GetEffect() != containerpb.NodeTaint_NO_SCHEDULE ||
+		cfg.GetMachineType() != "c3-highcpu-8" || np.GetInitialNodeCount() != 2 || reqs[0].GetParent() != testCluster.Parent() {
+		t.Errorf("create request: %v", reqs[0])
+	}
+	p := getPool(t, pool.Name)
+	if e := p.Status.Effective; e.ThreadsPerCore != 1 || !e.GVNIC || e.NetworkTier != "TIER_1" || e.MachineType != "c3-highcpu-8" || p.Status.NodePoolName == "" {
+		t.Errorf("effective %+v, node pool %q", e, p.Status.NodePoolName)
+	}
+	// GKE's nodes join with the pool's label.
+	labelledNode(t, "gke-c3-1", map[string]string{benchv1.PoolLabel: pool.Name}, true)
+	labelledNode(t, "gke-c3-2", map[string]string{benchv1.PoolLabel: pool.Name}, true)
+	eventually(t, 20*time.Second, "pool Ready", func() (bool, string) {
+		p := getPool(t, pool.Name)
+		return meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionReady) && p.Status.ReadyNodes == 2, pretty(p.Status)
+	})
+	t.Logf("kubectl get bpool:\n%s", kubectl(t, "get", "bpool", pool.Name))
+
+	if err := k8sClient.Delete(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "node pool deleted, pool gone", func() (bool, string) {
+		err := k8sClient.Get(ctx, clientKey(pool), &benchv1.BenchmarkPool{})
+		return apierrors.IsNotFound(err) && len(fake.NodePools(testCluster.Parent())) == 0, fmt.Sprint(fake.NodePools(testCluster.Parent()))
+	})
+}
+
+// A stockout is retried (the failed pool cleaned up first); an invalid
+// configuration fails the pool with GKE's message and leaves nothing behind.
+func TestGKEPoolFailures(t *testing.T) {
+	fake := startGKEPoolController(t)
+	ctx := context.Background()
+	fake.QueueFailures(fakegke.StockoutDuringProvisioning(testCluster.Project, "us-central1-a", "gke-x").AsAsync(), fakegke.Succeed)
+	retried := gkePool("stockout", "c3-highcpu-8", 2)
+	if err := k8sClient.Create(ctx, retried); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "stockout seen, then RUNNING", func() (bool, string) {
+		p := getPool(t, retried.Name)
+		return p.Status.Effective != nil && len(fake.CreateRequests()) == 2,
+			fmt.Sprintf("%d creates, node pools %v, annotations %v, events %v\n%s", len(fake.CreateRequests()), fake.NodePools(testCluster.Parent()), p.Annotations, events(t, "default", p.Name), pretty(p.Status))
+	})
+	if evs := strings.Join(events(t, "default", retried.Name), " "); !strings.Contains(evs, "Warning/"+benchv1.ReasonStockout) {
+		t.Errorf("no stockout event: %s", evs)
+	}
+
+	fake.QueueFailures(fakegke.CompactPlacementUnsupported("e2-standard-8"))
+	bad := gkePool("bad", "n2-standard-8", 2)
+	if err := k8sClient.Create(ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "pool Failed", func() (bool, string) {
+		p := getPool(t, bad.Name)
+		return p.Status.State == "Failed", pretty(p.Status)
+	})
+	c := meta.FindStatusCondition(getPool(t, bad.Name).Status.Conditions, benchv1.PoolConditionReady)
+	if c.Reason != benchv1.ReasonInvalidConfig || !strings.Contains(c.Message, "e2-standard-8") {
+		t.Errorf("Ready %+v", c)
+	}
+	if n := len(fake.NodePools(testCluster.Parent())); n != 1 {
+		t.Errorf("%d node pools, want only the retried one", n)
+	}
+	for _, p := range []*benchv1.BenchmarkPool{retried, bad} {
+		if err := k8sClient.Delete(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 20*time.Second, "no node pool left", func() (bool, string) {
+		return len(fake.NodePools(testCluster.Parent())) == 0, ""
+	})
+}
+
+// 50 pools created with injected failures of every kind, then deleted: not a
+// single node pool is leaked.
+func TestFiftyGKEPoolsLeakNothing(t *testing.T) {
+	fake := startGKEPoolController(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(7))
+	fake.SetInject(func(*containerpb.CreateNodePoolRequest) error {
+		switch rng.Intn(6) {
+		case 0:
+			return fakegke.Stockout(testCluster.Project, "us-central1-a")
+		case 1:
+			return fakegke.StockoutDuringProvisioning(testCluster.Project, "us-central1-a", "gke-y").AsAsync()
+		case 2:
+			return fakegke.Unavailable()
+		case 3:
+			return fakegke.QuotaExceeded("C3_CPUS", 24, "us-central1")
+		}
+		return nil
+	})
+	var pools []*benchv1.BenchmarkPool
+	for i := range 50 {
+		p := gkePool(fmt.Sprintf("fifty-%02d", i), "c3-highcpu-8", 2)
+		if err := k8sClient.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		pools = append(pools, p)
+	}
+	eventually(t, 60*time.Second, "every pool RUNNING or Failed", func() (bool, string) {
+		settled := 0
+		for _, p := range pools {
+			got := getPool(t, p.Name)
+			if got.Status.State == "Failed" || (got.Status.Effective != nil && !meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.PoolConditionProvisioning)) {
+				settled++
+			}
+		}
+		return settled == len(pools), fmt.Sprintf("%d of %d settled", settled, len(pools))
+	})
+	for _, p := range pools {
+		if err := k8sClient.Delete(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 60*time.Second, "every pool and node pool gone", func() (bool, string) {
+		var list benchv1.BenchmarkPoolList
+		if err := k8sClient.List(ctx, &list); err != nil {
+			return false, err.Error()
+		}
+		left := 0
+		for _, p := range list.Items {
+			if strings.HasPrefix(p.Name, "fifty-") {
+				left++
+			}
+		}
+		return left == 0 && len(fake.NodePools(testCluster.Parent())) == 0,
+			fmt.Sprintf("%d pools, %d node pools", left, len(fake.NodePools(testCluster.Parent())))
+	})
+	t.Logf("%d create requests for 50 pools", len(fake.CreateRequests()))
+}
