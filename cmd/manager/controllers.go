@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
+	"fmt"
+
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -15,15 +19,19 @@ import (
 	"github.com/benchwright/benchwright/controllers/benchmarkpool"
 	"github.com/benchwright/benchwright/controllers/mpibenchmark"
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
+	"github.com/benchwright/benchwright/controllers/tuningprofile"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/gke"
 )
 
 // controllerConfig is what the controllers take from the flags.
 type controllerConfig struct {
 	artifactStore string
 	fioImage      string
+	tunerImage    string
 	mpiImages     map[benchv1.MPIImplementation]*string
+	gkeCluster    gke.Cluster
 	store         *artifacts.Store
 }
 
@@ -41,6 +49,7 @@ func cacheOptions() cache.Options {
 		&corev1.PersistentVolumeClaim{}: {Label: sel},
 		&corev1.ConfigMap{}:             {Label: sel},
 		&mpiv2.MPIJob{}:                 {Label: sel},
+		&appsv1.DaemonSet{}:             {Label: sel},
 	}}
 }
 
@@ -51,14 +60,29 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		return err
 	}
 	logs := benchrun.APILogReader{Client: clientset}
-	if err := (&benchmarkpool.Reconciler{
+	pools := &benchmarkpool.Reconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
-	}).SetupWithManager(mgr); err != nil {
+		GKECluster: cfg.gkeCluster,
+	}
+	if cfg.gkeCluster != (gke.Cluster{}) {
+		provider, err := gke.New(context.Background())
+		if err != nil {
+			return fmt.Errorf("connecting to GKE: %w", err)
+		}
+		pools.GKE = provider
+	}
+	if err := pools.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := (&storagebenchmark.Reconciler{
 		Env:   benchrun.NewEnv(mgr, "storagebenchmark-controller", logs, cfg.store),
 		Image: cfg.fioImage,
+	}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := (&tuningprofile.Reconciler{
+		Env:   benchrun.NewEnv(mgr, "tuningprofile-controller", tuningprofile.APILogReader{Client: clientset}, cfg.store),
+		Image: cfg.tunerImage, Namespace: tuningprofile.ManagerNamespace(),
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -52,11 +52,15 @@ func run() int {
 	flag.StringVar(&leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	flag.StringVar(&cfg.artifactStore, "artifact-store", defaultArtifactStore, "where raw output, samples and summaries go: file:///dir, gs://bucket/prefix, s3://bucket/prefix or azblob://container/prefix")
 	flag.StringVar(&cfg.fioImage, "fio-image", defaultFioImage, "image that runs fio and dd when a StorageBenchmark names none")
+	flag.StringVar(&cfg.tunerImage, "tuner-image", defaultImageRepo+"tuner"+defaultImageTag, "image of the node tuner that TuningProfiles run as a privileged DaemonSet")
 	cfg.mpiImages = map[benchv1.MPIImplementation]*string{
 		benchv1.OpenMPI:  flag.String("mpi-openmpi-image", defaultImageRepo+"mpi-openmpi"+defaultImageTag, "image of MPIBenchmarks with OpenMPI that name none (OSU, IMB, IOR, sshd, benchwright)"),
 		benchv1.IntelMPI: flag.String("mpi-intel-image", defaultImageRepo+"mpi-intel"+defaultImageTag, "image of MPIBenchmarks with Intel MPI that name none (OSU, IMB, sshd, benchwright)"),
 		benchv1.MPICH:    flag.String("mpi-mpich-image", defaultImageRepo+"mpi-mpich"+defaultImageTag, "image of MPIBenchmarks with MPICH that name none (OSU, IMB, IOR, sshd, benchwright)"),
 	}
+	flag.StringVar(&cfg.gkeCluster.Project, "gke-project", "", "project of the GKE cluster where gke BenchmarkPools create node pools (credentials: Workload Identity / Application Default Credentials)")
+	flag.StringVar(&cfg.gkeCluster.Location, "gke-location", "", "location (region or zone) of that GKE cluster")
+	flag.StringVar(&cfg.gkeCluster.Name, "gke-cluster", "", "name of that GKE cluster")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()

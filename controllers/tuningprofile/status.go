@@ -1,0 +1,191 @@
+package tuningprofile
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/tuning"
+)
+
+// Bounds of the status (the CRD's).
+const (
+	maxNodes      = 1000
+	maxMismatches = 128
+	maxRequested  = 128
+	maxMessage    = 1024
+)
+
+func setCondition(p *benchv1.TuningProfile, typ string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: bound(message), ObservedGeneration: p.Generation,
+	})
+}
+
+// requested is status.requested: every setting with its source.
+func requested(settings []tuning.Setting) []benchv1.RequestedSetting {
+	out := make([]benchv1.RequestedSetting, 0, len(settings))
+	for _, s := range settings {
+		out = append(out, benchv1.RequestedSetting{Name: s.Name, Value: s.Value, Source: s.Source})
+	}
+	if len(out) > maxRequested {
+		out = out[:maxRequested]
+	}
+	return out
+}
+
+// nodeStatus is one node's line of the status.
+func nodeStatus(s nodeState) benchv1.NodeTuningStatus {
+	st := benchv1.NodeTuningStatus{Node: s.node}
+	r := s.report
+	if r == nil {
+		st.Message = bound(s.waiting)
+		return st
+	}
+	st.Tuned = r.Tuned && r.Phase == tuning.PhaseApplied
+	t := benchrun.MetaTime(r.Time)
+	st.LastUpdateTime = &t
+	var notes []string
+	if r.Error != "" {
+		notes = append(notes, r.Error)
+	}
+	for _, rf := range r.Refused {
+		notes = append(notes, fmt.Sprintf("%s refused: %s", rf.Name, rf.Reason))
+	}
+	var skipped []string
+	for _, sr := range r.Settings {
+		switch {
+		case sr.Skipped:
+			skipped = append(skipped, sr.Name)
+		case !sr.OK:
+			if len(st.Mismatches) < maxMismatches {
+				st.Mismatches = append(st.Mismatches, benchv1.SettingMismatch{Name: sr.Name, Requested: sr.Requested, Observed: sr.Observed})
+			}
+			if sr.Error != "" {
+				notes = append(notes, sr.Error)
+			}
+		}
+	}
+	if len(skipped) > 0 {
+		notes = append(notes, "skipped, not on this node (preset values): "+strings.Join(skipped, ", "))
+	}
+	st.Message = bound(strings.Join(notes, "; "))
+	return st
+}
+
+// setStatus derives the node lines, the counts and the Tuned and Degraded
+// conditions from what each selected node reports.
+func setStatus(p *benchv1.TuningProfile, states []nodeState) {
+	nodes := make([]benchv1.NodeTuningStatus, 0, len(states))
+	var tuned, refused, mismatched, notRunning, waiting []string
+	for _, s := range states {
+		ns := nodeStatus(s)
+		nodes = append(nodes, ns)
+		switch {
+		case ns.Tuned:
+			tuned = append(tuned, s.node)
+		case s.report != nil && len(s.report.Refused) > 0:
+			refused = append(refused, refusalNote(s))
+		case s.report != nil:
+			mismatched = append(mismatched, mismatchNote(s.node, ns))
+		case s.notRunning:
+			notRunning = append(notRunning, s.node+": "+s.waiting)
+		default:
+			waiting = append(waiting, s.node+": "+s.waiting)
+		}
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Node < nodes[j].Node })
+	if len(nodes) > maxNodes {
+		nodes = nodes[:maxNodes]
+	}
+	p.Status.Nodes = nodes
+	p.Status.DesiredNodes = int32(len(states))
+	p.Status.TunedNodes = int32(len(tuned))
+
+	if len(states) == 0 {
+		msg := where(p)
+		setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, benchv1.ReasonNoNodes, msg)
+		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionFalse, benchv1.ReasonNoNodes, msg)
+		return
+	}
+	progress := fmt.Sprintf("%d/%d node(s) tuned", len(tuned), len(states))
+	degraded := ""
+	switch {
+	case len(refused) > 0:
+		degraded = benchv1.ReasonRefusedKey
+	case len(mismatched) > 0:
+		degraded = benchv1.ReasonMismatch
+	}
+	if degraded != "" {
+		msg := strings.Join(append(refused, mismatched...), "; ")
+		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionTrue, degraded, msg)
+		setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, degraded, progress+"; "+msg)
+		return
+	}
+	switch {
+	case len(tuned) == len(states):
+		msg := progress + ": every value reads back as requested"
+		setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionTrue, benchv1.ReasonAllApplied, msg)
+		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionFalse, benchv1.ReasonAllApplied, msg)
+	case len(notRunning) > 0:
+		msg := progress + "; the tuner does not run on " + strings.Join(append(notRunning, waiting...), "; ")
+		setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, benchv1.ReasonTunerNotRunning, msg)
+		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionFalse, benchv1.ReasonTunerNotRunning, "no node reports a wrong value")
+	default:
+		msg := progress + "; waiting for " + strings.Join(waiting, "; ")
+		setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, benchv1.ReasonApplying, msg)
+		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionFalse, benchv1.ReasonApplying, "no node reports a wrong value")
+	}
+}
+
+func refusalNote(s nodeState) string {
+	var parts []string
+	for _, rf := range s.report.Refused {
+		parts = append(parts, fmt.Sprintf("%s (%s)", rf.Name, rf.Reason))
+	}
+	return fmt.Sprintf("node %s refused %s", s.node, strings.Join(parts, ", "))
+}
+
+func mismatchNote(node string, ns benchv1.NodeTuningStatus) string {
+	var parts []string
+	for _, m := range ns.Mismatches {
+		parts = append(parts, fmt.Sprintf("%s reads %q, requested %q", m.Name, m.Observed, m.Requested))
+	}
+	msg := fmt.Sprintf("node %s: %s", node, strings.Join(parts, ", "))
+	if ns.Message != "" {
+		msg += " (" + ns.Message + ")"
+	}
+	return msg
+}
+
+// where says which nodes a profile selects.
+func where(p *benchv1.TuningProfile) string {
+	if p.Spec.Pool != "" {
+		return fmt.Sprintf("no node carries the label %s=%s of pool %s (nodes with other NoSchedule taints are left out)", benchv1.PoolLabel, p.Spec.Pool, p.Spec.Pool)
+	}
+	sel, _ := placement(p)
+	keys := make([]string, 0, len(sel))
+	for k, v := range sel {
+		keys = append(keys, k+"="+v)
+	}
+	sort.Strings(keys)
+	return "no node matches the nodeSelector " + strings.Join(keys, ",") + " (nodes with NoSchedule taints are left out)"
+}
+
+// bound cuts a message to the CRD's length.
+func bound(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	s = s[:maxMessage-3]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "..."
+}

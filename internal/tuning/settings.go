@@ -1,0 +1,140 @@
+package tuning
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+// Names of the settings that are not sysctls.
+const (
+	// Governor is the cpufreq scaling governor of every online CPU.
+	Governor = "cpu.governor"
+	// SMT is /sys/devices/system/cpu/smt/control.
+	SMT = "cpu.smt"
+	// THP is /sys/kernel/mm/transparent_hugepage/enabled.
+	THP = "transparent_hugepage"
+)
+
+// SourceSpec marks a value the profile's spec asks for itself.
+const SourceSpec = "spec"
+
+// Setting is one value to set on a node and where it comes from.
+type Setting struct {
+	// Name is a sysctl in dotted form, or Governor, SMT, THP.
+	Name string `json:"name"`
+	// Value as written; several numbers are separated by spaces.
+	Value string `json:"value"`
+	// Source is "spec" or the preset and the file the value is taken from.
+	Source string `json:"source,omitempty"`
+}
+
+// Config is what the controller gives the tuner (settings.json in the
+// tuner's ConfigMap).
+type Config struct {
+	// Profile and Generation name the TuningProfile the settings belong to.
+	Profile    string `json:"profile"`
+	Generation int64  `json:"generation"`
+	// AllowUnlistedSysctls lets sysctls outside the allow-list through.
+	AllowUnlistedSysctls bool      `json:"allowUnlistedSysctls,omitempty"`
+	Settings             []Setting `json:"settings"`
+}
+
+var (
+	// sysctlName is the CRD's rule: dotted lower-case words, no '/'.
+	sysctlName = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_-]+)+$`)
+	// sysctlValue is the CRD's rule: no newlines, tabs or shell characters.
+	sysctlValue = regexp.MustCompile(`^[A-Za-z0-9_ .:,/+-]+$`)
+)
+
+// maxValue is the CRD's bound on a sysctl value.
+const maxValue = 256
+
+// choices are the values the non-sysctl settings accept.
+var choices = map[string][]string{
+	Governor: {"performance", "powersave", "ondemand", "schedutil", "conservative"},
+	SMT:      {"on", "off"},
+	THP:      {"always", "madvise", "never"},
+}
+
+// Validate checks a setting's name and value: a name maps to a file, so
+// nothing but a well-formed sysctl or one of Governor, SMT, THP gets through.
+func Validate(s Setting) error {
+	if allowed, ok := choices[s.Name]; ok {
+		for _, c := range allowed {
+			if s.Value == c {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s: %q is not one of %s", s.Name, s.Value, strings.Join(allowed, ", "))
+	}
+	if !sysctlName.MatchString(s.Name) || len(s.Name) > 128 {
+		return fmt.Errorf("%q is not a sysctl name: dotted lower-case words such as net.core.busy_poll", s.Name)
+	}
+	if strings.HasPrefix(s.Name, "cpu.") {
+		return fmt.Errorf("%s: cpu.* names are reserved for spec.cpu (governor, smt)", s.Name)
+	}
+	if len(s.Value) > maxValue || !sysctlValue.MatchString(s.Value) {
+		return fmt.Errorf("%s: value %q must be numbers or words separated by spaces (at most %d characters)", s.Name, s.Value, maxValue)
+	}
+	return nil
+}
+
+// Expand turns a profile's spec into explicit settings, sorted by name: the
+// preset's values with their provenance, overridden by the spec's sysctls,
+// cpu and transparentHugepages.
+func Expand(spec *benchv1.TuningProfileSpec) ([]Setting, error) {
+	byName := map[string]Setting{}
+	if spec.Preset != "" {
+		p, ok := presets[spec.Preset]
+		if !ok {
+			return nil, fmt.Errorf("unknown preset %q", spec.Preset)
+		}
+		for _, s := range p.settings() {
+			byName[s.Name] = s
+		}
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, sc := range spec.Sysctls {
+		if seen[sc.Name] {
+			errs = append(errs, fmt.Errorf("sysctl %s is listed twice", sc.Name))
+		}
+		seen[sc.Name] = true
+		if choices[sc.Name] != nil {
+			errs = append(errs, fmt.Errorf("%s is not a sysctl: use spec.cpu or spec.transparentHugepages", sc.Name))
+			continue
+		}
+		byName[sc.Name] = Setting{Name: sc.Name, Value: sc.Value, Source: SourceSpec}
+	}
+	if c := spec.CPU; c != nil {
+		if c.Governor != "" {
+			byName[Governor] = Setting{Name: Governor, Value: c.Governor, Source: SourceSpec}
+		}
+		if c.SMT != "" {
+			byName[SMT] = Setting{Name: SMT, Value: c.SMT, Source: SourceSpec}
+		}
+	}
+	if spec.TransparentHugepages != "" {
+		byName[THP] = Setting{Name: THP, Value: spec.TransparentHugepages, Source: SourceSpec}
+	}
+	out := make([]Setting, 0, len(byName))
+	for _, s := range byName {
+		if err := Validate(s); err != nil {
+			errs = append(errs, err)
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		errs = append(errs, errors.New("the profile sets nothing"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}

@@ -1,0 +1,294 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+// poolNodes adds two nodes of a pool (label and NoSchedule taint), a node
+// outside it, and a pool node with a taint the tuner does not tolerate.
+func (e *tuningEnv) poolNodes(t *testing.T, pool string) (in []string, out []string) {
+	t.Helper()
+	taint := corev1.Taint{Key: benchv1.PoolLabel, Value: pool, Effect: corev1.TaintEffectNoSchedule}
+	labels := map[string]string{benchv1.PoolLabel: pool}
+	for i := 1; i <= 2; i++ {
+		name := fmt.Sprintf("%s-%d", pool, i)
+		e.nodes.addNode(t, name, labels, []corev1.Taint{taint}, false)
+		in = append(in, name)
+	}
+	e.nodes.addNode(t, pool+"-other", map[string]string{"benchwright.io/test": pool}, nil, false)
+	e.nodes.addNode(t, pool+"-gpu", labels, []corev1.Taint{taint, {Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}}, false)
+	return in, []string{pool + "-other", pool + "-gpu"}
+}
+
+func isTuned(p *benchv1.TuningProfile) bool {
+	c := meta.FindStatusCondition(p.Status.Conditions, benchv1.TuningConditionTuned)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == p.Generation
+}
+
+func tpCondition(t *testing.T, p *benchv1.TuningProfile, typ string) metav1.Condition {
+	t.Helper()
+	c := meta.FindStatusCondition(p.Status.Conditions, typ)
+	if c == nil {
+		t.Fatalf("%s has no %s condition: %+v", p.Name, typ, p.Status.Conditions)
+	}
+	return *c
+}
+
+func TestTuningProfileTunesOnlyThePoolsNodes(t *testing.T) {
+	e := newTuningEnv(t)
+	pool := "tp-pool"
+	in, out := e.poolNodes(t, pool)
+	e.createProfile(t, "tp-latency", `
+pool: tp-pool
+preset: network-latency
+sysctls:
+- {name: net.core.busy_poll, value: "100"}
+cpu: {governor: performance, smt: "off"}
+`)
+	p := waitProfile(t, "tp-latency", "Tuned", isTuned)
+
+	// The DaemonSet: in the manager's namespace, on the pool's nodes only.
+	var ds appsv1.DaemonSet
+	if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: e.ns, Name: "tp-latency-tuner"}, &ds); err != nil {
+		t.Fatal(err)
+	}
+	spec := ds.Spec.Template.Spec
+	if d := cmp.Diff(map[string]string{benchv1.PoolLabel: pool}, spec.NodeSelector); d != "" {
+		t.Errorf("nodeSelector (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]corev1.Toleration{{Key: benchv1.PoolLabel, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule}}, spec.Tolerations); d != "" {
+		t.Errorf("tolerations (-want +got):\n%s", d)
+	}
+	c := spec.Containers[0]
+	if !ptr.Deref(c.SecurityContext.Privileged, false) || !spec.HostNetwork || spec.HostPID ||
+		spec.ServiceAccountName != "benchwright-tuner" || ptr.Deref(spec.AutomountServiceAccountToken, true) {
+		t.Errorf("tuner pod spec: privileged %v hostNetwork %v hostPID %v serviceAccount %q automount %v",
+			c.SecurityContext.Privileged, spec.HostNetwork, spec.HostPID, spec.ServiceAccountName, spec.AutomountServiceAccountToken)
+	}
+	if ptr.Deref(spec.TerminationGracePeriodSeconds, 0) < 60 {
+		t.Errorf("grace period %v leaves no time to restore", spec.TerminationGracePeriodSeconds)
+	}
+	var podNodes []string
+	for n := range e.tunerPods(t) {
+		podNodes = append(podNodes, n)
+	}
+	sort.Strings(podNodes)
+	if d := cmp.Diff(in, podNodes); d != "" {
+		t.Errorf("tuner pods on (-want +got):\n%s", d)
+	}
+
+	// Status: requested values with their sources, every node tuned.
+	sources := map[string]string{}
+	for _, r := range p.Status.Requested {
+		sources[r.Name+"="+r.Value] = r.Source
+	}
+	for setting, source := range map[string]string{
+		"net.core.busy_poll=100":                "spec",
+		"cpu.smt=off":                           "spec",
+		"net.core.busy_read=50":                 "preset network-latency (tuned network-latency/tuned.conf)",
+		"vm.swappiness=10":                      "preset network-latency (tuned latency-performance/tuned.conf, included by network-latency)",
+		"net.ipv4.tcp_rmem=4096 87380 16777216": "preset network-latency (seed 003 tcp_mem advice, values of GoogleCloudPlatform/hpc-tools mpi-tuning.sh --tcpmem)",
+		"transparent_hugepage=never":            "preset network-latency (tuned network-latency/tuned.conf)",
+	} {
+		if got, ok := sources[setting]; !ok || got != source {
+			t.Errorf("requested %s: source %q (present %v), want %q", setting, got, ok, source)
+		}
+	}
+	if p.Status.DesiredNodes != 2 || p.Status.TunedNodes != 2 || len(p.Status.Nodes) != 2 {
+		t.Errorf("desired %d tuned %d nodes %+v", p.Status.DesiredNodes, p.Status.TunedNodes, p.Status.Nodes)
+	}
+	for _, n := range p.Status.Nodes {
+		if !n.Tuned || n.LastUpdateTime == nil || len(n.Mismatches) > 0 {
+			t.Errorf("node status: %+v", n)
+		}
+	}
+	for _, n := range in {
+		for rel, want := range map[string]string{
+			"proc/sys/net/core/busy_poll":                          "100",
+			"proc/sys/net/ipv4/tcp_rmem":                           "4096 87380 16777216",
+			"sys/devices/system/cpu/smt/control":                   "off",
+			"sys/devices/system/cpu/cpu1/cpufreq/scaling_governor": "performance",
+		} {
+			if got := e.nodes.value(t, n, rel); got != want {
+				t.Errorf("node %s: %s = %q, want %q", n, rel, got, want)
+			}
+		}
+	}
+	for _, n := range out {
+		e.nodes.untouched(t, n)
+	}
+
+	t.Run("a spec change rolls the pods: the old ones restore, the new ones apply", func(t *testing.T) {
+		before := e.tunerPods(t)
+		p := waitProfile(t, "tp-latency", "fetched", func(*benchv1.TuningProfile) bool { return true })
+		p.Spec.Sysctls[0].Value = "75"
+		if err := k8sClient.Update(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		waitProfile(t, "tp-latency", "Tuned at generation 2", func(p *benchv1.TuningProfile) bool { return p.Generation == 2 && isTuned(p) })
+		after := e.tunerPods(t)
+		for _, n := range in {
+			if before[n].Name == after[n].Name {
+				t.Errorf("node %s kept pod %s", n, after[n].Name)
+			}
+			if got := e.nodes.value(t, n, "proc/sys/net/core/busy_poll"); got != "75" {
+				t.Errorf("node %s: busy_poll = %q", n, got)
+			}
+			// The new pod found the node restored: its originals are the true ones.
+			log, err := e.nodes.ReadLog(context.Background(), e.ns, after[n].Name, "tuner")
+			if err != nil || !strings.Contains(string(log), `"name":"net.core.busy_poll","requested":"75","observed":"75","original":"0"`) {
+				t.Errorf("node %s: the new tuner's report: %s (%v)", n, log, err)
+			}
+		}
+	})
+}
+
+func TestTuningProfileValueMismatch(t *testing.T) {
+	e := newTuningEnv(t)
+	sel := map[string]string{"benchwright.io/test": "tp-mismatch"}
+	e.nodes.addNode(t, "tp-mismatch-good", sel, nil, false)
+	e.nodes.addNode(t, "tp-mismatch-bad", sel, nil, true)
+	e.createProfile(t, "tp-mismatch", `
+nodeSelector: {benchwright.io/test: tp-mismatch}
+sysctls:
+- {name: vm.swappiness, value: "10"}
+- {name: net.core.busy_poll, value: "50"}
+`)
+	p := waitProfile(t, "tp-mismatch", "Degraded", func(p *benchv1.TuningProfile) bool {
+		return meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.TuningConditionDegraded)
+	})
+	deg, tuned := tpCondition(t, p, benchv1.TuningConditionDegraded), tpCondition(t, p, benchv1.TuningConditionTuned)
+	if deg.Reason != benchv1.ReasonMismatch || !strings.Contains(deg.Message, "vm.swappiness") || !strings.Contains(deg.Message, "tp-mismatch-bad") {
+		t.Errorf("Degraded: %+v", deg)
+	}
+	if tuned.Status != metav1.ConditionFalse || tuned.Reason != benchv1.ReasonMismatch {
+		t.Errorf("Tuned: %+v", tuned)
+	}
+	for _, n := range p.Status.Nodes {
+		switch n.Node {
+		case "tp-mismatch-good":
+			if !n.Tuned {
+				t.Errorf("good node: %+v", n)
+			}
+		case "tp-mismatch-bad":
+			want := []benchv1.SettingMismatch{{Name: "vm.swappiness", Requested: "10", Observed: ""}}
+			if d := cmp.Diff(want, n.Mismatches); d != "" || n.Tuned {
+				t.Errorf("bad node mismatches (-want +got):\n%s", d)
+			}
+		}
+	}
+	if p.Status.TunedNodes != 1 || p.Status.DesiredNodes != 2 {
+		t.Errorf("tuned %d of %d", p.Status.TunedNodes, p.Status.DesiredNodes)
+	}
+}
+
+func TestTuningProfileRefusedKey(t *testing.T) {
+	e := newTuningEnv(t)
+	e.nodes.addNode(t, "tp-refused-1", map[string]string{"benchwright.io/test": "tp-refused"}, nil, false)
+	e.createProfile(t, "tp-refused", `
+nodeSelector: {benchwright.io/test: tp-refused}
+sysctls:
+- {name: kernel.panic, value: "10"}
+- {name: vm.swappiness, value: "10"}
+`)
+	p := waitProfile(t, "tp-refused", "Degraded", func(p *benchv1.TuningProfile) bool {
+		return meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.TuningConditionDegraded)
+	})
+	deg := tpCondition(t, p, benchv1.TuningConditionDegraded)
+	if deg.Reason != benchv1.ReasonRefusedKey || !strings.Contains(deg.Message, "kernel.panic") || !strings.Contains(deg.Message, "allowUnlistedSysctls") {
+		t.Errorf("Degraded: %+v", deg)
+	}
+	if got := e.nodes.value(t, "tp-refused-1", "proc/sys/kernel/panic"); got != "0" {
+		t.Errorf("refused kernel.panic was written: %q", got)
+	}
+	if got := e.nodes.value(t, "tp-refused-1", "proc/sys/vm/swappiness"); got != "10" {
+		t.Errorf("allowed vm.swappiness = %q", got)
+	}
+
+	// Opting in applies it.
+	p.Spec.AllowUnlistedSysctls = true
+	if err := k8sClient.Update(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	waitProfile(t, "tp-refused", "Tuned after opting in", isTuned)
+	if got := e.nodes.value(t, "tp-refused-1", "proc/sys/kernel/panic"); got != "10" {
+		t.Errorf("kernel.panic with allowUnlistedSysctls = %q", got)
+	}
+}
+
+func TestTuningProfileDeletionRestoresBeforeTheFinalizerGoes(t *testing.T) {
+	e := newTuningEnv(t)
+	in, _ := e.poolNodes(t, "tp-del")
+	p := e.createProfile(t, "tp-del", `
+pool: tp-del
+preset: hpc-compute
+cpu: {smt: "off"}
+`)
+	waitProfile(t, "tp-del", "Tuned", isTuned)
+	if got := e.nodes.value(t, in[0], "sys/kernel/mm/transparent_hugepage/enabled"); got != "always" {
+		t.Fatalf("THP = %q before deletion", got)
+	}
+
+	e.nodes.holdTermination.Store(true) // the kubelet takes its time
+	if err := k8sClient.Delete(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "tp-del-tuner"}}, 10*time.Second)
+	waitGone(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "tp-del-tuner"}}, 10*time.Second)
+	held := waitProfile(t, "tp-del", "Restoring", func(p *benchv1.TuningProfile) bool {
+		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.TuningConditionTuned)
+		return c != nil && c.Reason == benchv1.ReasonRestoring
+	})
+	if !controllerutil.ContainsFinalizer(held, "benchwright.io/restore-nodes") || held.DeletionTimestamp.IsZero() {
+		t.Fatalf("profile without its finalizer while tuner pods run: %+v", held.ObjectMeta)
+	}
+	if n := len(e.tunerPods(t)); n != 2 {
+		t.Fatalf("%d tuner pods while held, want 2", n)
+	}
+	if got := e.nodes.value(t, in[0], "sys/devices/system/cpu/smt/control"); got != "off" {
+		t.Fatalf("node restored before its pod was terminated: smt %q", got)
+	}
+
+	e.nodes.holdTermination.Store(false) // the pods end, restoring their nodes
+	waitGone(t, p, 30*time.Second)
+	if n := len(e.tunerPods(t)); n != 0 {
+		t.Errorf("%d tuner pods left after the profile went", n)
+	}
+	for _, n := range in {
+		e.nodes.untouched(t, n)
+	}
+}
+
+func TestTuningProfileWithoutNodes(t *testing.T) {
+	e := newTuningEnv(t)
+	e.createProfile(t, "tp-nonodes", `
+nodeSelector: {benchwright.io/test: nobody}
+transparentHugepages: never
+`)
+	p := waitProfile(t, "tp-nonodes", "NoNodes", func(p *benchv1.TuningProfile) bool {
+		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.TuningConditionTuned)
+		return c != nil && c.Reason == benchv1.ReasonNoNodes
+	})
+	if c := tpCondition(t, p, benchv1.TuningConditionTuned); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "benchwright.io/test=nobody") {
+		t.Errorf("Tuned: %+v", c)
+	}
+	if p.Status.DesiredNodes != 0 || len(p.Status.Requested) != 1 {
+		t.Errorf("status: %+v", p.Status)
+	}
+}
