@@ -63,17 +63,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // advance does the work of one reconcile and returns when to look again.
 func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (ctrl.Result, error) {
-	if b.Status.StartTime == nil {
-		// Before the first repetition: the pool Ready, the tuning Tuned, and
-		// this benchmark first in the pool's queue.
-		w, err := r.Gate(ctx, b, kind, b.Spec.Placement, b.Spec.Timeouts)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if w != nil {
-			return ctrl.Result{RequeueAfter: benchrun.ApplyWait(&b.Status.BenchmarkStatusCommon, b.Generation, w)}, nil
-		}
-		b.Status.QueuePosition = 0
+	// Before the first repetition: the pool Ready, the tuning Tuned, and this
+	// benchmark first in the pool's queue.
+	if held, res, err := r.Hold(ctx, b, kind, b.Spec.Placement, b.Spec.Timeouts, &b.Status.BenchmarkStatusCommon); held {
+		return res, err
 	}
 	if err := r.ensureInputs(ctx, b); err != nil {
 		return ctrl.Result{}, err

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -154,10 +155,22 @@ func (e *Env) gate(ctx context.Context, obj client.Object, kind string, p benchv
 	return nil, nil
 }
 
-// ApplyWait records a wait in the status: Running False with the wait's
-// reason, the queue position, and when to look again.
-func ApplyWait(st *benchv1.BenchmarkStatusCommon, generation int64, w *Wait) time.Duration {
-	SetCondition(st, generation, benchv1.ConditionRunning, metav1.ConditionFalse, w.Reason, w.Message)
+// Hold keeps a benchmark that has not started yet until Gate lets it go,
+// recording the wait (Running False with the reason, the queue position).
+// held tells the caller to return res; a started benchmark is never held.
+func (e *Env) Hold(ctx context.Context, obj client.Object, kind string, placement benchv1.Placement, timeouts benchv1.Timeouts, st *benchv1.BenchmarkStatusCommon) (held bool, res ctrl.Result, err error) {
+	if st.StartTime != nil {
+		return false, ctrl.Result{}, nil
+	}
+	w, err := e.Gate(ctx, obj, kind, placement, timeouts)
+	if err != nil {
+		return true, ctrl.Result{}, err
+	}
+	if w == nil {
+		st.QueuePosition = 0
+		return false, ctrl.Result{}, nil
+	}
+	SetCondition(st, obj.GetGeneration(), benchv1.ConditionRunning, metav1.ConditionFalse, w.Reason, w.Message)
 	st.QueuePosition = w.Position
-	return waitRetry
+	return true, ctrl.Result{RequeueAfter: waitRetry}, nil
 }
