@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/local"
 )
 
@@ -57,18 +58,24 @@ func runFile(ctx context.Context, cmd *cobra.Command, file string, opts local.MP
 	for _, spec := range specs {
 		var res *local.Result
 		var printTable func() error
+		var exps []benchv1.Expectation
 		if spec.Storage != nil {
 			res, err = local.RunStorage(ctx, spec.Storage, opts.Options)
 			printTable = func() error { return local.PrintTable(out, res.Summaries) }
+			exps = spec.Storage.Spec.Expectations
 		} else {
 			res, err = local.RunMPI(ctx, spec.MPI, opts)
 			printTable = func() error { return local.PrintMPITable(out, spec.MPI.Spec.Suite, res.Summaries) }
+			exps = spec.MPI.Spec.Expectations
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", spec.Name(), err)
 		}
 		fmt.Fprintf(out, "\n%s (%s, %s, medians over %d counted repetition(s))\n", res.Name, res.Node.Hostname, res.Node.CPUModel, countedReps(res))
 		if err := printTable(); err != nil {
+			return err
+		}
+		if err := local.PrintExpectations(out, exps, res.Summaries); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "results: %s/\n", res.Dir)

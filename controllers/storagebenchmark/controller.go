@@ -228,6 +228,9 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", b.Spec.Repetitions, b.Status.ArtifactURI)
 	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonCompleted, msg)
 	setCondition(b, benchv1.ConditionSucceeded, "True", benchv1.ReasonCompleted, msg)
+	if err := r.Expect(ctx, b, kind, b.Spec.Expectations, summaries, &b.Status.BenchmarkStatusCommon); err != nil {
+		return ctrl.Result{}, err
+	}
 	r.Recorder.Event(b, corev1.EventTypeNormal, "Succeeded", msg)
 	return ctrl.Result{}, nil
 }

@@ -38,7 +38,11 @@ func TestStorageBenchmarkRunsFio(t *testing.T) {
 	requireTool(t, "fio")
 	createNode(t, "node-a", "n2-standard-4")
 	env := newStorageEnv(t, nil)
-	b := waitFinished(t, env.createBenchmark(t, "fio", smallFio), 90*time.Second)
+	spec := smallFio + `expectations:
+- {test: randread-4k-qd4, metric: read_iops, atLeast: 1}
+- {test: write-1m, metric: write_bw, atMost: 0.001}
+`
+	b := waitFinished(t, env.createBenchmark(t, "fio", spec), 90*time.Second)
 
 	if c := condition(t, b, benchv1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
 		t.Fatalf("Succeeded = %s: %s; Failed: %+v", c.Status, c.Message, b.Status.Conditions)
@@ -94,6 +98,11 @@ func TestStorageBenchmarkRunsFio(t *testing.T) {
 
 	checkStoredResults(t, env.store, b, 2)
 	checkChildren(t, b)
+	// One expectation holds, the other names the figure that fails it.
+	if c := condition(t, b, benchv1.ConditionMeetsExpectations); c.Status != metav1.ConditionFalse || c.Reason != benchv1.ReasonExpectationsFailed ||
+		!strings.HasPrefix(c.Message, "1 of 2 expectations fail: write-1m write_bw = ") || !strings.Contains(c.Message, "MiB/s (at most 0.001): above 0.001") {
+		t.Errorf("MeetsExpectations %+v", c)
+	}
 
 	// What a person sees.
 	get := kubectl(t, "get", "sbench", "-n", env.ns)

@@ -1,0 +1,105 @@
+package benchrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// maxConditionMessage keeps the MeetsExpectations message readable.
+const maxConditionMessage = 4096
+
+// Expect evaluates a finished benchmark's expectations against its summaries
+// and sets MeetsExpectations: True when every one holds, False naming the
+// failing figures, Unknown while a relative expectation's baseline has not
+// finished.
+func (e *Env) Expect(ctx context.Context, obj client.Object, kind string, exps []benchv1.Expectation, summaries []results.Summary, st *benchv1.BenchmarkStatusCommon) error {
+	if len(exps) == 0 {
+		return nil
+	}
+	checks, err := results.Evaluate(exps, summaries, func(name string) ([]results.Summary, error) {
+		return e.baselineSummaries(ctx, obj.GetNamespace(), kind, name)
+	})
+	gen := obj.GetGeneration()
+	switch {
+	case errors.Is(err, results.ErrNoBaseline):
+		SetCondition(st, gen, benchv1.ConditionMeetsExpectations, metav1.ConditionUnknown, benchv1.ReasonBaselineMissing,
+			"a relative expectation's baseline has not succeeded (or does not exist) in this namespace")
+		return nil
+	case err != nil:
+		return err
+	}
+	var failed, held []string
+	for _, c := range checks {
+		if c.Met {
+			held = append(held, c.Describe())
+		} else {
+			failed = append(failed, c.Describe())
+		}
+	}
+	if len(failed) > 0 {
+		SetCondition(st, gen, benchv1.ConditionMeetsExpectations, metav1.ConditionFalse, benchv1.ReasonExpectationsFailed,
+			clip(fmt.Sprintf("%d of %d expectations fail: %s", len(failed), len(checks), strings.Join(failed, "; "))))
+		e.Recorder.Event(obj, "Warning", benchv1.ReasonExpectationsFailed, clip(strings.Join(failed, "; ")))
+		return nil
+	}
+	SetCondition(st, gen, benchv1.ConditionMeetsExpectations, metav1.ConditionTrue, benchv1.ReasonExpectationsMet,
+		clip(fmt.Sprintf("all %d expectations hold: %s", len(checks), strings.Join(held, "; "))))
+	return nil
+}
+
+// baselineSummaries reads the summaries of a succeeded benchmark of the same
+// kind in the namespace from its summary.json.
+func (e *Env) baselineSummaries(ctx context.Context, namespace, kind, name string) ([]results.Summary, error) {
+	var obj client.Object
+	var st *benchv1.BenchmarkStatusCommon
+	switch kind {
+	case "StorageBenchmark":
+		b := &benchv1.StorageBenchmark{}
+		obj, st = b, &b.Status.BenchmarkStatusCommon
+	case "MPIBenchmark":
+		b := &benchv1.MPIBenchmark{}
+		obj, st = b, &b.Status.BenchmarkStatusCommon
+	default:
+		return nil, fmt.Errorf("no baselines for kind %s", kind)
+	}
+	if err := e.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, obj); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			return nil, results.ErrNoBaseline
+		}
+		return nil, err
+	}
+	if !meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionSucceeded) {
+		return nil, results.ErrNoBaseline
+	}
+	key, err := artifacts.Location{Namespace: namespace, Kind: kind, Name: name, UID: string(obj.GetUID())}.Summary()
+	if err != nil {
+		return nil, err
+	}
+	data, err := e.Store.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("reading the baseline's summary: %w", err)
+	}
+	var sum results.RunSummary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return nil, fmt.Errorf("reading the baseline's summary: %w", err)
+	}
+	return sum.Summaries, nil
+}
+
+func clip(s string) string {
+	if len(s) > maxConditionMessage {
+		return s[:maxConditionMessage-3] + "..."
+	}
+	return s
+}

@@ -1,0 +1,75 @@
+package results
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+func summary(test, metric, unit, size string, median float64) Summary {
+	s := Summary{Test: test, Metric: metric, Unit: unit, Stats: Stats{Median: median, N: 3}}
+	if size != "" {
+		s.Labels = map[string]string{LabelMsgSize: size}
+	}
+	return s
+}
+
+func TestEvaluate(t *testing.T) {
+	run := []Summary{
+		summary("randread", "read_iops", "IOPS", "", 41000),
+		summary("osu_latency", "latency", "us", "0", 2.1),
+		summary("osu_latency", "latency", "us", "8", 2.3),
+		summary("osu_latency", "latency", "us", "1024", 3.9),
+		summary("osu_bw", "bandwidth", "MB/s", "8", 12),
+		summary("osu_bw", "bandwidth", "MB/s", "65536", 9800),
+		summary("osu_bw", "bandwidth", "MB/s", "4194304", 9100),
+	}
+	base := []Summary{
+		summary("randread", "read_iops", "IOPS", "", 40000),
+		summary("osu_latency", "latency", "us", "8", 2.0),
+	}
+	lookup := func(name string) ([]Summary, error) {
+		if name == "c2" {
+			return base, nil
+		}
+		return nil, ErrNoBaseline
+	}
+	for _, tc := range []struct {
+		name    string
+		exp     benchv1.Expectation
+		met     bool
+		problem string
+	}{
+		{"at least, held", benchv1.Expectation{Test: "randread", Metric: "read_iops", AtLeast: ptr.To(40000.0)}, true, ""},
+		{"at least, failed", benchv1.Expectation{Test: "randread", Metric: "read_iops", AtLeast: ptr.To(50000.0)}, false, "below 50000"},
+		{"latency without a size is the smallest non-zero size", benchv1.Expectation{Test: "osu_latency", Metric: "latency", AtMost: ptr.To(2.2)}, false, "above 2.2"},
+		{"bandwidth without a size is the peak", benchv1.Expectation{Test: "osu_bw", Metric: "bandwidth", AtLeast: ptr.To(9500.0)}, true, ""},
+		{"at a size", benchv1.Expectation{Test: "osu_latency", Metric: "latency", MessageSize: ptr.To[int64](1024), AtMost: ptr.To(4.0)}, true, ""},
+		{"missing figure", benchv1.Expectation{Test: "osu_latency", Metric: "latency", MessageSize: ptr.To[int64](2048), AtMost: ptr.To(4.0)}, false, "the run has no such figure"},
+		{"relative, higher is better, within 5%", benchv1.Expectation{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c2"}}, true, ""},
+		{"relative, latency 15% worse", benchv1.Expectation{Test: "osu_latency", Metric: "latency", Relative: &benchv1.RelativeExpectation{Baseline: "c2", Tolerance: "10%"}}, false, "15.0% higher than the baseline (lower is better)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checks, err := Evaluate([]benchv1.Expectation{tc.exp}, run, lookup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := checks[0]
+			if c.Met != tc.met || c.Problem != tc.problem {
+				t.Errorf("met %v problem %q, want %v %q (%s)", c.Met, c.Problem, tc.met, tc.problem, c.Describe())
+			}
+		})
+	}
+	_, err := Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c9"}}}, run, lookup)
+	if !errors.Is(err, ErrNoBaseline) {
+		t.Errorf("missing baseline: %v", err)
+	}
+	checks, _ := Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", AtLeast: ptr.To(50000.0)}}, run, lookup)
+	if d := checks[0].Describe(); !strings.HasPrefix(d, "randread read_iops = 41000 IOPS (at least 50000): below 50000") {
+		t.Errorf("Describe: %q", d)
+	}
+}
