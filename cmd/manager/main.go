@@ -42,12 +42,14 @@ func run() int {
 	var (
 		metricsAddr    string
 		probeAddr      string
+		artifactAddr   string
 		leaderElection bool
 		leaderNS       string
 		cfg            controllerConfig
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the Prometheus metrics endpoint binds to (0 disables it)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the /healthz and /readyz probes bind to")
+	flag.StringVar(&artifactAddr, "artifact-server-bind-address", ":8082", "address the read-only HTTP view of the artifact store binds to (0 disables it)")
 	flag.BoolVar(&leaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
 	flag.StringVar(&leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	flag.StringVar(&cfg.artifactStore, "artifact-store", defaultArtifactStore, "where raw output, samples and summaries go: file:///dir, gs://bucket/prefix, s3://bucket/prefix or azblob://container/prefix")
@@ -93,6 +95,14 @@ func run() int {
 	}
 	if err := setupControllers(mgr, cfg); err != nil {
 		log.Error(err, "setting up controllers")
+		return 1
+	}
+	if err := addArtifactServer(mgr, artifactAddr, store); err != nil {
+		log.Error(err, "adding the artifact server")
+		return 1
+	}
+	if err := registerMetrics(mgr); err != nil {
+		log.Error(err, "registering metrics")
 		return 1
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -40,12 +40,13 @@ type Step struct {
 // Reconcile runs one reconcile of a benchmark: nothing once it is deleted or
 // finished; else Advance, an Outcome turned into the Failed condition (and
 // running children stopped), the display fields, and a status write when the
-// status changed (optimistic: a conflict is retried with a fresh read).
+// status changed (optimistic: a conflict is retried with a fresh read), after
+// which the queue and run durations it completed are observed.
 func (e *Env) Reconcile(ctx context.Context, s Step) (ctrl.Result, error) {
 	if !s.Object.GetDeletionTimestamp().IsZero() || Finished(s.Common) {
 		return ctrl.Result{}, nil
 	}
-	orig := s.Status()
+	orig, wasStarted := s.Status(), s.Common.StartTime != nil
 	res, err := s.Advance()
 	if errors.Is(err, ErrStale) {
 		return ctrl.Result{RequeueAfter: staleRetry}, nil
@@ -59,6 +60,7 @@ func (e *Env) Reconcile(ctx context.Context, s Step) (ctrl.Result, error) {
 		if uerr := e.Status().Update(ctx, s.Object); uerr != nil {
 			return ctrl.Result{}, uerr
 		}
+		e.observeDurations(s.Object, wasStarted, s.Common)
 	}
 	return res, err
 }

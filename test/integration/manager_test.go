@@ -33,13 +33,14 @@ func TestManagerServesProbesAndElectsLeader(t *testing.T) {
 		t.Fatalf("building the manager: %v\n%s", err, out)
 	}
 	kubeconfig := writeKubeconfig(t, dir)
-	probe, metrics := freePort(t), freePort(t)
+	probe, metrics, files := freePort(t), freePort(t), freePort(t)
 	cmd := exec.CommandContext(ctx, bin,
 		"--kubeconfig="+kubeconfig,
 		"--leader-elect", "--leader-election-namespace=default",
 		"--artifact-store=file://"+t.TempDir(),
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", probe),
-		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics))
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
+		fmt.Sprintf("--artifact-server-bind-address=127.0.0.1:%d", files))
 	logs, err := os.Create(filepath.Join(dir, "manager.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +62,7 @@ func TestManagerServesProbesAndElectsLeader(t *testing.T) {
 		fmt.Sprintf("http://127.0.0.1:%d/healthz", probe),
 		fmt.Sprintf("http://127.0.0.1:%d/readyz", probe),
 		fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics),
+		fmt.Sprintf("http://127.0.0.1:%d/", files), // the artifact store, read-only
 	} {
 		waitForOK(t, url)
 	}

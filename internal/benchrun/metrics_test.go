@@ -1,0 +1,162 @@
+package benchrun
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/metrics"
+)
+
+// observed is the count and sum of a histogram's StorageBenchmark observations.
+type observed struct {
+	count uint64
+	sum   float64
+}
+
+func observations(t *testing.T, h *prometheus.HistogramVec) observed {
+	t.Helper()
+	var d dto.Metric
+	if err := h.WithLabelValues("StorageBenchmark").(prometheus.Metric).Write(&d); err != nil {
+		t.Fatal(err)
+	}
+	return observed{d.GetHistogram().GetSampleCount(), d.GetHistogram().GetSampleSum()}
+}
+
+// since is what was observed after before.
+func since(t *testing.T, h *prometheus.HistogramVec, before observed) observed {
+	t.Helper()
+	now := observations(t, h)
+	return observed{now.count - before.count, now.sum - before.sum}
+}
+
+// reconcileWith runs one Env.Reconcile of the benchmark as stored, with advance
+// as the kind's work.
+func reconcileWith(t *testing.T, e *Env, key client.ObjectKey, advance func(*benchv1.StorageBenchmark) error) error {
+	t.Helper()
+	var b benchv1.StorageBenchmark
+	if err := e.Get(context.Background(), key, &b); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.Reconcile(context.Background(), Step{
+		Object: &b, Common: &b.Status.BenchmarkStatusCommon,
+		Status:       func() any { return b.Status.DeepCopy() },
+		Advance:      func() (ctrl.Result, error) { return ctrl.Result{}, advance(&b) },
+		StopChildren: func() error { return nil },
+		Display:      func() { b.Status.State = State(&b.Status.BenchmarkStatusCommon) },
+	})
+	return err
+}
+
+func newMetricsEnv(t *testing.T, now time.Time, objs ...client.Object) *Env {
+	t.Helper()
+	s := testScheme(t)
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&benchv1.StorageBenchmark{}).Build()
+	return &Env{Client: c, Scheme: s, Recorder: record.NewFakeRecorder(16), Clock: func() time.Time { return now }}
+}
+
+func TestReconcileObservesQueueAndRunOnce(t *testing.T) {
+	created := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: "fio", CreationTimestamp: metav1.NewTime(created)}}
+	e := newMetricsEnv(t, created.Add(130*time.Second), b)
+	key := client.ObjectKeyFromObject(b)
+	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
+
+	start := func(b *benchv1.StorageBenchmark) error {
+		if b.Status.StartTime == nil {
+			b.Status.StartTime = &metav1.Time{Time: created.Add(30 * time.Second)}
+		}
+		SetCondition(&b.Status.BenchmarkStatusCommon, 0, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, "running")
+		return nil
+	}
+	for range 3 { // started once, then unchanged
+		if err := reconcileWith(t, e, key, start); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := since(t, metrics.QueueSeconds, queue); got != (observed{1, 30}) {
+		t.Errorf("queue: %+v, want one observation of 30s", got)
+	}
+	if got := since(t, metrics.RunSeconds, run); got.count != 0 {
+		t.Errorf("run observed %d times before the benchmark finished", got.count)
+	}
+
+	finish := func(b *benchv1.StorageBenchmark) error {
+		b.Status.CompletionTime = &metav1.Time{Time: created.Add(130 * time.Second)}
+		SetCondition(&b.Status.BenchmarkStatusCommon, 0, benchv1.ConditionSucceeded, metav1.ConditionTrue, benchv1.ReasonCompleted, "done")
+		return nil
+	}
+	for range 2 { // the second reconcile sees it finished and does nothing
+		if err := reconcileWith(t, e, key, finish); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := since(t, metrics.RunSeconds, run); got != (observed{1, 100}) {
+		t.Errorf("run: %+v, want one observation of 100s", got)
+	}
+	if got := since(t, metrics.QueueSeconds, queue); got.count != 1 {
+		t.Errorf("queue observed %d times, want 1", got.count)
+	}
+}
+
+// A write from an out-of-date read conflicts and observes nothing; the
+// retry that writes does.
+func TestReconcileObservesOnlyWrittenTransitions(t *testing.T) {
+	created := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: "fio", CreationTimestamp: metav1.NewTime(created)}}
+	b.Status.StartTime = &metav1.Time{Time: created.Add(10 * time.Second)}
+	e := newMetricsEnv(t, created.Add(70*time.Second), b)
+	key := client.ObjectKeyFromObject(b)
+	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
+
+	fail := func(*benchv1.StorageBenchmark) error { return Fail(benchv1.ReasonToolFailed, "fio exited with code 1") }
+	err := reconcileWith(t, e, key, func(b *benchv1.StorageBenchmark) error {
+		// Someone else writes first: this reconcile's read is out of date.
+		other := b.DeepCopy()
+		other.Status.Retries = 1
+		if err := e.Status().Update(context.Background(), other); err != nil {
+			t.Fatal(err)
+		}
+		return fail(b)
+	})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("err = %v, want a conflict", err)
+	}
+	if got := since(t, metrics.RunSeconds, run); got.count != 0 {
+		t.Errorf("run observed %d times by a write that failed", got.count)
+	}
+	if err := reconcileWith(t, e, key, fail); err != nil {
+		t.Fatal(err)
+	}
+	if got := since(t, metrics.RunSeconds, run); got != (observed{1, 60}) {
+		t.Errorf("run: %+v, want one observation of 60s", got)
+	}
+	if got := since(t, metrics.QueueSeconds, queue); got.count != 0 {
+		t.Errorf("queue observed %d times for a benchmark that had started before", got.count)
+	}
+}
+
+// A benchmark that fails before it starts has neither duration.
+func TestReconcileObservesNothingForAFailureBeforeTheStart(t *testing.T) {
+	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: "fio", CreationTimestamp: metav1.Now()}}
+	e := newMetricsEnv(t, time.Now(), b)
+	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
+	if err := reconcileWith(t, e, client.ObjectKeyFromObject(b), func(*benchv1.StorageBenchmark) error {
+		return Fail(benchv1.ReasonTimeout, "the pool was not Ready within 1h")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if q, r := since(t, metrics.QueueSeconds, queue), since(t, metrics.RunSeconds, run); q.count+r.count != 0 {
+		t.Errorf("observed queue %d and run %d times, want none", q.count, r.count)
+	}
+}
