@@ -30,5 +30,8 @@ as Kubernetes resources, and turns the tools' output into comparable samples.
 		SilenceErrors: true,
 	}
 	root.AddCommand(newRunCommand(), newParseCommand(), newStepsCommand())
+	root.AddCommand(newResultsCommand())
+	root.AddCommand(newCompareCommand())
+	root.AddCommand(newReportCommand())
 	return root
 }

@@ -76,6 +76,13 @@ func ParseIOR(data []byte) ([]results.Sample, error) {
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("%w: IOR printed no write or read result", results.ErrNoSamples)
 	}
+	// IOR's iterations (-i) are repetitions of the run, not parallel parts of
+	// one: statistics must not add their bandwidths up.
+	for i := range samples {
+		if it, err := strconv.Atoi(samples[i].Labels[iorLabelIteration]); err == nil {
+			samples[i].Repetition = it
+		}
+	}
 	return samples, nil
 }
 

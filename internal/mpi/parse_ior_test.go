@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,7 +23,8 @@ var iorUnits = map[string]string{
 }
 
 func iorSample(test, metric string, v float64, labels map[string]string) results.Sample {
-	return results.Sample{Test: test, Metric: metric, Value: v, Unit: iorUnits[metric], Labels: labels}
+	rep, _ := strconv.Atoi(labels["iteration"]) // IOR's iterations are repetitions
+	return results.Sample{Test: test, Metric: metric, Value: v, Unit: iorUnits[metric], Labels: labels, Repetition: rep}
 }
 
 // iorLabels is base with the key/value pairs kv set; an empty value deletes

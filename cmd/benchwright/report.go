@@ -1,0 +1,106 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchwright/benchwright/internal/report"
+)
+
+func newReportCommand() *cobra.Command {
+	var out, format, baseline string
+	opts := report.Options{}
+	cmd := &cobra.Command{
+		Use:   "report FILE|DIR... [-o report.html]",
+		Short: "Write a report of runs: tables, comparison and plots",
+		Long: `Write a report of runs: the runs, their comparison with the baseline (the
+first run unless --baseline names another) and every figure's statistics. As
+HTML (one self-contained file: inline CSS and SVG plots, nothing fetched) it
+also has plots chosen by the data: latency and bandwidth against message size
+on log-log axes, a curve per run; box plots over repetitions; bars per test
+and run (fio workloads per machine type, a tuning ladder in run order).
+--format md and csv write the tables only.
+
+` + inputsHelp,
+		Example: `  benchwright report results/ -o report.html --title "C3 vs C2"
+  benchwright report on-node.ndjson off-node.ndjson -o osu.md
+  benchwright report store/default/ --format csv > figures.csv`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format == "" {
+				format = formatOf(out)
+			}
+			if format != "html" && format != "md" && format != "csv" {
+				return fmt.Errorf("unknown --format %q (html, md or csv)", format)
+			}
+			runs, err := loadRuns(cmd, args)
+			if err != nil {
+				return err
+			}
+			if baseline != "" {
+				if opts.Baseline, err = report.Find(runs, baseline); err != nil {
+					return err
+				}
+			}
+			rep, err := report.New(runs, opts)
+			if err != nil {
+				return err
+			}
+			write := map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV}[format]
+			if out == "" || out == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			if err := writeFile(out, write); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "benchwright: wrote %s (%d run(s))\n", out, len(runs))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write (default: standard output)")
+	cmd.Flags().StringVar(&format, "format", "", "html, md or csv (default: from the -o extension, else html)")
+	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
+	return cmd
+}
+
+// formatOf is the format a file name asks for.
+func formatOf(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown":
+		return "md"
+	case ".csv":
+		return "csv"
+	}
+	return "html"
+}
+
+// writeFile writes path through a temporary file beside it, so a failed
+// report leaves no half-written file.
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		err = write(tmp)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return errors.Join(fmt.Errorf("writing %s: %w", path, err), os.Remove(tmp.Name()))
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchwright/benchwright/internal/report"
+)
+
+// inputsHelp says what the results, compare and report commands read.
+const inputsHelp = `Inputs are NDJSON sample files (the output of 'benchwright parse', or a run's
+samples.ndjson), or directories: a 'benchwright run' results directory or an
+artifact-store run directory (holding samples.ndjson), or any directory above
+them (every samples.ndjson below it, runs in the order they started). Samples
+are grouped into runs by kind, namespace, benchmark and run UID; samples that
+name no benchmark (parsed files) take their file's name. Warm-up repetitions
+are left out.`
+
+// tableFlags are the flags of the commands that print tables.
+type tableFlags struct {
+	format string
+	all    bool
+}
+
+func (f *tableFlags) register(cmd *cobra.Command, formats string) {
+	cmd.Flags().StringVar(&f.format, "format", f.format, "output format: "+formats)
+	cmd.Flags().BoolVar(&f.all, "all", false, "every metric, not only the headline ones (IOPS, bandwidth, mean and p99 latency)")
+}
+
+// loadRuns reads the runs of the sample files and directories in args.
+func loadRuns(cmd *cobra.Command, args []string) ([]report.Run, error) {
+	return report.Load(cmd.Context(), report.Files(args))
+}
+
+func newResultsCommand() *cobra.Command {
+	flags := tableFlags{format: "text"}
+	cmd := &cobra.Command{
+		Use:   "results FILE|DIR...",
+		Short: "Print the statistics of runs' figures over their repetitions",
+		Long: `Print, per run, each test's figures (per message size where the test has them)
+as median, min, max and CV over the counted repetitions, as 'benchwright run'
+prints them.
+
+` + inputsHelp,
+		Example: `  benchwright results benchwright-results/fio-quickstart
+  benchwright parse --tool osu lat.txt > lat.ndjson && benchwright results lat.ndjson
+  benchwright results --format csv --all store/default/ > figures.csv`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runs, err := loadRuns(cmd, args)
+			if err != nil {
+				return err
+			}
+			return writeResults(cmd.OutOrStdout(), flags, runs)
+		},
+	}
+	flags.register(cmd, "text, md, csv")
+	return cmd
+}
+
+func writeResults(w io.Writer, flags tableFlags, runs []report.Run) error {
+	rows := report.Table(runs, flags.all || flags.format == "csv")
+	switch flags.format {
+	case "text":
+		return report.WriteText(w, runs, rows)
+	case "md":
+		return report.WriteFiguresMarkdown(w, runs, rows)
+	case "csv":
+		return report.WriteCSV(w, runs, rows)
+	}
+	return fmt.Errorf("unknown --format %q (text, md or csv)", flags.format)
+}

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// csvColumns are the columns of WriteCSV, in a fixed order.
+var csvColumns = []string{"run", "kind", "namespace", "benchmark", "run_uid", "machine_type", "test", "metric",
+	"msg_size", "unit", "lower_is_better", "n", "median", "min", "max", "mean", "stddev", "cv_percent"}
+
+// WriteCSV writes one line per run, test, metric and message size with all
+// its statistics; numbers are exact (shortest round-trip form), in the
+// tools' units.
+func WriteCSV(w io.Writer, runs []Run, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvColumns); err != nil {
+		return err
+	}
+	for _, row := range rows {
+		r, s := runs[row.Run], row.Stats
+		rec := []string{r.Name, r.Kind, r.Namespace, r.Benchmark, r.RunUID, r.MachineType, row.Test, row.Metric,
+			row.MsgSize, row.Unit, strconv.FormatBool(results.LowerIsBetter(row.Metric)), strconv.Itoa(s.N),
+			num(s.Median), num(s.Min), num(s.Max), num(s.Mean), num(s.Stddev), num(s.CV)}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// compareColumns are the columns of WriteCompareCSV.
+var compareColumns = []string{"baseline", "run", "test", "metric", "msg_size", "unit", "lower_is_better",
+	"median", "baseline_median", "speedup"}
+
+// WriteCompareCSV writes the comparison long-form: one line per figure and
+// run that has it (the baseline's included, speedup 1), medians in the row's
+// unit; speedup is empty where the baseline lacks the figure.
+func WriteCompareCSV(w io.Writer, runs []Run, baseline int, rows []CompareRow) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(compareColumns); err != nil {
+		return err
+	}
+	for _, row := range rows {
+		for i, m := range row.Medians {
+			if math.IsNaN(m) {
+				continue
+			}
+			rec := []string{runs[baseline].Name, runs[i].Name, row.Test, row.Metric, row.MsgSize, row.Unit,
+				strconv.FormatBool(row.LowerIsBetter), num(m), num(row.Medians[baseline]), num(row.Speedups[i])}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// num is a number in its shortest exact form, "" for none.
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

@@ -1,0 +1,73 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/benchwright/benchwright/internal/local"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// formatValue prints a figure as `benchwright run` does; "-" for none.
+func formatValue(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return local.FormatValue(v)
+}
+
+// formatCount prints a count with thousands separators.
+func formatCount(n int) string {
+	if n < 1000 {
+		return strconv.Itoa(n)
+	}
+	return local.FormatValue(float64(n))
+}
+
+// formatCV prints the coefficient of variation, "-" below two repetitions.
+func formatCV(s results.Stats) string {
+	if s.N < 2 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", s.CV)
+}
+
+// formatSpeedup prints a speedup with about three significant digits, and
+// says how many times slower below 1: 2.6 -> "2.60x", 0.0133 -> "0.0133x
+// (75.2x slower)".
+func formatSpeedup(s float64) string {
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return "-"
+	}
+	if s >= 0.995 {
+		return times(s)
+	}
+	return fmt.Sprintf("%.3gx (%s slower)", s, times(1/s))
+}
+
+func times(s float64) string {
+	switch {
+	case s >= 100:
+		return fmt.Sprintf("%.0fx", s)
+	case s >= 10:
+		return fmt.Sprintf("%.1fx", s)
+	}
+	return fmt.Sprintf("%.2fx", s)
+}
+
+// direction says which way a metric is better, for table headers.
+func direction(lowerIsBetter bool) string {
+	if lowerIsBetter {
+		return "lower"
+	}
+	return "higher"
+}
+
+// orDash is s, or "-" when empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,105 @@
+package report
+
+import (
+	"bufio"
+	_ "embed"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+)
+
+//go:embed report.html.tmpl
+var htmlTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG}).Parse(htmlTemplate))
+
+// openTableRows is how many rows a run's table may have to be shown open.
+const openTableRows = 200
+
+// htmlTable is a grid with a CSS class per cell, for the template.
+type htmlTable struct {
+	Header []htmlCell
+	Rows   [][]htmlCell
+}
+
+type htmlCell struct{ Text, Class string }
+
+// htmlGrid turns a grid into cells; class, when set, adds a cell's class.
+func htmlGrid(g *grid, class func(row, col int) string) htmlTable {
+	cls := func(col int) string {
+		if g.right[col] {
+			return "num"
+		}
+		return ""
+	}
+	t := htmlTable{Header: make([]htmlCell, len(g.header)), Rows: make([][]htmlCell, len(g.rows))}
+	for i, h := range g.header {
+		t.Header[i] = htmlCell{h, cls(i)}
+	}
+	for r, row := range g.rows {
+		t.Rows[r] = make([]htmlCell, len(row))
+		for i, c := range row {
+			t.Rows[r][i] = htmlCell{c, cls(i)}
+			if class != nil {
+				t.Rows[r][i].Class = strings.TrimSpace(t.Rows[r][i].Class + " " + class(r, i))
+			}
+		}
+	}
+	return t
+}
+
+// htmlRun is a run with its table, for the template.
+type htmlRun struct {
+	Run
+	Anchor string
+	Rows   int
+	Table  htmlTable
+	Open   bool
+}
+
+// WriteHTML writes the report as one self-contained page: inline CSS and
+// SVG, no script, no link, nothing fetched. Plots are drawn one at a time
+// as the page is written.
+func (r *Report) WriteHTML(w io.Writer) error {
+	runs := make([]htmlRun, len(r.Runs))
+	for i, run := range r.Runs {
+		rows := rowsOf(r.Rows, i)
+		runs[i] = htmlRun{Run: run, Anchor: "run-" + strconv.Itoa(i+1), Rows: len(rows),
+			Table: htmlGrid(figuresGrid(rows, false), nil), Open: len(rows) <= openTableRows}
+	}
+	var compare *htmlTable
+	if len(r.Runs) > 1 {
+		g := compareGrid(r.Runs, r.Baseline, r.Comparison, false)
+		first := len(g.header) - (len(r.Runs) - 1) // the speedup columns
+		others := others(len(r.Runs), r.Baseline)
+		t := htmlGrid(g, func(row, col int) string {
+			if col < first {
+				return ""
+			}
+			switch s := r.Comparison[row].Speedups[others[col-first]]; {
+			case s >= 1:
+				return "better"
+			case s < 1:
+				return "worse"
+			}
+			return ""
+		})
+		compare = &t
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := page.Execute(bw, map[string]any{
+		"Title":    r.Title,
+		"Summary":  r.summaryLine(),
+		"Runs":     runs,
+		"RunsList": htmlGrid(runsGrid(r.Runs), nil),
+		"Plots":    plan(r.Runs),
+		"Compare":  compare,
+		"Baseline": r.Runs[r.Baseline].Label(),
+		"Note":     speedupNote,
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}

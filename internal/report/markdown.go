@@ -1,0 +1,54 @@
+package report
+
+import (
+	"fmt"
+	"io"
+)
+
+// WriteFiguresMarkdown writes each run's figures as a Markdown section.
+func WriteFiguresMarkdown(w io.Writer, runs []Run, rows []Row) error {
+	for i, r := range runs {
+		if _, err := fmt.Fprintf(w, "### %s\n\n", escapeMD(r.Label())); err != nil {
+			return err
+		}
+		if err := figuresGrid(rowsOf(rows, i), false).writeMarkdown(w); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteCompareMarkdown writes the comparison as a Markdown table, after a
+// line that says how to read it.
+func WriteCompareMarkdown(w io.Writer, runs []Run, baseline int, rows []CompareRow) error {
+	if _, err := fmt.Fprintf(w, "Baseline: **%s**. %s.\n\n", escapeMD(runs[baseline].Label()), speedupNote); err != nil {
+		return err
+	}
+	return compareGrid(runs, baseline, rows, false).writeMarkdown(w)
+}
+
+// WriteMarkdown writes the report: its runs, the comparison, and every
+// run's figures.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "# %s\n\n%s\n\n## Runs\n\n", escapeMD(r.Title), r.summaryLine()); err != nil {
+		return err
+	}
+	if err := runsGrid(r.Runs).writeMarkdown(w); err != nil {
+		return err
+	}
+	if len(r.Runs) > 1 {
+		if _, err := io.WriteString(w, "\n## Comparison\n\n"); err != nil {
+			return err
+		}
+		if err := WriteCompareMarkdown(w, r.Runs, r.Baseline, r.Comparison); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w, "\n## Figures\n\n"); err != nil {
+		return err
+	}
+	return WriteFiguresMarkdown(w, r.Runs, r.Rows)
+}

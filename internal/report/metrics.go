@@ -1,0 +1,113 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// headlineMetrics and headlineSuffixes name the figures tables and plots show
+// by default; every figure is in the CSV and with --all.
+var (
+	headlineMetrics  = []string{"latency", "bandwidth", "bibandwidth", "message_rate", "bw", "iops"}
+	headlineSuffixes = []string{"_iops", "_bw", "_clat_mean", "_clat_p99"}
+)
+
+// Headline tells whether a metric is one of the figures shown by default:
+// IOPS, bandwidths, mean and p99 completion latency, MPI latency and
+// bandwidth (not their min/max over ranks).
+func Headline(metric string) bool {
+	for _, m := range headlineMetrics {
+		if metric == m {
+			return true
+		}
+	}
+	for _, s := range headlineSuffixes {
+		if strings.HasSuffix(metric, s) && !strings.HasPrefix(metric, "trim") {
+			return true
+		}
+	}
+	return false
+}
+
+// unitScale is each known unit's dimension and its factor to the dimension's
+// base unit (bytes/s, seconds, operations/s), for exact conversions between
+// runs whose tools print different units.
+var unitScale = map[string]struct {
+	dim    string
+	factor float64
+}{
+	"B/s": {"B/s", 1}, "KB/s": {"B/s", 1e3}, "MB/s": {"B/s", 1e6}, "GB/s": {"B/s", 1e9},
+	"KiB/s": {"B/s", 1 << 10}, "MiB/s": {"B/s", 1 << 20}, "GiB/s": {"B/s", 1 << 30},
+	"ns": {"s", 1e-9}, "us": {"s", 1e-6}, "µs": {"s", 1e-6}, "ms": {"s", 1e-3}, "s": {"s", 1},
+	"IOPS": {"op/s", 1}, "ops/s": {"op/s", 1},
+}
+
+// dimension is what a unit measures; units that convert share one, any other
+// unit is its own.
+func dimension(unit string) string {
+	if u, ok := unitScale[unit]; ok {
+		return u.dim
+	}
+	return unit
+}
+
+// convert expresses v, in unit from, in unit to (same dimension).
+func convert(v float64, from, to string) float64 {
+	if from == to {
+		return v
+	}
+	f, okf := unitScale[from]
+	t, okt := unitScale[to]
+	if !okf || !okt || f.dim != t.dim {
+		return v
+	}
+	return v * f.factor / t.factor
+}
+
+// displayUnit is a unit as people write it.
+func displayUnit(unit string) string {
+	if unit == "us" {
+		return "µs"
+	}
+	return unit
+}
+
+// msgSize is a msg_size label as a number of bytes, or -1 when absent or not
+// a number.
+func msgSize(labels map[string]string) float64 {
+	v, ok := labels[results.LabelMsgSize]
+	if !ok {
+		return -1
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+		return -1
+	}
+	return n
+}
+
+// formatBytes prints a message size compactly: 512 -> "512", 4096 -> "4K",
+// 1048576 -> "1M" (powers of 1024, as OSU and IMB sizes are).
+func formatBytes(b float64) string {
+	for _, u := range []struct {
+		suffix string
+		size   float64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if b >= u.size && math.Mod(b, u.size) == 0 {
+			return strconv.FormatFloat(b/u.size, 'f', -1, 64) + u.suffix
+		}
+	}
+	return strconv.FormatFloat(b, 'f', -1, 64)
+}
+
+// formatSize prints a message size with its unit: 8 -> "8 B", 4096 -> "4 KiB".
+func formatSize(b float64) string {
+	s := formatBytes(b)
+	if n := len(s); n > 0 && s[n-1] >= 'A' && s[n-1] <= 'Z' {
+		return s[:n-1] + " " + s[n-1:] + "iB"
+	}
+	return s + " B"
+}

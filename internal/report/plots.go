@@ -1,0 +1,69 @@
+package report
+
+import (
+	"html/template"
+	"strconv"
+)
+
+// Plots chooses the plots the headline figures of runs call for and draws
+// them: per test with message sizes, its metrics against size (and their
+// spread when there are repetitions), then bars of each such test's headline
+// number per run (latency at 8 B, peak bandwidth: the tuning ladder), then
+// per metric of tests without sizes (fio, dd, IOR) bars per test and run,
+// and their spread.
+func Plots(runs []Run) ([]Plot, error) {
+	plots := plan(runs)
+	for i := range plots {
+		svg, err := plots[i].draw()
+		if err != nil {
+			return nil, err
+		}
+		plots[i].SVG = string(svg)
+	}
+	return plots, nil
+}
+
+// plan chooses the plots of runs, to be drawn one at a time.
+func plan(runs []Run) []Plot {
+	var out []Plot
+	add := func(p Plot, ok bool) {
+		if ok {
+			p.ID = "plot-" + strconv.Itoa(len(out)+1)
+			out = append(out, p)
+		}
+	}
+	var headline, unsized []*categories
+	for _, f := range figures(runs) {
+		if !f.sized {
+			unsized = addTo(unsized, f.metric, f.unit, "", f.test, f)
+			continue
+		}
+		add(linePlot(f, runs))
+		if f.maxN >= minBoxRepetitions {
+			add(boxPlot(sizeCategories(f), runs, f.test+": "+f.metric+" over repetitions", "message size (bytes)"))
+		}
+		if len(f.runs) > 1 {
+			headline = addHeadline(headline, f)
+		}
+	}
+	for _, c := range headline {
+		add(barPlot(c, runs, c.title+" per run"))
+	}
+	for _, c := range unsized {
+		add(barPlot(c, runs, c.metric+" per test and run"))
+	}
+	for _, c := range unsized {
+		if c.maxN >= minBoxRepetitions {
+			add(boxPlot(c, runs, c.metric+" over repetitions", "test"))
+		}
+	}
+	return out
+}
+
+// drawSVG draws a planned plot's SVG into the page.
+func drawSVG(p Plot) (template.HTML, error) {
+	if p.SVG != "" {
+		return template.HTML(p.SVG), nil //nolint:gosec // drawn by vgsvg, which escapes its text
+	}
+	return p.draw()
+}

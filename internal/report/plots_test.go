@@ -1,0 +1,124 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// kinds lists the kinds and titles of plots.
+func kinds(plots []Plot) string {
+	var out []string
+	for _, p := range plots {
+		out = append(out, string(p.Kind)+": "+p.Title)
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestPlotsChosenByTheData(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		samples []results.Sample
+		want    string
+	}{
+		{"sized, two repetitions: curves and headline bars, no boxes", mpiSamples(), strings.Join([]string{
+			"lines: osu_latency: latency vs message size", "lines: osu_bw: bandwidth vs message size",
+			"bars: latency at 8 B per run", "bars: peak bandwidth per run"}, "\n")},
+		{"unsized, three repetitions: bars and boxes per metric", storageSamples(), strings.Join([]string{
+			"bars: read_iops per test and run", "bars: read_clat_mean per test and run",
+			"boxes: read_iops over repetitions", "boxes: read_clat_mean over repetitions"}, "\n")},
+		{"one run, one size: no headline bars", []results.Sample{
+			sample("a", "m", "osu_bw", "bandwidth", "MB/s", "8", 0, 1)}, "lines: osu_bw: bandwidth vs message size"},
+		{"only zero sizes and values: nothing on log axes", []results.Sample{
+			sample("a", "m", "osu_bw", "bandwidth", "MB/s", "0", 0, 0)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plots, err := Plots(group(t, tc.samples))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := kinds(plots); got != tc.want {
+				t.Errorf("plots:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlotsAreDeterministic(t *testing.T) {
+	runs := group(t, storageSamples(), mpiSamples())
+	a, err := Plots(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Plots(runs)
+	for i := range a {
+		if a[i].SVG != b[i].SVG {
+			t.Errorf("%s drew differently twice", a[i].Title)
+		}
+	}
+}
+
+func TestTicks(t *testing.T) {
+	var got []string
+	for _, tk := range (log2Ticks{}).Ticks(1, 4<<20) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if want := "1 4 16 64 256 1K 4K 16K 64K 256K 1M 4M"; strings.Join(got, " ") != want {
+		t.Errorf("log2 labels %q, want %q", got, want)
+	}
+	got = nil
+	for _, tk := range (log10Ticks{}).Ticks(0.2, 30000) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if want := "1 10 100 1000 10k"; strings.Join(got, " ") != want {
+		t.Errorf("log10 labels %q, want %q", got, want)
+	}
+	got = nil
+	for _, tk := range (log10Ticks{}).Ticks(12, 30) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if want := "15 20 25 30"; strings.Join(got, " ") != want {
+		t.Errorf("log10 labels within a decade %q, want %q", got, want)
+	}
+	got = nil
+	for _, tk := range (linearTicks{}).Ticks(0, 26000) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if want := "0 5000 10k 15k 20k 25k"; strings.Join(got, " ") != want {
+		t.Errorf("linear labels %q, want %q", got, want)
+	}
+}
+
+func TestWrapLabel(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"randread-4k", 20, "randread-4k"},
+		{"s3-3-network-latency (c2-standard-60)", 22, "s3-3-network-latency\n(c2-standard-60)"},
+		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 10, "aaaaaaaaaa\naaaaaaaaaa\naaaaaaaaa…"},
+	} {
+		if got := wrapLabel(tc.in, tc.n, 3); got != tc.want {
+			t.Errorf("wrapLabel(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestFiveNumbers(t *testing.T) {
+	if got := fiveNumbers([]float64{5, 1, 4, 2, 3}); got != [5]float64{1, 2, 3, 4, 5} {
+		t.Errorf("fiveNumbers = %v", got)
+	}
+	if got := fiveNumbers([]float64{1, 2, 3, 4}); got != [5]float64{1, 1.75, 2.5, 3.25, 4} {
+		t.Errorf("fiveNumbers = %v", got)
+	}
+}

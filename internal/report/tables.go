@@ -1,0 +1,185 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// runsGrid lists the runs: what ran where, and how many repetitions count.
+func runsGrid(runs []Run) *grid {
+	g := &grid{header: []string{"run", "kind", "benchmark", "machine type", "repetitions", "warm-up", "samples", "labels", "source"},
+		right: []bool{false, false, false, false, true, true, true, false, false}}
+	for _, r := range runs {
+		g.add(r.Name, orDash(r.Kind), qualified(r), orDash(r.MachineType), strconv.Itoa(r.Repetitions),
+			strconv.Itoa(r.Warmups), formatCount(r.Samples), orDash(joinLabels(r.Labels)), source(r))
+	}
+	return g
+}
+
+// joinLabels prints labels as sorted k=v pairs.
+func joinLabels(labels map[string]string) string {
+	pairs := make([]string, 0, len(labels))
+	for k, v := range labels {
+		pairs = append(pairs, k+"="+v)
+	}
+	sort.Strings(pairs)
+	return strings.Join(pairs, " ")
+}
+
+// qualified is a run's namespace/benchmark and UID.
+func qualified(r Run) string {
+	s := r.Benchmark
+	if r.Namespace != "" {
+		s = r.Namespace + "/" + s
+	}
+	if r.RunUID != "" {
+		s += " (" + r.RunUID + ")"
+	}
+	return s
+}
+
+// source names a run's inputs.
+func source(r Run) string {
+	if len(r.Origins) == 1 {
+		return r.Origins[0]
+	}
+	return fmt.Sprintf("%s and %d more", r.Origins[0], len(r.Origins)-1)
+}
+
+// figuresGrid is one run's rows; upper makes TEXT-STYLE headers and leaves
+// out mean and stddev, as `benchwright run` prints.
+func figuresGrid(rows []Row, upper bool) *grid {
+	sized := false
+	for _, r := range rows {
+		sized = sized || r.MsgSize != ""
+	}
+	header := []string{"test", "metric", "msg size (B)", "median", "min", "max", "mean", "stddev", "CV", "n", "unit"}
+	right := []bool{false, false, true, true, true, true, true, true, true, true, false}
+	keep := func(col int) bool {
+		return (sized || col != 2) && (!upper || (col != 6 && col != 7))
+	}
+	g := &grid{}
+	for i := range header {
+		if keep(i) {
+			h := header[i]
+			if upper {
+				h = textHeader(h)
+			}
+			g.header, g.right = append(g.header, h), append(g.right, right[i])
+		}
+	}
+	for _, r := range rows {
+		s := r.Stats
+		cells := []string{r.Test, r.Metric, orDash(r.MsgSize), formatValue(s.Median), formatValue(s.Min), formatValue(s.Max),
+			formatValue(s.Mean), formatValue(s.Stddev), formatCV(s), strconv.Itoa(s.N), displayUnit(r.Unit)}
+		var kept []string
+		for i, c := range cells {
+			if keep(i) {
+				kept = append(kept, c)
+			}
+		}
+		g.add(kept...)
+	}
+	return g
+}
+
+// compareGrid is the comparison: each run's median, then each other run's
+// speedup over the baseline.
+func compareGrid(runs []Run, baseline int, rows []CompareRow, upper bool) *grid {
+	sized := false
+	for _, r := range rows {
+		sized = sized || r.MsgSize != ""
+	}
+	g := &grid{header: []string{"test", "metric"}, right: []bool{false, false}}
+	if sized {
+		g.header, g.right = append(g.header, "msg size (B)"), append(g.right, true)
+	}
+	g.header, g.right = append(g.header, "unit", "better"), append(g.right, false, false)
+	if upper {
+		for i, h := range g.header {
+			g.header[i] = textHeader(h)
+		}
+	}
+	for _, r := range runs {
+		g.header, g.right = append(g.header, r.Label()), append(g.right, true)
+	}
+	for i, r := range runs {
+		if i != baseline {
+			g.header, g.right = append(g.header, SpeedupColumn(r, runs[baseline])), append(g.right, true)
+		}
+	}
+	for _, r := range rows {
+		cells := []string{r.Test, r.Metric}
+		if sized {
+			cells = append(cells, orDash(r.MsgSize))
+		}
+		cells = append(cells, displayUnit(r.Unit), direction(r.LowerIsBetter))
+		for _, m := range r.Medians {
+			cells = append(cells, formatValue(m))
+		}
+		for i, s := range r.Speedups {
+			if i != baseline {
+				cells = append(cells, formatSpeedup(s))
+			}
+		}
+		g.add(cells...)
+	}
+	return g
+}
+
+// textHeader is a Markdown header as the text tables write it: "msg size
+// (B)" -> "MSG_SIZE".
+func textHeader(h string) string {
+	return strings.ToUpper(strings.ReplaceAll(strings.TrimSuffix(h, " (B)"), " ", "_"))
+}
+
+// SpeedupColumn names the column of run's speedups over base.
+func SpeedupColumn(run, base Run) string {
+	return run.Label() + " speedup vs " + base.Label()
+}
+
+// rowsOf splits rows by run.
+func rowsOf(rows []Row, run int) []Row {
+	var out []Row
+	for _, r := range rows {
+		if r.Run == run {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// WriteText writes each run's figures as aligned text, as `benchwright run`
+// prints them: a heading line per run, then its table.
+func WriteText(w io.Writer, runs []Run, rows []Row) error {
+	for i, r := range runs {
+		var what []string
+		for _, s := range []string{r.Kind, r.MachineType} {
+			if s != "" {
+				what = append(what, s)
+			}
+		}
+		what = append(what, fmt.Sprintf("medians over %d counted repetition(s)", r.Repetitions))
+		if _, err := fmt.Fprintf(w, "\n%s (%s)\n", r.Name, strings.Join(what, ", ")); err != nil {
+			return err
+		}
+		if err := figuresGrid(rowsOf(rows, i), true).writeText(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteCompareText writes the comparison as aligned text.
+func WriteCompareText(w io.Writer, runs []Run, baseline int, rows []CompareRow) error {
+	if _, err := fmt.Fprintf(w, "Baseline: %s. %s.\n", runs[baseline].Label(), speedupNote); err != nil {
+		return err
+	}
+	return compareGrid(runs, baseline, rows, true).writeText(w)
+}
+
+// speedupNote says how to read a speedup.
+const speedupNote = "Speedup = baseline/value for lower-is-better metrics (latency, time), value/baseline otherwise: above 1x is better than the baseline"
