@@ -31,7 +31,7 @@ func (f *tableFlags) register(cmd *cobra.Command, formats string) {
 
 // loadRuns reads the runs of the sample files and directories in args.
 func loadRuns(cmd *cobra.Command, args []string) ([]report.Run, error) {
-	return report.Load(cmd.Context(), report.Files(args))
+	return report.Load(cmd.Context(), report.Sources(args))
 }
 
 func newResultsCommand() *cobra.Command {

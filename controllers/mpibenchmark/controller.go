@@ -192,6 +192,10 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 	if err := r.Expect(ctx, b, kind, b.Spec.Expectations, summaries, &b.Status.BenchmarkStatusCommon); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.Run(b, kind, b.Status.StartTime).WriteReport(ctx); err != nil {
+		// The figures are stored; a report that cannot be drawn does not fail them.
+		r.Recorder.Eventf(b, corev1.EventTypeWarning, "ReportFailed", "report.html not written: %v", err)
+	}
 	r.Recorder.Event(b, corev1.EventTypeNormal, "Succeeded", msg)
 	return ctrl.Result{}, nil
 }

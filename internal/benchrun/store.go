@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/report"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -155,4 +156,30 @@ func (r Run) write(ctx context.Context, all []results.Sample, summaries []result
 		}
 	}
 	return nil
+}
+
+// WriteReport renders the run's report.html from its stored samples (the
+// page the manager's artifact server links to).
+func (r Run) WriteReport(ctx context.Context) error {
+	stored, err := r.samples(ctx)
+	if err != nil {
+		return err
+	}
+	runs, err := report.Group([]report.Set{{Origin: r.Location.Name, Samples: stored}})
+	if err != nil {
+		return err
+	}
+	rep, err := report.New(runs, report.Options{Title: r.Location.Kind + " " + r.Location.Namespace + "/" + r.Location.Name})
+	if err != nil {
+		return err
+	}
+	var page bytes.Buffer
+	if err := rep.WriteHTML(&page); err != nil {
+		return err
+	}
+	key, err := r.Location.Report()
+	if err != nil {
+		return err
+	}
+	return r.Store.Put(ctx, key, page.Bytes(), "text/html; charset=utf-8")
 }

@@ -140,7 +140,7 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 	checkMPIJob(t, b)
 	prefix, _ := artifacts.Location{Namespace: b.Namespace, Kind: "MPIBenchmark", Name: b.Name, UID: string(b.UID)}.Prefix()
 	keys, err := env.store.List(context.Background(), prefix)
-	if err != nil || len(keys) != 6 { // 2 raw logs, samples x2, summary, nodes
+	if err != nil || len(keys) != 7 { // 2 raw logs, samples x2, summary, nodes, report
 		t.Errorf("stored %v (%v)", keys, err)
 	}
 }

@@ -170,7 +170,7 @@ func checkStoredResults(t *testing.T, store *artifacts.Store, b *benchv1.Storage
 	if len(seen) != reps {
 		t.Errorf("samples cover repetitions %v, want %d", seen, reps)
 	}
-	for _, k := range []func() (string, error){loc.SamplesCSV, loc.Summary, loc.Nodes} {
+	for _, k := range []func() (string, error){loc.SamplesCSV, loc.Summary, loc.Nodes, loc.Report} {
 		key, _ := k()
 		if ok, err := store.Exists(ctx, key); err != nil || !ok {
 			t.Errorf("%s not stored (%v)", key, err)

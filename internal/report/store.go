@@ -1,0 +1,91 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// StoreRuns is a Source of every run under an artifact-store URL: the whole
+// store (gs://bucket/prefix, file:///var/lib/benchwright/artifacts), or a part
+// of it such as one namespace, kind or benchmark (…/ns/StorageBenchmark/name).
+type StoreRuns string
+
+// Samples implements Source: each run's samples.ndjson under the URL.
+func (u StoreRuns) Samples(ctx context.Context, add func(string, results.Sample)) error {
+	store, err := artifacts.Open(ctx, string(u))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = store.Close() }()
+	keys, err := store.List(ctx, "")
+	if err != nil {
+		return err
+	}
+	found := 0
+	for _, key := range keys {
+		if !strings.HasSuffix(key, "/samples.ndjson") && key != "samples.ndjson" {
+			continue
+		}
+		data, err := store.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		samples, err := results.ReadNDJSON(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %w", store.URI(key), err)
+		}
+		for _, s := range samples {
+			add(store.URI(key), s)
+		}
+		found++
+	}
+	if found == 0 {
+		return fmt.Errorf("%s holds no run (no samples.ndjson below it)", u)
+	}
+	return nil
+}
+
+// IsStoreURL tells whether an argument names an artifact store rather than a
+// local file.
+func IsStoreURL(arg string) bool {
+	for _, scheme := range []string{"gs://", "s3://", "azblob://", "file://"} {
+		if strings.HasPrefix(arg, scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+// Sources splits command-line arguments into local files and store URLs.
+func Sources(args []string) Source {
+	var files Files
+	var all multi
+	for _, a := range args {
+		if IsStoreURL(a) {
+			all = append(all, StoreRuns(a))
+		} else {
+			files = append(files, a)
+		}
+	}
+	if len(files) > 0 {
+		all = append(multi{files}, all...)
+	}
+	return all
+}
+
+// multi reads several sources in order.
+type multi []Source
+
+func (m multi) Samples(ctx context.Context, add func(string, results.Sample)) error {
+	for _, s := range m {
+		if err := s.Samples(ctx, add); err != nil {
+			return err
+		}
+	}
+	return nil
+}
