@@ -58,6 +58,7 @@ other units are converted exactly (MiB/s and MB/s, µs and ms).
 		},
 	}
 	flags.register(cmd, "text, md, csv")
+	registerCluster(cmd)
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	return cmd
 }

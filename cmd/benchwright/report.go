@@ -68,6 +68,7 @@ and run (fio workloads per machine type, a tuning ladder in run order).
 	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
+	registerCluster(cmd)
 	return cmd
 }
 

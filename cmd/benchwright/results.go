@@ -13,10 +13,13 @@ import (
 const inputsHelp = `Inputs are NDJSON sample files (the output of 'benchwright parse', or a run's
 samples.ndjson), or directories: a 'benchwright run' results directory or an
 artifact-store run directory (holding samples.ndjson), or any directory above
-them (every samples.ndjson below it, runs in the order they started). Samples
-are grouped into runs by kind, namespace, benchmark and run UID; samples that
-name no benchmark (parsed files) take their file's name. Warm-up repetitions
-are left out.`
+them (every samples.ndjson below it, runs in the order they started); an
+artifact-store URL (gs://bucket/prefix, s3://..., file:///...) for every run
+below it; or benchmark names in the cluster of the current kubeconfig (-n
+namespace), and -l selects every succeeded benchmark with those labels — their
+results are read from status.artifactURI. Samples are grouped into runs by
+kind, namespace, benchmark and run UID; samples that name no benchmark (parsed
+files) take their file's name. Warm-up repetitions are left out.`
 
 // tableFlags are the flags of the commands that print tables.
 type tableFlags struct {
@@ -29,9 +32,27 @@ func (f *tableFlags) register(cmd *cobra.Command, formats string) {
 	cmd.Flags().BoolVar(&f.all, "all", false, "every metric, not only the headline ones (IOPS, bandwidth, mean and p99 latency)")
 }
 
-// loadRuns reads the runs of the sample files and directories in args.
+// loadRuns reads the runs of the sample files, directories, store URLs and
+// cluster benchmarks in args and the cluster flags.
 func loadRuns(cmd *cobra.Command, args []string) ([]report.Run, error) {
-	return report.Load(cmd.Context(), report.Sources(args))
+	var f clusterFlags
+	if fl := cmd.Flags().Lookup("namespace"); fl != nil {
+		f.namespace = fl.Value.String()
+	}
+	if fl := cmd.Flags().Lookup("selector"); fl != nil {
+		f.selector = fl.Value.String()
+	}
+	src, err := f.resolveInputs(cmd.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	return report.Load(cmd.Context(), src)
+}
+
+// registerCluster adds the flags that pick benchmarks in the cluster.
+func registerCluster(cmd *cobra.Command) {
+	cmd.Flags().StringP("namespace", "n", "", "namespace of the benchmarks named as arguments or selected (default: default)")
+	cmd.Flags().StringP("selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
 }
 
 func newResultsCommand() *cobra.Command {
@@ -57,6 +78,7 @@ prints them.
 		},
 	}
 	flags.register(cmd, "text, md, csv")
+	registerCluster(cmd)
 	return cmd
 }
 

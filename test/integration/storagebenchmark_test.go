@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +22,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // A small fio run: two jobs of a second each.
@@ -111,6 +115,21 @@ func TestStorageBenchmarkRunsFio(t *testing.T) {
 	if strings.Join(strings.Fields(header), " ") != "NAME VOLUMES NODES PROGRESS RESULT STATE QUEUE AGE" ||
 		!strings.Contains(row, "emptyDir") || !strings.Contains(row, "2/2") || !strings.Contains(row, st.Headline) || !strings.Contains(row, "Succeeded") {
 		t.Errorf("kubectl get sbench:\n%s", get)
+	}
+	// The CLI finds the benchmark in the cluster and reads its figures from
+	// the store its status names.
+	cli := filepath.Join(t.TempDir(), "benchwright")
+	build := exec.Command("go", "build", "-o", cli, "./cmd/benchwright")
+	build.Dir = util.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	results := exec.Command(cli, "results", "fio", "-n", env.ns)
+	results.Env = append(os.Environ(), "KUBECONFIG="+writeKubeconfig(t, t.TempDir()))
+	if out, err := results.CombinedOutput(); err != nil || !strings.Contains(string(out), "randread-4k-qd4") || !strings.Contains(string(out), "read_iops") {
+		t.Errorf("benchwright results fio: %v\n%s", err, out)
+	} else {
+		t.Logf("benchwright results fio -n %s:\n%s", env.ns, out)
 	}
 	evs := strings.Join(events(t, env.ns, b.Name), " ")
 	for _, want := range []string{"Normal/Created", "Normal/RepetitionCompleted", "Normal/Succeeded"} {
