@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/report"
@@ -57,7 +57,7 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.
 			if _, err := os.Stat(strings.TrimPrefix(b.uri, "file://")); err != nil {
 				return nil, fmt.Errorf("%s %s/%s keeps its results in the manager's own volume (%s): open them with "+
 					"`kubectl -n benchwright-system port-forward svc/benchwright-manager 8082` and http://localhost:8082/, "+
-					"or start the manager with --artifact-store=gs://... or s3://...", b.kind, b.namespace, b.name, b.uri)
+					"or start the manager with an --artifact-store on gs:// or s3://", b.kind, b.namespace, b.name, b.uri)
 			}
 		}
 		local = append(local, b.uri)
