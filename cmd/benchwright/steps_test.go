@@ -127,7 +127,8 @@ func TestStepsCommandForwardsSignals(t *testing.T) {
 				}
 				codes <- code
 			}()
-			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stdout.String(), "ready"); time.Sleep(10 * time.Millisecond) {
+			// "ready" on a line of its own: the header line quotes the script too.
+			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stdout.String(), "\nready\n"); time.Sleep(10 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the step did not start:\n%s", stdout.String())
 				}

@@ -236,7 +236,7 @@ func TestRunStepsForwardsSignals(t *testing.T) {
 		res, err := RunSteps(context.Background(), steps([]string{"sh", "-c", trapTERM}, []string{"/bin/echo", "never"}), &out, RunOptions{Signals: sigs})
 		done <- result{res, err}
 	}()
-	waitFor(t, &out, "ready")
+	waitFor(t, &out, "\nready\n") // on its own line: the header quotes the script too
 	sigs <- syscall.SIGTERM
 	r := <-done
 	if r.err != nil || r.res != (RunResult{Ran: 1, ExitCode: 0, Signal: syscall.SIGTERM}) {
@@ -256,7 +256,7 @@ func TestRunStepsStopsOnCancel(t *testing.T) {
 		_, err := RunSteps(ctx, steps([]string{"sh", "-c", trapTERM}, []string{"/bin/echo", "never"}), &out, RunOptions{})
 		errc <- err
 	}()
-	waitFor(t, &out, "ready")
+	waitFor(t, &out, "\nready\n") // on its own line: the header quotes the script too
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want context.Canceled", err)
