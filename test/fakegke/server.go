@@ -41,6 +41,9 @@ const (
 
 // Server is the fake ClusterManager. Its methods are safe for concurrent use.
 type Server struct {
+	// The generated base answers codes.Unimplemented for the RPCs benchwright
+	// never calls (clusters, upgrades, ...); gRPC requires it for forward
+	// compatibility. Every node-pool RPC the provider uses is served below.
 	containerpb.UnimplementedClusterManagerServer
 
 	grpc *grpc.Server
