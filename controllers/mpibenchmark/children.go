@@ -15,10 +15,6 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
-// logGrace is how long the launcher's log may stay unreadable before the
-// benchmark fails with LogsUnavailable.
-const logGrace = 5 * time.Minute
-
 // children are the MPIJobs of a benchmark and the pods the MPI Operator made
 // for them (they carry the templates' labels).
 type children struct {
@@ -75,20 +71,6 @@ func (c *children) podsOf(j *mpiv2.MPIJob) []*corev1.Pod {
 	return out
 }
 
-// retries counts the attempts beyond the first over all repetitions.
-func (c *children) retries() int32 {
-	latest := map[int]int{}
-	for _, j := range c.jobs {
-		rep := benchrun.LabelInt(j, benchv1.RepetitionLabel)
-		latest[rep] = max(latest[rep], benchrun.LabelInt(j, attemptLabel))
-	}
-	var n int32
-	for _, a := range latest {
-		n += int32(max(a, 0))
-	}
-	return n
-}
-
 // finishTime is when the launcher's container ended, for samples whose tool
 // prints no time of its own.
 func finishTime(p *corev1.Pod) (t time.Time) {
@@ -98,13 +80,6 @@ func finishTime(p *corev1.Pod) (t time.Time) {
 		}
 	}
 	return t
-}
-
-func attemptNote(attempt int) string {
-	if attempt == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (retry %d)", attempt)
 }
 
 // summaryNote is the headline of an event: latency and peak bandwidth so far.

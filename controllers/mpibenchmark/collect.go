@@ -3,7 +3,6 @@ package mpibenchmark
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -68,38 +67,18 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 
 // labelSamples completes parsed samples with what the cluster knows.
 func labelSamples(b *benchv1.MPIBenchmark, samples []results.Sample, nodes []results.NodeInfo, rep, attempt int, finished time.Time) {
-	machine, settings := "", map[string]string{}
+	var first results.NodeInfo // the first worker's node stands for all
 	if len(nodes) > 0 {
-		machine, settings = nodes[0].MachineType, nodes[0].NodeLabels()
+		first = nodes[0]
 	}
-	for i := range samples {
-		s := &samples[i]
-		s.RunUID, s.Kind, s.Namespace, s.Benchmark, s.Repetition = string(b.UID), kind, b.Namespace, b.Name, rep
-		if s.Timestamp.IsZero() {
-			s.Timestamp = finished
-		}
-		if s.Labels == nil {
-			s.Labels = map[string]string{}
-		}
-		s.Labels[results.LabelMachineType] = machine
-		for k, v := range settings {
-			s.Labels[k] = v
-		}
+	benchrun.Origin{
+		Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
+		Repetition: rep, Attempt: attempt, Node: first, Finished: finished,
+	}.Label(samples)
+	layout := describeLayout(b)
+	for _, s := range samples {
 		s.Labels[results.LabelMPI] = string(b.Spec.MPI.Implementation)
-		s.Labels[results.LabelAttempt] = strconv.Itoa(attempt)
-		s.Labels["layout"] = describeLayout(b)
-		if b.Spec.Pool != "" {
-			s.Labels[results.LabelPool] = string(b.Spec.Pool)
-		}
-		if b.Spec.Tuning != "" {
-			s.Labels[results.LabelTuning] = string(b.Spec.Tuning)
-		}
-		if c := b.Labels[benchv1.CampaignLabel]; c != "" {
-			s.Labels[results.LabelCampaign] = c
-		}
-		if rep < int(b.Spec.WarmupRepetitions) {
-			s.Labels[results.LabelWarmup] = "true"
-		}
+		s.Labels["layout"] = layout
 	}
 }
 

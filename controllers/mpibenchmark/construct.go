@@ -181,18 +181,7 @@ func basePod(b *benchv1.MPIBenchmark) corev1.PodSpec {
 		EnableServiceLinks:           ptr.To(false),
 		SecurityContext:              &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 	}
-	if pool := string(b.Spec.Pool); pool != "" {
-		spec.NodeSelector = map[string]string{benchv1.PoolLabel: pool}
-		spec.Tolerations = []corev1.Toleration{{
-			Key: benchv1.PoolLabel, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule,
-		}}
-	} else {
-		spec.NodeSelector = make(map[string]string, len(b.Spec.NodeSelector))
-		for k, v := range b.Spec.NodeSelector {
-			spec.NodeSelector[k] = v
-		}
-	}
-	spec.Tolerations = append(spec.Tolerations, b.Spec.Tolerations...)
+	benchrun.Place(&spec, b.Spec.Placement)
 	if b.Spec.Layout.HostNetwork {
 		spec.HostNetwork = true
 		spec.DNSPolicy = corev1.DNSClusterFirstWithHostNet

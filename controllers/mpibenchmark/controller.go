@@ -80,7 +80,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	b.Status.Retries = st.retries()
+	b.Status.Retries = benchrun.Retries(st.jobs)
 	rep := int(b.Status.CompletedRepetitions)
 	attempt, job := st.current(rep)
 	if job == nil {
@@ -95,14 +95,14 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf(
 				"repetition %d/%d: the MPI workers were not ready within %s (spec.timeouts.start): %s", rep+1, total, startTimeout(b), obs.why))
 		}
-		setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonStarting, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, obs.why))
+		setRunning(b, metav1.ConditionFalse, benchv1.ReasonStarting, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, obs.why))
 		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
 	case phaseRunning:
 		deadline := obs.started.Add(runTimeout(b))
 		if now.After(deadline) {
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", rep+1, total, runTimeout(b)))
 		}
-		setCondition(b, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running (MPIJob %s)", rep+1, total, job.Name))
+		setRunning(b, metav1.ConditionTrue, benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running (MPIJob %s)", rep+1, total, job.Name))
 		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
 	case phaseDeadline:
 		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, obs.why))
@@ -129,18 +129,9 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, 
 		return ctrl.Result{}, err
 	}
 	if created {
-		r.Recorder.Eventf(b, corev1.EventTypeNormal, "Created", "Created MPIJob %s for repetition %d/%d%s", job.Name, rep+1, b.Spec.Repetitions, attemptNote(attempt))
+		r.Recorder.Eventf(b, corev1.EventTypeNormal, "Created", "Created MPIJob %s for repetition %d/%d%s", job.Name, rep+1, b.Spec.Repetitions, benchrun.AttemptNote(attempt))
 	}
-	if b.Status.StartTime == nil {
-		now := benchrun.MetaTime(r.Now())
-		b.Status.StartTime = &now
-	}
-	if b.Status.ArtifactURI == "" {
-		b.Status.ArtifactURI = r.Run(b, kind, b.Status.StartTime).URI()
-	}
-	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonStarting,
-		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, b.Spec.Repetitions, attemptNote(attempt)))
-	return ctrl.Result{RequeueAfter: startTimeout(b) + time.Second}, nil
+	return r.Starting(b, kind, &b.Status.BenchmarkStatusCommon, rep, b.Spec.Repetitions, attempt, b.Spec.Timeouts), nil
 }
 
 // collect reads and parses the launcher's log of a finished repetition,
@@ -149,8 +140,8 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 	pod := obs.launcher
 	raw, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, launcherContainer)
 	if err != nil {
-		if done := job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > logGrace {
-			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, logGrace, err))
+		if done := job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > benchrun.LogGrace {
+			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
 		}
 		return ctrl.Result{}, err
 	}
@@ -159,9 +150,11 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 		return ctrl.Result{}, err
 	}
 	samples, err := parseLauncherLog(b, l, raw)
-	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-		oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
-		return ctrl.Result{}, oe
+	if err != nil {
+		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+			oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
+		}
+		return ctrl.Result{}, err
 	}
 	var nodes []results.NodeInfo
 	for _, name := range workerNodes(st.podsOf(job)) {
@@ -184,20 +177,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 	if b.Status.CompletedRepetitions < b.Spec.Repetitions {
 		return r.startAttempt(ctx, b, l, rep+1, 0)
 	}
-	now := benchrun.MetaTime(r.Now())
-	b.Status.CompletionTime = &now
-	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", b.Spec.Repetitions, b.Status.ArtifactURI)
-	setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonCompleted, msg)
-	setCondition(b, benchv1.ConditionSucceeded, metav1.ConditionTrue, benchv1.ReasonCompleted, msg)
-	if err := r.Expect(ctx, b, kind, b.Spec.Expectations, summaries, &b.Status.BenchmarkStatusCommon); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.Run(b, kind, b.Status.StartTime).WriteReport(ctx); err != nil {
-		// The figures are stored; a report that cannot be drawn does not fail them.
-		r.Recorder.Eventf(b, corev1.EventTypeWarning, "ReportFailed", "report.html not written: %v", err)
-	}
-	r.Recorder.Event(b, corev1.EventTypeNormal, "Succeeded", msg)
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, r.Succeed(ctx, b, kind, &b.Status.BenchmarkStatusCommon, b.Spec.Repetitions, b.Spec.Expectations, summaries)
 }
 
 // runFailure fails the benchmark with what the failed MPI run said, after
@@ -243,7 +223,7 @@ func (r *Reconciler) retry(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.
 	res, err := r.startAttempt(ctx, b, l, rep, attempt+1)
 	if err == nil {
 		b.Status.Retries++
-		setCondition(b, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonEvicted,
+		setRunning(b, metav1.ConditionFalse, benchv1.ReasonEvicted,
 			fmt.Sprintf("repetition %d/%d is starting again (retry %d of %d) after: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
 	}
 	return res, err

@@ -8,7 +8,7 @@ import (
 
 // Labels on the children, besides those of the API package.
 const (
-	attemptLabel = "benchwright.io/attempt"
+	attemptLabel = benchrun.AttemptLabel
 	roleLabel    = "benchwright.io/role"
 )
 

@@ -66,14 +66,14 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 	}
 	switch {
 	case conditionTrue(job, mpiv2.JobSucceeded):
-		o.phase, o.launcher = phaseSucceeded, inPhase(launcher, corev1.PodSucceeded)
+		o.phase, o.launcher = phaseSucceeded, benchrun.PodInPhase(launcher, corev1.PodSucceeded)
 		if o.launcher == nil {
 			o.phase, o.why = phaseLost, fmt.Sprintf("MPIJob %s succeeded but its launcher pod is gone, and with it the output", job.Name)
 		}
 	case conditionTrue(job, mpiv2.JobFailed):
 		c := condition(job, mpiv2.JobFailed)
 		o.why = fmt.Sprintf("MPIJob %s failed (%s): %s", job.Name, c.Reason, c.Message)
-		o.launcher = inPhase(launcher, corev1.PodFailed)
+		o.launcher = benchrun.PodInPhase(launcher, corev1.PodFailed)
 		switch {
 		case strings.Contains(c.Reason, "Evicted") || strings.Contains(c.Reason, "Preempt"):
 			o.phase = phaseLost
@@ -126,13 +126,4 @@ func condition(job *mpiv2.MPIJob, t mpiv2.JobConditionType) *mpiv2.JobCondition 
 func conditionTrue(job *mpiv2.MPIJob, t mpiv2.JobConditionType) bool {
 	c := condition(job, t)
 	return c != nil && c.Status == corev1.ConditionTrue
-}
-
-func inPhase(pods []*corev1.Pod, ph corev1.PodPhase) *corev1.Pod {
-	for _, p := range pods {
-		if p.Status.Phase == ph {
-			return p
-		}
-	}
-	return nil
 }

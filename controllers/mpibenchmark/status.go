@@ -25,8 +25,9 @@ const (
 // max, percentiles, IOPS) are in the artifact store.
 var statusMetrics = map[string]bool{"latency": true, "bandwidth": true, "bibandwidth": true, "message_rate": true}
 
-func setCondition(b *benchv1.MPIBenchmark, typ string, status metav1.ConditionStatus, reason, message string) {
-	benchrun.SetCondition(&b.Status.BenchmarkStatusCommon, b.Generation, typ, status, reason, message)
+// setRunning sets the Running condition for the current generation.
+func setRunning(b *benchv1.MPIBenchmark, status metav1.ConditionStatus, reason, message string) {
+	benchrun.SetCondition(&b.Status.BenchmarkStatusCommon, b.Generation, benchv1.ConditionRunning, status, reason, message)
 }
 
 // syncDisplay derives what `kubectl get` shows from the conditions and counters.

@@ -296,7 +296,7 @@ func TestSyncDisplay(t *testing.T) {
 		b.Status.CompletedRepetitions = 2
 		b.Status.Conditions = nil
 	})
-	setCondition(b, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, "repetition 3/3 is running")
+	setRunning(b, metav1.ConditionTrue, benchv1.ReasonRunning, "repetition 3/3 is running")
 	syncDisplay(b)
 	got := []any{b.Status.ObservedGeneration, b.Status.Progress, b.Status.Layout, b.Status.State, b.Status.Conditions[0].ObservedGeneration}
 	want := []any{int64(4), "2/3", "2x1 core", benchv1.StateRunning, int64(4)}

@@ -2,9 +2,7 @@ package storagebenchmark
 
 import (
 	"context"
-	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -86,20 +84,6 @@ func (c *children) current(rep int) (int, []slotRun) {
 	return attempt, slots
 }
 
-// retries counts the attempts beyond the first over all repetitions.
-func (c *children) retries() int32 {
-	latest := map[int]int{}
-	for _, j := range c.jobs {
-		rep := benchrun.LabelInt(j, benchv1.RepetitionLabel)
-		latest[rep] = max(latest[rep], benchrun.LabelInt(j, attemptLabel))
-	}
-	var n int32
-	for _, a := range latest {
-		n += int32(max(a, 0))
-	}
-	return n
-}
-
 func (c *children) jobsOf(rep, attempt int) []*batchv1.Job {
 	var out []*batchv1.Job
 	for _, j := range c.jobs {
@@ -136,15 +120,6 @@ func (r *Reconciler) deleteActiveJobs(ctx context.Context, jobs []*batchv1.Job) 
 		}
 	}
 	return nil
-}
-
-func joinList(items []string) string { return strings.Join(items, ", ") }
-
-func attemptNote(attempt int) string {
-	if attempt == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (retry %d)", attempt)
 }
 
 func headlineNote(b *benchv1.StorageBenchmark) string {

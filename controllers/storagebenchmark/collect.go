@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -133,35 +132,12 @@ func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, ra
 
 // labelSamples completes parsed samples with what the cluster knows.
 func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int) {
-	warmup := rep < int(b.Spec.WarmupRepetitions)
-	finished := finishTime(out.pod)
-	for i := range out.samples {
-		s := &out.samples[i]
-		s.RunUID, s.Kind, s.Namespace, s.Benchmark, s.Repetition = string(b.UID), kind, b.Namespace, b.Name, rep
-		if s.Timestamp.IsZero() {
-			s.Timestamp = finished
-		}
-		if s.Labels == nil {
-			s.Labels = map[string]string{}
-		}
+	benchrun.Origin{
+		Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
+		Repetition: rep, Attempt: attempt, Node: out.node, Finished: finishTime(out.pod),
+	}.Label(out.samples)
+	for _, s := range out.samples {
 		s.Labels[results.LabelNode] = out.pod.Spec.NodeName
-		s.Labels[results.LabelMachineType] = out.node.MachineType
-		for k, v := range out.node.NodeLabels() {
-			s.Labels[k] = v
-		}
-		s.Labels[results.LabelAttempt] = strconv.Itoa(attempt)
-		if b.Spec.Pool != "" {
-			s.Labels[results.LabelPool] = string(b.Spec.Pool)
-		}
-		if b.Spec.Tuning != "" {
-			s.Labels[results.LabelTuning] = string(b.Spec.Tuning)
-		}
-		if c := b.Labels[benchv1.CampaignLabel]; c != "" {
-			s.Labels[results.LabelCampaign] = c
-		}
-		if warmup {
-			s.Labels[results.LabelWarmup] = "true"
-		}
 	}
 }
 

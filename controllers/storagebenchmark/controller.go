@@ -9,10 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,10 +29,6 @@ type Reconciler struct {
 	// Image runs fio and dd when the spec names none.
 	Image string
 }
-
-// logGrace is how long logs of a finished pod may stay unreadable before the
-// benchmark fails with LogsUnavailable.
-const logGrace = 5 * time.Minute
 
 // +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks/status,verbs=get;update;patch
@@ -75,7 +73,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	b.Status.Retries = st.retries()
+	b.Status.Retries = benchrun.Retries(st.jobs)
 	rep := int(b.Status.CompletedRepetitions)
 	attempt, slots := st.current(rep)
 	if attempt < 0 || len(slots) < int(b.Spec.Nodes) {
@@ -91,7 +89,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 		unbound := unboundClaims(st.claims)
 		why := obs.why
 		if len(unbound) > 0 {
-			why = "PersistentVolumeClaim(s) not bound: " + joinList(unbound) + "; " + why
+			why = "PersistentVolumeClaim(s) not bound: " + strings.Join(unbound, ", ") + "; " + why
 		}
 		if now.After(deadline) {
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout,
@@ -101,7 +99,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 		if len(unbound) > 0 {
 			reason = benchv1.ReasonVolumesPending
 		}
-		setCondition(b, benchv1.ConditionRunning, "False", reason, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, why))
+		setRunning(b, metav1.ConditionFalse, reason, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, why))
 		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
 	case phaseRunning:
 		deadline := obs.started.Add(runTimeout(b))
@@ -109,7 +107,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout,
 				fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", rep+1, total, runTimeout(b)))
 		}
-		setCondition(b, benchv1.ConditionRunning, "True", benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running%s", rep+1, total, attemptNote(attempt)))
+		setRunning(b, metav1.ConditionTrue, benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running%s", rep+1, total, benchrun.AttemptNote(attempt)))
 		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
 	case phaseDeadline:
 		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d exceeded the Job's deadline: %s", rep+1, total, obs.why))
@@ -161,19 +159,10 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 			return ctrl.Result{}, err
 		}
 		if created {
-			r.Recorder.Eventf(b, corev1.EventTypeNormal, "Created", "Created Job %s for repetition %d/%d%s", job.Name, rep+1, b.Spec.Repetitions, attemptNote(attempt))
+			r.Recorder.Eventf(b, corev1.EventTypeNormal, "Created", "Created Job %s for repetition %d/%d%s", job.Name, rep+1, b.Spec.Repetitions, benchrun.AttemptNote(attempt))
 		}
 	}
-	if b.Status.StartTime == nil {
-		now := benchrun.MetaTime(r.Now())
-		b.Status.StartTime = &now
-	}
-	if b.Status.ArtifactURI == "" {
-		b.Status.ArtifactURI = r.Run(b, kind, b.Status.StartTime).URI()
-	}
-	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonStarting,
-		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, b.Spec.Repetitions, attemptNote(attempt)))
-	return ctrl.Result{RequeueAfter: startTimeout(b) + time.Second}, nil
+	return r.Starting(b, kind, &b.Status.BenchmarkStatusCommon, rep, b.Spec.Repetitions, attempt, b.Spec.Timeouts), nil
 }
 
 // collect reads and parses the output of a finished repetition, stores it, and
@@ -194,11 +183,11 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 		}
 		if err != nil {
 			if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, b.Spec.Repetitions, pod.Name, nodeOr(pod), oe.Message)
+				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, b.Spec.Repetitions, pod.Name, benchrun.NodeOf(pod), oe.Message)
 				return ctrl.Result{}, oe
 			}
-			if done := st.completedAt(pod); !done.IsZero() && r.Now().Sub(done) > logGrace {
-				return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, logGrace, err))
+			if done := st.completedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
+				return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
 			}
 			return ctrl.Result{}, err
 		}
@@ -223,20 +212,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 	if b.Status.CompletedRepetitions < b.Spec.Repetitions {
 		return r.startAttempt(ctx, b, rep+1, 0)
 	}
-	now := benchrun.MetaTime(r.Now())
-	b.Status.CompletionTime = &now
-	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", b.Spec.Repetitions, b.Status.ArtifactURI)
-	setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonCompleted, msg)
-	setCondition(b, benchv1.ConditionSucceeded, "True", benchv1.ReasonCompleted, msg)
-	if err := r.Expect(ctx, b, kind, b.Spec.Expectations, summaries, &b.Status.BenchmarkStatusCommon); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.Run(b, kind, b.Status.StartTime).WriteReport(ctx); err != nil {
-		// The figures are stored; a report that cannot be drawn does not fail them.
-		r.Recorder.Eventf(b, corev1.EventTypeWarning, "ReportFailed", "report.html not written: %v", err)
-	}
-	r.Recorder.Event(b, corev1.EventTypeNormal, "Succeeded", msg)
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, r.Succeed(ctx, b, kind, &b.Status.BenchmarkStatusCommon, b.Spec.Repetitions, b.Spec.Expectations, summaries)
 }
 
 // toolFailure fails the benchmark with the failed container's exit code and
@@ -255,7 +231,7 @@ func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.StorageBenchmar
 		what = "container " + what
 	}
 	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
-		rep+1, b.Spec.Repetitions, what, obs.exitCode, pod.Name, nodeOr(pod), quote))
+		rep+1, b.Spec.Repetitions, what, obs.exitCode, pod.Name, benchrun.NodeOf(pod), quote))
 }
 
 // retry starts the next attempt of a repetition whose pod the cluster took
@@ -273,7 +249,7 @@ func (r *Reconciler) retry(ctx context.Context, b *benchv1.StorageBenchmark, st 
 	res, err := r.startAttempt(ctx, b, rep, attempt+1)
 	if err == nil {
 		b.Status.Retries++
-		setCondition(b, benchv1.ConditionRunning, "False", benchv1.ReasonEvicted,
+		setRunning(b, metav1.ConditionFalse, benchv1.ReasonEvicted,
 			fmt.Sprintf("repetition %d/%d is starting again (retry %d of %d) after: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
 	}
 	return res, err
@@ -282,17 +258,11 @@ func (r *Reconciler) retry(ctx context.Context, b *benchv1.StorageBenchmark, st 
 // stopChildren deletes the Jobs that still run after a failure, so that they
 // free the nodes.
 func (r *Reconciler) stopChildren(ctx context.Context, b *benchv1.StorageBenchmark) error {
-	var jobs batchv1.JobList
-	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), client.MatchingLabels(childLabels(b))); err != nil {
+	st, err := r.listChildren(ctx, b)
+	if err != nil {
 		return err
 	}
-	var own []*batchv1.Job
-	for i := range jobs.Items {
-		if benchrun.OwnedBy(&jobs.Items[i], b) {
-			own = append(own, &jobs.Items[i])
-		}
-	}
-	return r.deleteActiveJobs(ctx, own)
+	return r.deleteActiveJobs(ctx, st.jobs)
 }
 
 // SetupWithManager registers the controller: it watches its benchmarks and

@@ -7,16 +7,11 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
-// maxChildName is the longest child name (see benchrun.MaxChildName).
-const maxChildName = benchrun.MaxChildName
-
 // Labels on the children, besides those of the API package.
 const (
-	attemptLabel = "benchwright.io/attempt"
+	attemptLabel = benchrun.AttemptLabel
 	slotLabel    = "benchwright.io/slot"
 )
-
-func childName(base, suffix string) string { return benchrun.ChildName(base, suffix) }
 
 // jobName names the Job of one node slot of one attempt of a repetition:
 // "<name>-r<rep>", then "-n<slot>" with several nodes, "-a<attempt>" on retries.
@@ -28,7 +23,7 @@ func jobName(bench string, rep, slot, attempt int, nodes int32) string {
 	if attempt > 0 {
 		suffix += "-a" + strconv.Itoa(attempt)
 	}
-	return childName(bench, suffix)
+	return benchrun.ChildName(bench, suffix)
 }
 
 // pvcName names the claim of volume vol of node slot: "<name>-data<vol>", with
@@ -38,8 +33,8 @@ func pvcName(bench string, slot, vol int, nodes int32) string {
 	if nodes > 1 {
 		suffix = fmt.Sprintf("-n%d%s", slot, suffix)
 	}
-	return childName(bench, suffix)
+	return benchrun.ChildName(bench, suffix)
 }
 
 // configMapName names the ConfigMap that holds the fio job file.
-func configMapName(bench string) string { return childName(bench, "-fio") }
+func configMapName(bench string) string { return benchrun.ChildName(bench, "-fio") }

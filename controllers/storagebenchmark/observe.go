@@ -77,7 +77,7 @@ func observe(slots []slotRun) observation {
 		}
 		switch {
 		case jobCondition(s.job, batchv1.JobComplete):
-			pod := podInPhase(s.pods, corev1.PodSucceeded)
+			pod := benchrun.PodInPhase(s.pods, corev1.PodSucceeded)
 			if pod == nil {
 				o.lose(fmt.Sprintf("Job %s completed but its pod is gone, and with it the output", s.job.Name))
 				continue
@@ -89,7 +89,7 @@ func observe(slots []slotRun) observation {
 		default:
 			// A pod that already ended counts as started: its Job's condition
 			// follows shortly.
-			running := cmp.Or(podInPhase(s.pods, corev1.PodRunning), podInPhase(s.pods, corev1.PodSucceeded), podInPhase(s.pods, corev1.PodFailed))
+			running := cmp.Or(benchrun.PodInPhase(s.pods, corev1.PodRunning), benchrun.PodInPhase(s.pods, corev1.PodSucceeded), benchrun.PodInPhase(s.pods, corev1.PodFailed))
 			if running == nil {
 				allStarted = false
 				waiting = append(waiting, pendingReasons(s)...)
@@ -134,7 +134,7 @@ func (o *observation) classifyFailure(s slotRun) {
 		}
 		return
 	}
-	pod := podInPhase(s.pods, corev1.PodFailed)
+	pod := benchrun.PodInPhase(s.pods, corev1.PodFailed)
 	if pod == nil {
 		o.lose(fmt.Sprintf("Job %s failed and its pod is gone (deleted with its node?)", s.job.Name))
 		return
@@ -151,7 +151,7 @@ func (o *observation) classifyFailure(s slotRun) {
 		why += ": " + pod.Status.Message
 	}
 	o.failed = pod
-	o.lose(fmt.Sprintf("pod %s on node %s was stopped by the cluster (%s)", pod.Name, nodeOr(pod), why))
+	o.lose(fmt.Sprintf("pod %s on node %s was stopped by the cluster (%s)", pod.Name, benchrun.NodeOf(pod), why))
 }
 
 // disrupted tells whether the cluster, not the tool, ended the pod: eviction,
@@ -215,15 +215,6 @@ func unboundClaims(pvcs []corev1.PersistentVolumeClaim) []string {
 	return out
 }
 
-func podInPhase(pods []*corev1.Pod, ph corev1.PodPhase) *corev1.Pod {
-	for _, p := range pods {
-		if p.Status.Phase == ph {
-			return p
-		}
-	}
-	return nil
-}
-
 func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
 	c := findJobCondition(j, t)
 	return c != nil && c.Status == corev1.ConditionTrue
@@ -237,5 +228,3 @@ func findJobCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCo
 	}
 	return nil
 }
-
-func nodeOr(p *corev1.Pod) string { return benchrun.NodeOf(p) }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
 // constructPodSpec is the pod of one node slot: the volumes under test, the
@@ -135,18 +136,7 @@ func dropCachesStep(image string) corev1.Container {
 // placePod keeps the pod on the benchmark's nodes: the pool's label and taint,
 // or the spec's selector and tolerations; with several nodes, one pod per node.
 func placePod(spec *corev1.PodSpec, b *benchv1.StorageBenchmark, p jobParams) {
-	if pool := string(b.Spec.Pool); pool != "" {
-		spec.NodeSelector = map[string]string{benchv1.PoolLabel: pool}
-		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{
-			Key: benchv1.PoolLabel, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule,
-		})
-	} else {
-		spec.NodeSelector = make(map[string]string, len(b.Spec.NodeSelector))
-		for k, v := range b.Spec.NodeSelector {
-			spec.NodeSelector[k] = v
-		}
-	}
-	spec.Tolerations = append(spec.Tolerations, b.Spec.Tolerations...)
+	benchrun.Place(spec, b.Spec.Placement)
 	if b.Spec.Nodes <= 1 {
 		return
 	}

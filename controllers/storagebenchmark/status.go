@@ -17,9 +17,9 @@ import (
 // maxResults is the CRD's bound on status.results.
 const maxResults = 96
 
-// setCondition sets one condition for the current generation.
-func setCondition(b *benchv1.StorageBenchmark, typ string, status metav1.ConditionStatus, reason, message string) {
-	benchrun.SetCondition(&b.Status.BenchmarkStatusCommon, b.Generation, typ, status, reason, message)
+// setRunning sets the Running condition for the current generation.
+func setRunning(b *benchv1.StorageBenchmark, status metav1.ConditionStatus, reason, message string) {
+	benchrun.SetCondition(&b.Status.BenchmarkStatusCommon, b.Generation, benchv1.ConditionRunning, status, reason, message)
 }
 
 // syncDisplay derives the small facts `kubectl get` shows from the conditions
@@ -117,8 +117,9 @@ func headline(b *benchv1.StorageBenchmark, rs []benchv1.StorageTestResult) strin
 		return ""
 	}
 	first := rs[0]
+	job := fioJob(b, first.Test)
 	d := first.Read
-	if d == nil || (first.Write != nil && writeHeavy(b, first.Test)) {
+	if d == nil || (first.Write != nil && writeHeavy(job)) {
 		d = first.Write
 	}
 	if d == nil {
@@ -126,7 +127,7 @@ func headline(b *benchv1.StorageBenchmark, rs []benchv1.StorageTestResult) strin
 	}
 	var figure string
 	switch {
-	case d.IOPS != nil && !bandwidthTest(b, first.Test):
+	case d.IOPS != nil && !bandwidthTest(b, job):
 		figure = compact(d.IOPS.Median) + " IOPS"
 	case d.BandwidthMiBps != nil:
 		figure = strconv.FormatFloat(d.BandwidthMiBps.Median, 'f', 0, 64) + " MiB/s"
@@ -139,39 +140,29 @@ func headline(b *benchv1.StorageBenchmark, rs []benchv1.StorageTestResult) strin
 	return figure
 }
 
-// bandwidthTest tells whether a test is judged by bandwidth: dd, or fio with
-// large blocks.
-func bandwidthTest(b *benchv1.StorageBenchmark, test string) bool {
-	if b.Spec.DD != nil {
-		return true
-	}
+// fioJob is the spec's fio job of a test; nil for a dd test or none.
+func fioJob(b *benchv1.StorageBenchmark, test string) *fio.Job {
 	jobs, err := fio.Expand(b.Spec.Fio)
 	if err != nil {
-		return false
+		return nil
 	}
 	for _, j := range jobs {
 		if j.Name == test {
-			return byteCount(j.BlockSize) >= largeBlock
+			return &j
 		}
 	}
-	return false
+	return nil
+}
+
+// bandwidthTest tells whether a test is judged by bandwidth: dd, or fio with
+// large blocks.
+func bandwidthTest(b *benchv1.StorageBenchmark, job *fio.Job) bool {
+	return b.Spec.DD != nil || (job != nil && byteCount(job.BlockSize) >= largeBlock)
 }
 
 // writeHeavy tells whether a test mostly writes (its headline is the write side).
-func writeHeavy(b *benchv1.StorageBenchmark, test string) bool {
-	if b.Spec.Fio == nil {
-		return false
-	}
-	jobs, err := fio.Expand(b.Spec.Fio)
-	if err != nil {
-		return false
-	}
-	for _, j := range jobs {
-		if j.Name == test {
-			return j.RWMixRead != nil && *j.RWMixRead < 50
-		}
-	}
-	return false
+func writeHeavy(job *fio.Job) bool {
+	return job != nil && job.RWMixRead != nil && *job.RWMixRead < 50
 }
 
 // byteCount reads fio's 4k / 1M / 512 notation (powers of 1024).

@@ -2,6 +2,7 @@ package benchrun
 
 import (
 	"context"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -13,6 +14,10 @@ import (
 type LogReader interface {
 	ReadLog(ctx context.Context, namespace, pod, container string) ([]byte, error)
 }
+
+// LogGrace is how long the logs of a finished pod may stay unreadable before
+// the benchmark fails with LogsUnavailable.
+const LogGrace = 5 * time.Minute
 
 // maxLogBytes bounds what is read of one container's log: fio's JSON for 64
 // jobs is well under 1 MiB.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
 // WhyPending says why a pod does not run yet, from what the scheduler and
@@ -39,4 +41,31 @@ func NodeOf(p *corev1.Pod) string {
 		return "(unscheduled)"
 	}
 	return p.Spec.NodeName
+}
+
+// PodInPhase is the first of pods in phase ph, or nil.
+func PodInPhase(pods []*corev1.Pod, ph corev1.PodPhase) *corev1.Pod {
+	for _, p := range pods {
+		if p.Status.Phase == ph {
+			return p
+		}
+	}
+	return nil
+}
+
+// Place keeps a pod on the benchmark's nodes: the pool's label and taint, or
+// the spec's node selector; and the spec's tolerations.
+func Place(spec *corev1.PodSpec, p benchv1.Placement) {
+	if pool := string(p.Pool); pool != "" {
+		spec.NodeSelector = map[string]string{benchv1.PoolLabel: pool}
+		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{
+			Key: benchv1.PoolLabel, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule,
+		})
+	} else {
+		spec.NodeSelector = make(map[string]string, len(p.NodeSelector))
+		for k, v := range p.NodeSelector {
+			spec.NodeSelector[k] = v
+		}
+	}
+	spec.Tolerations = append(spec.Tolerations, p.Tolerations...)
 }

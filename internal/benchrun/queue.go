@@ -80,12 +80,12 @@ const waitRetry = 5 * time.Second
 // defaultWaitForNodes bounds the waits when spec.timeouts.waitForNodes does not.
 const defaultWaitForNodes = time.Hour
 
-// Gate decides whether a benchmark may start its first repetition: its pool
+// gate decides whether a benchmark may start its first repetition: its pool
 // Ready, its tuning profile Tuned, and no other benchmark ahead of it on the
 // pool. A wait longer than timeouts.waitForNodes (from the benchmark's
 // creation) fails it with Timeout. Nil means go.
-func (e *Env) Gate(ctx context.Context, obj client.Object, kind string, placement benchv1.Placement, timeouts benchv1.Timeouts) (*Wait, error) {
-	w, err := e.gate(ctx, obj, kind, placement)
+func (e *Env) gate(ctx context.Context, obj client.Object, kind string, placement benchv1.Placement, timeouts benchv1.Timeouts) (*Wait, error) {
+	w, err := e.blocker(ctx, obj, kind, placement)
 	if err != nil || w == nil {
 		return w, err
 	}
@@ -99,7 +99,8 @@ func (e *Env) Gate(ctx context.Context, obj client.Object, kind string, placemen
 	return w, nil
 }
 
-func (e *Env) gate(ctx context.Context, obj client.Object, kind string, p benchv1.Placement) (*Wait, error) {
+// blocker is what keeps the benchmark from starting now, if anything.
+func (e *Env) blocker(ctx context.Context, obj client.Object, kind string, p benchv1.Placement) (*Wait, error) {
 	if p.Pool != "" {
 		var pool benchv1.BenchmarkPool
 		err := e.Get(ctx, client.ObjectKey{Name: string(p.Pool)}, &pool)
@@ -155,14 +156,14 @@ func (e *Env) gate(ctx context.Context, obj client.Object, kind string, p benchv
 	return nil, nil
 }
 
-// Hold keeps a benchmark that has not started yet until Gate lets it go,
+// Hold keeps a benchmark that has not started yet until gate lets it go,
 // recording the wait (Running False with the reason, the queue position).
 // held tells the caller to return res; a started benchmark is never held.
 func (e *Env) Hold(ctx context.Context, obj client.Object, kind string, placement benchv1.Placement, timeouts benchv1.Timeouts, st *benchv1.BenchmarkStatusCommon) (held bool, res ctrl.Result, err error) {
 	if st.StartTime != nil {
 		return false, ctrl.Result{}, nil
 	}
-	w, err := e.Gate(ctx, obj, kind, placement, timeouts)
+	w, err := e.gate(ctx, obj, kind, placement, timeouts)
 	if err != nil {
 		return true, ctrl.Result{}, err
 	}

@@ -1,0 +1,55 @@
+package benchrun
+
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+// AttemptLabel holds the attempt of a repetition on its Jobs or MPIJob: 0,
+// then one more for each retry.
+const AttemptLabel = "benchwright.io/attempt"
+
+// Retries counts the attempts beyond the first over all repetitions of a
+// benchmark's Jobs or MPIJobs.
+func Retries[T metav1.Object](jobs []T) int32 {
+	latest := map[int]int{}
+	for _, j := range jobs {
+		rep := LabelInt(j, benchv1.RepetitionLabel)
+		latest[rep] = max(latest[rep], LabelInt(j, AttemptLabel))
+	}
+	var n int32
+	for _, a := range latest {
+		n += int32(max(a, 0))
+	}
+	return n
+}
+
+// AttemptNote is " (retry n)" for a retry, nothing for a first attempt.
+func AttemptNote(attempt int) string {
+	if attempt == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (retry %d)", attempt)
+}
+
+// Starting records that an attempt of repetition rep (of total) was created:
+// on the first, the run's startTime and artifactURI; Running False Starting.
+// It looks again once the start timeout is over.
+func (e *Env) Starting(obj client.Object, kind string, st *benchv1.BenchmarkStatusCommon, rep int, total int32, attempt int, t benchv1.Timeouts) ctrl.Result {
+	if st.StartTime == nil {
+		now := MetaTime(e.Now())
+		st.StartTime = &now
+	}
+	if st.ArtifactURI == "" {
+		st.ArtifactURI = e.Run(obj, kind, st.StartTime).URI()
+	}
+	SetCondition(st, obj.GetGeneration(), benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonStarting,
+		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, total, AttemptNote(attempt)))
+	return ctrl.Result{RequeueAfter: StartTimeout(t) + time.Second}
+}
