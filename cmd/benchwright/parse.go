@@ -28,9 +28,6 @@ var parsers = map[string]func(data []byte, test, direction string) ([]results.Sa
 				out = append(out, s)
 			}
 		}
-		if len(out) == 0 {
-			return nil, results.ErrNoSamples
-		}
 		return out, nil
 	},
 	"osu": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseOSU(data) },

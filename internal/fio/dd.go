@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -16,7 +17,7 @@ var ddBlockPattern = regexp.MustCompile(`^[0-9]+[kKMG]?$`)
 // DDArgs is the argv of one dd test on a volume directory: writes copy /dev/zero
 // to the test file, reads copy it to /dev/null. No shell is involved.
 func DDArgs(t benchv1.DDTest, dir string) ([]string, error) {
-	bs := orDefault(t.BlockSize, "1M")
+	bs := cmp.Or(t.BlockSize, "1M")
 	if !ddBlockPattern.MatchString(bs) {
 		return nil, fmt.Errorf("dd test %q: blockSize %q is not a byte count like 1M", t.Name, bs)
 	}
@@ -60,6 +61,6 @@ func DDPrepareArgs(tests []benchv1.DDTest, dir string) []string {
 		}
 	}
 	file := strings.TrimSuffix(dir, "/") + "/" + DDFile
-	return []string{"dd", "if=/dev/zero", "of=" + file, "bs=" + orDefault(largest.BlockSize, "1M"),
+	return []string{"dd", "if=/dev/zero", "of=" + file, "bs=" + cmp.Or(largest.BlockSize, "1M"),
 		fmt.Sprintf("count=%d", largest.Count), "conv=fsync"}
 }

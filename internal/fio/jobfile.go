@@ -3,6 +3,7 @@
 package fio
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
@@ -65,7 +67,7 @@ func Expand(spec *benchv1.FioSpec) ([]Job, error) {
 			return nil, err
 		}
 		for _, j := range preset {
-			j.Size = orDefault(spec.Size, DefaultSize)
+			j.Size = cmp.Or(spec.Size, DefaultSize)
 			if timeBased {
 				j.Runtime = durationOr(spec.Runtime, DefaultPresetTime)
 				j.RampTime = durationOr(spec.RampTime, DefaultPresetRamp)
@@ -80,13 +82,13 @@ func Expand(spec *benchv1.FioSpec) ([]Job, error) {
 		j := Job{
 			Name:      sj.Name,
 			RW:        string(sj.RW),
-			BlockSize: orDefault(sj.BlockSize, defaultBlockSize),
-			IODepth:   valueOr(sj.IODepth, defaultQueueDepth),
-			NumJobs:   valueOr(sj.NumJobs, defaultNumJobs),
+			BlockSize: cmp.Or(sj.BlockSize, defaultBlockSize),
+			IODepth:   ptr.Deref(sj.IODepth, defaultQueueDepth),
+			NumJobs:   ptr.Deref(sj.NumJobs, defaultNumJobs),
 			Direct:    sj.Direct == nil || *sj.Direct,
-			Engine:    orDefault(string(sj.IOEngine), DefaultEngine),
+			Engine:    cmp.Or(string(sj.IOEngine), DefaultEngine),
 			RWMixRead: sj.RWMixRead,
-			Size:      orDefault(sj.Size, orDefault(spec.Size, DefaultSize)),
+			Size:      cmp.Or(sj.Size, spec.Size, DefaultSize),
 			Runtime:   durationOr(sj.Runtime, durationOr(spec.Runtime, 0)),
 			RampTime:  durationOr(sj.RampTime, durationOr(spec.RampTime, 0)),
 			Sync:      sj.Sync,
@@ -200,20 +202,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func valueOr(p *int32, def int32) int32 {
-	if p == nil {
-		return def
-	}
-	return *p
 }
 
 func durationOr(d *metav1.Duration, def time.Duration) time.Duration {

@@ -151,9 +151,9 @@ func decodeOutput(data []byte) (*fioOutput, error) {
 		if len(bytes.TrimSpace(data)) == 0 {
 			return nil, results.ErrNoSamples
 		}
-		return nil, fmt.Errorf("no fio JSON object found (the output starts with %q)", firstLine(data))
+		return nil, fmt.Errorf("no fio JSON object found (the output starts with %q)", results.FirstLine(data))
 	}
-	end := objectEnd(data[start:])
+	end := results.JSONObjectLen(data[start:])
 	if end < 0 {
 		return nil, fmt.Errorf("fio JSON output is truncated at byte %d", len(data))
 	}
@@ -175,53 +175,14 @@ func decodeOutput(data []byte) (*fioOutput, error) {
 // findDocument returns the offset of the last '{' in data that opens an
 // object whose first key is "fio version", as every fio JSON output does.
 func findDocument(data []byte) (int, bool) {
-	key := []byte(`fio version"`) // rarer first byte than the quote: faster
-	start := -1
-	for i := 0; ; {
-		k := bytes.Index(data[i:], key)
-		if k < 0 {
-			return start, start >= 0
+	start, found := 0, false
+	for from := 0; ; {
+		s, ok := results.FindJSONObject(data, from, "fio version")
+		if !ok {
+			return start, found
 		}
-		k += i
-		i = k + len(key)
-		if k == 0 || data[k-1] != '"' {
-			continue
-		}
-		if before := bytes.TrimRight(data[:k-1], " \t\r\n"); len(before) > 0 && before[len(before)-1] == '{' {
-			start = len(before) - 1
-		}
+		start, found, from = s, true, s+1
 	}
-}
-
-// objectEnd returns the length of the JSON object that data starts with,
-// counting brackets outside strings, or -1 when it never closes.
-func objectEnd(data []byte) int {
-	depth := 0
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		case '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		}
-	}
-	return -1
-}
-
-func firstLine(data []byte) string {
-	line, _, _ := bytes.Cut(bytes.TrimSpace(data), []byte("\n"))
-	if len(line) > 80 {
-		line = line[:80]
-	}
-	return string(line)
 }
 
 // jobGroup is the entries of one job: several when numjobs > 1 without

@@ -3,6 +3,8 @@ package fio
 import (
 	"fmt"
 
+	"k8s.io/utils/ptr"
+
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
@@ -18,8 +20,8 @@ var presetJobs = map[benchv1.FioPreset][]Job{
 		{Name: "randwrite-4k-qd4", RW: "randwrite", BlockSize: "4k", IODepth: 4},
 		{Name: "read-1m-qd64", RW: "read", BlockSize: "1M", IODepth: 64},
 		{Name: "write-1m-qd64", RW: "write", BlockSize: "1M", IODepth: 64},
-		{Name: "randrw-4k-qd256-r75", RW: "randrw", BlockSize: "4k", IODepth: 256, RWMixRead: ptr[int32](75)},
-		{Name: "randrw-4k-qd256-r25", RW: "randrw", BlockSize: "4k", IODepth: 256, RWMixRead: ptr[int32](25)},
+		{Name: "randrw-4k-qd256-r75", RW: "randrw", BlockSize: "4k", IODepth: 256, RWMixRead: ptr.To[int32](75)},
+		{Name: "randrw-4k-qd256-r25", RW: "randrw", BlockSize: "4k", IODepth: 256, RWMixRead: ptr.To[int32](25)},
 	},
 	// Seed 004: the same 1 MiB sequential write and read through the page cache
 	// (buffered), with O_SYNC (sync) and with O_DIRECT (direct). fio invalidates
@@ -36,8 +38,6 @@ var presetJobs = map[benchv1.FioPreset][]Job{
 // timeBasedPresets run for a fixed time; the others move a fixed size.
 var timeBasedPresets = map[benchv1.FioPreset]bool{benchv1.FioPresetGCEPD: true}
 
-func ptr[T any](v T) *T { return &v }
-
 func presetFor(name benchv1.FioPreset) ([]Job, bool, error) {
 	jobs, ok := presetJobs[name]
 	if !ok {
@@ -47,7 +47,7 @@ func presetFor(name benchv1.FioPreset) ([]Job, bool, error) {
 	for i, j := range jobs {
 		out[i] = j
 		if j.Engine == "" {
-			out[i].Engine = "libaio"
+			out[i].Engine = DefaultEngine
 			out[i].Direct = true
 		}
 		out[i].NumJobs = 1

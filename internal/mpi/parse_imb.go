@@ -402,14 +402,13 @@ func (b *imbBench) rowLabels(fields []string) map[string]string {
 // finite non-negative decimal number when integer is false.
 func imbNumber(f string, integer bool) (float64, error) {
 	if integer {
-		if !imbAllDigits(f) || len(f) > 18 {
+		if !allDigits(f) || len(f) > 18 {
 			return 0, fmt.Errorf("%q is not a count", f)
 		}
 		n, err := strconv.ParseInt(f, 10, 64)
 		return float64(n), err
 	}
-	intPart, frac, _ := strings.Cut(f, ".")
-	if intPart == "" || !imbAllDigits(intPart) || (frac != "" && !imbAllDigits(frac)) {
+	if !plainDecimal(f) {
 		return 0, fmt.Errorf("%q is not a non-negative finite number", f)
 	}
 	v, err := strconv.ParseFloat(f, 64)
@@ -417,13 +416,4 @@ func imbNumber(f string, integer bool) (float64, error) {
 		return 0, fmt.Errorf("%q is out of range", f)
 	}
 	return v, nil
-}
-
-func imbAllDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

@@ -235,33 +235,30 @@ func iorDecimal(s string) bool {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
 	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
 	intPart, frac, _ := strings.Cut(mant, ".")
-	if intPart+frac == "" || !iorDigits(intPart) || !iorDigits(frac) {
+	if !allDigits(intPart + frac) { // either part may be empty, not both
 		return false
 	}
 	if hasExp {
 		exp = strings.TrimPrefix(strings.TrimPrefix(exp, "-"), "+")
-		return exp != "" && iorDigits(exp)
+		return allDigits(exp)
 	}
 	return true
 }
 
-func iorDigits(s string) bool {
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return false
-		}
+// iorInt validates a count or size IOR printed as an integer.
+func iorInt(tok string) (int64, bool) {
+	if len(tok) > 19 || !allDigits(tok) {
+		return 0, false
 	}
-	return true
+	n, err := strconv.ParseInt(tok, 10, 64)
+	return n, err == nil
 }
 
 // iorCount validates a count or size IOR printed as an integer and returns
 // it in canonical form.
 func iorCount(tok string) (string, bool) {
-	if tok == "" || len(tok) > 19 || !iorDigits(tok) {
-		return "", false
-	}
-	n, err := strconv.ParseInt(tok, 10, 64)
-	if err != nil {
+	n, ok := iorInt(tok)
+	if !ok {
 		return "", false
 	}
 	return strconv.FormatInt(n, 10), true
@@ -283,12 +280,8 @@ func iorExactSize(s string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	n, ok := iorCount(f[0])
-	if !ok {
-		return "", false
-	}
-	v, _ := strconv.ParseInt(n, 10, 64)
-	if v > math.MaxInt64/mult {
+	v, ok := iorInt(f[0])
+	if !ok || v > math.MaxInt64/mult {
 		return "", false
 	}
 	return strconv.FormatInt(v*mult, 10), true
@@ -370,7 +363,7 @@ func iorParseText(data []byte) (*iorRun, error) {
 		return nil, errors.New("IOR's CSV output (summaryFormat=CSV) is not supported: use the default text or JSON")
 	case p.runs == 0 && !p.tables:
 		return nil, fmt.Errorf(`not IOR output: no "IOR-<version>: MPI Coordinated Test of Parallel I/O" line, `+
-			`no Results or summary table, no JSON summary (the output starts with %q)`, iorFirstLine(data))
+			`no Results or summary table, no JSON summary (the output starts with %q)`, strings.TrimSpace(results.FirstLine(data)))
 	case !p.finished:
 		return nil, fmt.Errorf(`IOR output is truncated: it ends without IOR's closing "Finished" line, `+
 			`so the run did not finish (%d result row(s) before the cut are not reported)`, p.rows)
@@ -460,12 +453,12 @@ func (p *iorTextParser) keyValue(n int, line string) {
 
 func (p *iorTextParser) startTest(n int, id string) {
 	p.table = iorNoTable
-	v, ok := iorCount(id)
+	v, ok := iorInt(id)
 	if !ok {
 		p.fail(n, "test ID %q is not a number", id)
 		return
 	}
-	p.testID, _ = strconv.ParseInt(v, 10, 64)
+	p.testID = v
 }
 
 // setting reads one line of the test's settings ("Options:" in 3.1+,
@@ -569,13 +562,10 @@ func (p *iorTextParser) summaryRow(n int, line string, fields []string) {
 }
 
 func iorSummaryCell(pt *iorPoint, labels map[string]string, col, tok string) error {
-	var v string
 	ok := true
 	switch col {
 	case "Test#":
-		if v, ok = iorCount(tok); ok {
-			pt.testID, _ = strconv.ParseInt(v, 10, 64)
-		}
+		pt.testID, ok = iorInt(tok)
 	case "#Tasks":
 		labels[iorLabelTasks], ok = iorCount(tok)
 	case "segcnt":
@@ -603,14 +593,6 @@ func iorSummaryCell(pt *iorPoint, labels map[string]string, col, tok string) err
 		return fmt.Errorf("%q is not a valid value", tok)
 	}
 	return nil
-}
-
-func iorFirstLine(data []byte) string {
-	line, _, _ := bytes.Cut(bytes.TrimSpace(data), []byte("\n"))
-	if len(line) > 80 {
-		line = line[:80]
-	}
-	return string(bytes.TrimSpace(line))
 }
 
 // iorJSONDoc is the part of IOR's JSON summary (-O summaryFormat=JSON, IOR
@@ -699,45 +681,11 @@ func (v *iorJSONValue) UnmarshalJSON(b []byte) error {
 // iorFindJSON returns the offset, at or after from, of the '{' that opens
 // IOR's JSON document: its first key is "Version".
 func iorFindJSON(data []byte, from int) (int, bool) {
-	key := []byte(`"Version"`)
-	for i := from; ; {
-		k := bytes.Index(data[i:], key)
-		if k < 0 {
-			return 0, false
-		}
-		k += i
-		i = k + len(key)
-		if before := bytes.TrimRight(data[from:k], " \t\r\n"); len(before) > 0 && before[len(before)-1] == '{' {
-			return from + len(before) - 1, true
-		}
-	}
-}
-
-// iorObjectEnd returns the length of the JSON object data starts with,
-// counting brackets outside strings, or -1 when it never closes.
-func iorObjectEnd(data []byte) int {
-	depth := 0
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		case '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		}
-	}
-	return -1
+	return results.FindJSONObject(data, from, "Version")
 }
 
 func iorParseJSON(data []byte, start int) (*iorRun, error) {
-	end := iorObjectEnd(data[start:])
+	end := results.JSONObjectLen(data[start:])
 	if end < 0 {
 		return nil, errors.New("IOR JSON output is truncated: the document never closes, so the run did not finish")
 	}

@@ -230,7 +230,7 @@ func ParseOSU(data []byte) ([]results.Sample, error) {
 			return nil, fmt.Errorf("blank OSU output: %w", results.ErrNoSamples)
 		}
 		return nil, fmt.Errorf("not OSU micro-benchmarks output: no %q header line (the output starts with %q)",
-			"# OSU ...", osuFirstLine(data))
+			"# OSU ...", results.FirstLine(data))
 	}
 	return p.samples, nil
 }
@@ -450,7 +450,7 @@ func osuColumns(text, test string) ([]osuColumn, error) {
 func osuWindowSizes(text string) ([]string, bool) {
 	fields := strings.Fields(text)
 	for _, f := range fields {
-		if !osuAllDigits(f) {
+		if !allDigits(f) {
 			return nil, false
 		}
 	}
@@ -571,11 +571,10 @@ func osuCountLabel(k osuColKind) string {
 // osuFigure parses a figure as OMB prints it ("%.2f"): a finite,
 // non-negative decimal number.
 func osuFigure(f string) (float64, error) {
-	intPart, frac, _ := strings.Cut(f, ".")
-	if strings.HasPrefix(f, "-") && osuAllDigits(strings.ReplaceAll(f[1:], ".", "")) {
+	if strings.HasPrefix(f, "-") && allDigits(strings.ReplaceAll(f[1:], ".", "")) {
 		return 0, fmt.Errorf("negative figure %q", f)
 	}
-	if !osuAllDigits(intPart) || (frac != "" && !osuAllDigits(frac)) {
+	if !plainDecimal(f) {
 		return 0, fmt.Errorf("%q is not a finite non-negative number", f)
 	}
 	v, err := strconv.ParseFloat(f, 64)
@@ -587,7 +586,7 @@ func osuFigure(f string) (float64, error) {
 
 // osuCount parses a size or a count: a non-negative decimal integer.
 func osuCount(f string) (uint64, error) {
-	if !osuAllDigits(f) {
+	if !allDigits(f) {
 		return 0, fmt.Errorf("%q is not a non-negative integer", f)
 	}
 	n, err := strconv.ParseUint(f, 10, 64)
@@ -595,22 +594,4 @@ func osuCount(f string) (uint64, error) {
 		return 0, fmt.Errorf("%q: %w", f, err)
 	}
 	return n, nil
-}
-
-func osuAllDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// osuFirstLine is the first non-blank line of data, shortened, for errors.
-func osuFirstLine(data []byte) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-	if len(line) > 80 {
-		line = line[:80]
-	}
-	return line
 }

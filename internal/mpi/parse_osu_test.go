@@ -383,7 +383,7 @@ func BenchmarkParseOSU1000Lines(b *testing.B) {
 	lines := strings.Split(string(data), "\n")
 	var rows []string
 	for _, l := range lines[2:] {
-		if f := strings.Fields(l); len(f) == 2 && osuAllDigits(f[0]) {
+		if f := strings.Fields(l); len(f) == 2 && allDigits(f[0]) {
 			rows = append(rows, f[1])
 		}
 	}
