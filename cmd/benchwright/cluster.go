@@ -23,9 +23,10 @@ type clusterFlags struct {
 	selector  string
 }
 
-// clusterBenchmark is a benchmark's name and where its artifacts are.
+// clusterBenchmark is a benchmark's name, labels and where its artifacts are.
 type clusterBenchmark struct {
 	kind, namespace, name, uri string
+	labels                     map[string]string
 	succeeded                  bool
 }
 
@@ -65,20 +66,18 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.
 	return report.Sources(local), nil
 }
 
-// lookup finds the named benchmarks (either kind) and those the selector matches.
+// lookup finds the named benchmarks (either kind) and the succeeded ones the
+// selector matches.
 func (f clusterFlags) lookup(ctx context.Context, names []string) ([]clusterBenchmark, error) {
 	c, ns, err := f.client()
 	if err != nil {
 		return nil, err
 	}
-	var all []clusterBenchmark
-	opts := []client.ListOption{client.InNamespace(ns)}
+	var sel labels.Selector
 	if f.selector != "" {
-		sel, err := labels.Parse(f.selector)
-		if err != nil {
+		if sel, err = labels.Parse(f.selector); err != nil {
 			return nil, fmt.Errorf("--selector: %w", err)
 		}
-		opts = append(opts, client.MatchingLabelsSelector{Selector: sel})
 	}
 	var storage benchv1.StorageBenchmarkList
 	if err := c.List(ctx, &storage, client.InNamespace(ns)); err != nil {
@@ -88,11 +87,12 @@ func (f clusterFlags) lookup(ctx context.Context, names []string) ([]clusterBenc
 	if err := c.List(ctx, &mpi, client.InNamespace(ns)); err != nil {
 		return nil, fmt.Errorf("listing MPIBenchmarks: %w", err)
 	}
+	var all []clusterBenchmark
 	for _, b := range storage.Items {
-		all = append(all, clusterBenchmark{"StorageBenchmark", b.Namespace, b.Name, b.Status.ArtifactURI, b.Status.State == benchv1.StateSucceeded})
+		all = append(all, clusterBenchmark{"StorageBenchmark", b.Namespace, b.Name, b.Status.ArtifactURI, b.Labels, b.Status.State == benchv1.StateSucceeded})
 	}
 	for _, b := range mpi.Items {
-		all = append(all, clusterBenchmark{"MPIBenchmark", b.Namespace, b.Name, b.Status.ArtifactURI, b.Status.State == benchv1.StateSucceeded})
+		all = append(all, clusterBenchmark{"MPIBenchmark", b.Namespace, b.Name, b.Status.ArtifactURI, b.Labels, b.Status.State == benchv1.StateSucceeded})
 	}
 	var out []clusterBenchmark
 	for _, n := range names {
@@ -102,37 +102,16 @@ func (f clusterFlags) lookup(ctx context.Context, names []string) ([]clusterBenc
 		}
 		out = append(out, all[i])
 	}
-	if f.selector != "" {
-		matched, err := f.matching(ctx, c, opts)
-		if err != nil {
-			return nil, err
+	if sel != nil {
+		matched := 0
+		for _, b := range all {
+			if b.succeeded && sel.Matches(labels.Set(b.labels)) {
+				out = append(out, b)
+				matched++
+			}
 		}
-		if len(matched) == 0 {
+		if matched == 0 {
 			return nil, fmt.Errorf("no benchmark in namespace %s matches %s", ns, f.selector)
-		}
-		out = append(out, matched...)
-	}
-	return out, nil
-}
-
-func (f clusterFlags) matching(ctx context.Context, c client.Client, opts []client.ListOption) ([]clusterBenchmark, error) {
-	var storage benchv1.StorageBenchmarkList
-	if err := c.List(ctx, &storage, opts...); err != nil {
-		return nil, err
-	}
-	var mpi benchv1.MPIBenchmarkList
-	if err := c.List(ctx, &mpi, opts...); err != nil {
-		return nil, err
-	}
-	var out []clusterBenchmark
-	for _, b := range storage.Items {
-		if b.Status.State == benchv1.StateSucceeded {
-			out = append(out, clusterBenchmark{"StorageBenchmark", b.Namespace, b.Name, b.Status.ArtifactURI, true})
-		}
-	}
-	for _, b := range mpi.Items {
-		if b.Status.State == benchv1.StateSucceeded {
-			out = append(out, clusterBenchmark{"MPIBenchmark", b.Namespace, b.Name, b.Status.ArtifactURI, true})
 		}
 	}
 	return out, nil

@@ -12,6 +12,7 @@ import (
 func newCompareCommand() *cobra.Command {
 	flags := tableFlags{format: "text"}
 	var baseline string
+	var cluster clusterFlags
 	cmd := &cobra.Command{
 		Use:   "compare A B [C...]",
 		Short: "Compare runs with a baseline: medians and speedups per test and metric",
@@ -28,7 +29,7 @@ other units are converted exactly (MiB/s and MB/s, µs and ms).
   benchwright compare store/default/MPIBenchmark/ --baseline s3-0-default --format csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, err := loadRuns(cmd, args)
+			runs, err := cluster.loadRuns(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
@@ -58,7 +59,7 @@ other units are converted exactly (MiB/s and MB/s, µs and ms).
 		},
 	}
 	flags.register(cmd, "text, md, csv")
-	registerCluster(cmd)
+	cluster.register(cmd)
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 func newReportCommand() *cobra.Command {
 	var out, format, baseline string
 	opts := report.Options{}
+	var cluster clusterFlags
 	cmd := &cobra.Command{
 		Use:   "report FILE|DIR... [-o report.html]",
 		Short: "Write a report of runs: tables, comparison and plots",
@@ -39,7 +40,7 @@ and run (fio workloads per machine type, a tuning ladder in run order).
 			if format != "html" && format != "md" && format != "csv" {
 				return fmt.Errorf("unknown --format %q (html, md or csv)", format)
 			}
-			runs, err := loadRuns(cmd, args)
+			runs, err := cluster.loadRuns(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
@@ -68,7 +69,7 @@ and run (fio workloads per machine type, a tuning ladder in run order).
 	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
-	registerCluster(cmd)
+	cluster.register(cmd)
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -34,29 +35,23 @@ func (f *tableFlags) register(cmd *cobra.Command, formats string) {
 
 // loadRuns reads the runs of the sample files, directories, store URLs and
 // cluster benchmarks in args and the cluster flags.
-func loadRuns(cmd *cobra.Command, args []string) ([]report.Run, error) {
-	var f clusterFlags
-	if fl := cmd.Flags().Lookup("namespace"); fl != nil {
-		f.namespace = fl.Value.String()
-	}
-	if fl := cmd.Flags().Lookup("selector"); fl != nil {
-		f.selector = fl.Value.String()
-	}
-	src, err := f.resolveInputs(cmd.Context(), args)
+func (f clusterFlags) loadRuns(ctx context.Context, args []string) ([]report.Run, error) {
+	src, err := f.resolveInputs(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	return report.Load(cmd.Context(), src)
+	return report.Load(ctx, src)
 }
 
-// registerCluster adds the flags that pick benchmarks in the cluster.
-func registerCluster(cmd *cobra.Command) {
-	cmd.Flags().StringP("namespace", "n", "", "namespace of the benchmarks named as arguments or selected (default: default)")
-	cmd.Flags().StringP("selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
+// register adds the flags that pick benchmarks in the cluster.
+func (f *clusterFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace of the benchmarks named as arguments or selected (default: default)")
+	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
 }
 
 func newResultsCommand() *cobra.Command {
 	flags := tableFlags{format: "text"}
+	var cluster clusterFlags
 	cmd := &cobra.Command{
 		Use:   "results FILE|DIR...",
 		Short: "Print the statistics of runs' figures over their repetitions",
@@ -70,7 +65,7 @@ prints them.
   benchwright results --format csv --all store/default/ > figures.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, err := loadRuns(cmd, args)
+			runs, err := cluster.loadRuns(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
@@ -78,7 +73,7 @@ prints them.
 		},
 	}
 	flags.register(cmd, "text, md, csv")
-	registerCluster(cmd)
+	cluster.register(cmd)
 	return cmd
 }
 

@@ -76,9 +76,10 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 	const root = "../../../../../"
 	page := runPage{Location: loc, Root: root, Times: timesOf(run.Summary)}
 	for _, f := range run.Files {
-		page.Files = append(page.Files, link{Name: f, Href: root + "files/" + run.fileHref(f)})
+		href := root + "files/" + run.fileHref(f)
+		page.Files = append(page.Files, link{Name: f, Href: href})
 		if f == "report.html" {
-			page.ReportHref = root + "files/" + run.fileHref(f)
+			page.ReportHref = href
 		}
 	}
 	if s := run.Summary; s != nil {

@@ -24,6 +24,12 @@ func PrintTable(w io.Writer, summaries []results.Summary) error {
 		rows = append(rows, []string{s.Test, s.Metric, FormatValue(s.Stats.Median), FormatValue(s.Stats.Min),
 			FormatValue(s.Stats.Max), formatCV(s.Stats), s.Unit, fmt.Sprint(s.Stats.N)})
 	}
+	return writeAligned(w, rows, func(col int) bool { return col < 2 || col == 6 }) // names and unit
+}
+
+// writeAligned writes rows as columns two spaces apart: left-aligned where
+// left says so, right-aligned otherwise.
+func writeAligned(w io.Writer, rows [][]string, left func(col int) bool) error {
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
@@ -34,11 +40,15 @@ func PrintTable(w io.Writer, summaries []results.Summary) error {
 	for _, r := range rows {
 		for i, c := range r {
 			pad := strings.Repeat(" ", widths[i]-len(c))
-			if i < 2 || i == 6 { // names and unit
-				b.WriteString(c + pad)
+			if left(i) {
+				c += pad
+				if i == len(r)-1 {
+					c = strings.TrimRight(c, " ")
+				}
 			} else {
-				b.WriteString(pad + c)
+				c = pad + c
 			}
+			b.WriteString(c)
 			if i < len(r)-1 {
 				b.WriteString("  ")
 			}
@@ -58,12 +68,16 @@ func isHeadline(metric string) bool {
 	return false
 }
 
-func formatCV(s results.Stats) string {
+// FormatCV prints the coefficient of variation, "-" below two repetitions.
+func FormatCV(s results.Stats) string {
 	if s.N < 2 {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", s.CV)
 }
+
+// formatCV is FormatCV, as the package's tables call it.
+func formatCV(s results.Stats) string { return FormatCV(s) }
 
 // FormatValue prints a figure with about four significant digits and thousands
 // separators: 41234.7 -> "41,235", 123.456 -> "123.5", 0.01234 -> "0.01234".

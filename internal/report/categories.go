@@ -14,22 +14,30 @@ type categories struct {
 	missing             []int // runs left out of a headline chart: they lack its size
 }
 
-// addTo puts f's points into the categories of (metric, unit's dimension,
-// title) in list, created as needed, under category name.
-func addTo(list []*categories, metric, unit, title, name string, f *figure) []*categories {
-	var c *categories
-	for _, x := range list {
-		if x.metric == metric && dimension(x.unit) == dimension(unit) && x.title == title {
-			c = x
+func newCategories(metric, unit, title string) *categories {
+	return &categories{metric: metric, unit: unit, title: title, index: map[string]int{}, points: map[int][]point{}}
+}
+
+// categoriesOf is the categories of (metric, unit's dimension, title) in list,
+// added to it when missing.
+func categoriesOf(list []*categories, metric, unit, title string) (*categories, []*categories) {
+	for _, c := range list {
+		if c.metric == metric && dimension(c.unit) == dimension(unit) && c.title == title {
+			return c, list
 		}
 	}
-	if c == nil {
-		c = &categories{metric: metric, unit: unit, title: title, index: map[string]int{}, points: map[int][]point{}}
-		list = append(list, c)
-	}
+	c := newCategories(metric, unit, title)
+	return c, append(list, c)
+}
+
+// addTo puts the points of f, a figure without message sizes, into the
+// categories of its metric and unit's dimension in list, created as needed,
+// under category f.test.
+func addTo(list []*categories, f *figure) []*categories {
+	c, list := categoriesOf(list, f.metric, f.unit, "")
 	for _, ri := range f.runs {
 		for _, p := range f.points[ri] {
-			c.set(name, ri, p, f.unit)
+			c.set(f.test, ri, p, f.unit)
 		}
 	}
 	return list
@@ -70,7 +78,7 @@ func (c *categories) at(ri, ci int) (point, bool) {
 
 // sizeCategories are a sized figure's message sizes as categories.
 func sizeCategories(f *figure) *categories {
-	c := &categories{metric: f.metric, unit: f.unit, index: map[string]int{}, points: map[int][]point{}}
+	c := newCategories(f.metric, f.unit, "")
 	var sizes []float64
 	seen := map[float64]bool{}
 	for _, ri := range f.runs {
@@ -102,16 +110,7 @@ func addHeadline(list []*categories, f *figure) []*categories {
 	if at >= 0 {
 		title = f.metric + " at " + formatSize(at)
 	}
-	var c *categories
-	for _, x := range list {
-		if x.metric == f.metric && x.title == title && dimension(x.unit) == dimension(f.unit) {
-			c = x
-		}
-	}
-	if c == nil {
-		c = &categories{metric: f.metric, unit: f.unit, title: title, index: map[string]int{}, points: map[int][]point{}}
-		list = append(list, c)
-	}
+	c, list := categoriesOf(list, f.metric, f.unit, title)
 	for _, ri := range f.runs {
 		p, pAt, ok := f.headlinePoint(ri)
 		if ok && pAt == at {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/benchwright/benchwright/internal/local"
-	"github.com/benchwright/benchwright/internal/results"
 )
 
 // formatValue prints a figure as `benchwright run` does; "-" for none.
@@ -23,14 +22,6 @@ func formatCount(n int) string {
 		return strconv.Itoa(n)
 	}
 	return local.FormatValue(float64(n))
-}
-
-// formatCV prints the coefficient of variation, "-" below two repetitions.
-func formatCV(s results.Stats) string {
-	if s.N < 2 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", s.CV)
 }
 
 // formatSpeedup prints a speedup with about three significant digits, and

@@ -35,7 +35,7 @@ func plan(runs []Run) []Plot {
 	var headline, unsized []*categories
 	for _, f := range figures(runs) {
 		if !f.sized {
-			unsized = addTo(unsized, f.metric, f.unit, "", f.test, f)
+			unsized = addTo(unsized, f)
 			continue
 		}
 		add(linePlot(f, runs))
@@ -60,10 +60,6 @@ func plan(runs []Run) []Plot {
 	return out
 }
 
-// drawSVG draws a planned plot's SVG into the page.
-func drawSVG(p Plot) (template.HTML, error) {
-	if p.SVG != "" {
-		return template.HTML(p.SVG), nil //nolint:gosec // drawn by vgsvg, which escapes its text
-	}
-	return p.draw()
-}
+// drawSVG draws a planned plot's SVG into the page (WriteHTML passes plan's
+// plots, drawn one at a time).
+func drawSVG(p Plot) (template.HTML, error) { return p.draw() }

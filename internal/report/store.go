@@ -28,24 +28,21 @@ func (u StoreRuns) Samples(ctx context.Context, add func(string, results.Sample)
 	}
 	found := 0
 	for _, key := range keys {
-		if !strings.HasSuffix(key, "/samples.ndjson") && key != "samples.ndjson" {
+		if key != SamplesFile && !strings.HasSuffix(key, "/"+SamplesFile) {
 			continue
 		}
 		data, err := store.Get(ctx, key)
 		if err != nil {
 			return err
 		}
-		samples, err := results.ReadNDJSON(bytes.NewReader(data))
-		if err != nil {
-			return fmt.Errorf("%s: %w", store.URI(key), err)
-		}
-		for _, s := range samples {
-			add(store.URI(key), s)
+		uri := store.URI(key)
+		if _, err := readNDJSON(ctx, bytes.NewReader(data), func(s results.Sample) { add(uri, s) }); err != nil {
+			return fmt.Errorf("%s: %w", uri, err)
 		}
 		found++
 	}
 	if found == 0 {
-		return fmt.Errorf("%s holds no run (no samples.ndjson below it)", u)
+		return fmt.Errorf("%s holds no run (no %s below it)", u, SamplesFile)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/benchwright/benchwright/internal/local"
 )
 
 // runsGrid lists the runs: what ran where, and how many repetitions count.
@@ -74,7 +76,7 @@ func figuresGrid(rows []Row, upper bool) *grid {
 	for _, r := range rows {
 		s := r.Stats
 		cells := []string{r.Test, r.Metric, orDash(r.MsgSize), formatValue(s.Median), formatValue(s.Min), formatValue(s.Max),
-			formatValue(s.Mean), formatValue(s.Stddev), formatCV(s), strconv.Itoa(s.N), displayUnit(r.Unit)}
+			formatValue(s.Mean), formatValue(s.Stddev), local.FormatCV(s), strconv.Itoa(s.N), displayUnit(r.Unit)}
 		var kept []string
 		for i, c := range cells {
 			if keep(i) {
