@@ -197,10 +197,15 @@ func setReady(p *benchv1.BenchmarkPool, nodes int, conflicts []string) bool {
 	if len(conflicts) > 0 {
 		msg += "; left out: " + strings.Join(conflicts, ", ")
 	}
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
-		Type: benchv1.PoolConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: p.Generation,
-	})
+	setCondition(p, benchv1.PoolConditionReady, status, reason, msg)
 	return status == metav1.ConditionTrue
+}
+
+// setCondition sets one condition of the pool for its generation.
+func setCondition(p *benchv1.BenchmarkPool, typ string, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: p.Generation,
+	})
 }
 
 // delete deletes the GKE node pool or releases the pool's nodes, then lets
@@ -219,7 +224,7 @@ func (r *Reconciler) delete(ctx context.Context, p *benchv1.BenchmarkPool) (ctrl
 			return ctrl.Result{RequeueAfter: r.poll()}, client.IgnoreNotFound(r.Status().Update(ctx, p))
 		}
 	}
-	if err := r.releaseAll(ctx, p.Name); err != nil {
+	if err := r.releaseExcept(ctx, p.Name, nil); err != nil {
 		return ctrl.Result{}, err
 	}
 	controllerutil.RemoveFinalizer(p, finalizer)
@@ -253,12 +258,6 @@ func nodeReady(n *corev1.Node) bool {
 // SetupWithManager watches pools, the nodes they label, and the benchmarks
 // that name them (for the queue and the TTL).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	byPoolLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		if pool := o.GetLabels()[benchv1.PoolLabel]; pool != "" {
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: pool}}}
-		}
-		return nil
-	})
 	byPool := func(pool func(client.Object) benchv1.PoolName) handler.EventHandler {
 		return handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			if p := pool(o); p != "" {
@@ -269,7 +268,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkPool{}).
-		Watches(&corev1.Node{}, byPoolLabel, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
+		Watches(&corev1.Node{}, byPool(func(o client.Object) benchv1.PoolName { return benchv1.PoolName(o.GetLabels()[benchv1.PoolLabel]) }),
+			builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
 		Watches(&benchv1.StorageBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.StorageBenchmark).Spec.Pool })).
 		Watches(&benchv1.MPIBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.MPIBenchmark).Spec.Pool })).
 		Named("benchmarkpool").

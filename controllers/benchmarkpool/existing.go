@@ -37,16 +37,8 @@ func (r *Reconciler) claimExisting(ctx context.Context, p *benchv1.BenchmarkPool
 			return nil, err
 		}
 	}
-	var labelled corev1.NodeList
-	if err := r.List(ctx, &labelled, client.MatchingLabels{benchv1.PoolLabel: p.Name}); err != nil {
+	if err := r.releaseExcept(ctx, p.Name, chosen); err != nil {
 		return nil, err
-	}
-	for i := range labelled.Items {
-		if n := &labelled.Items[i]; !chosen[n.Name] {
-			if err := r.releaseNode(ctx, n, p.Name); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return conflicts, nil
 }
@@ -81,15 +73,18 @@ func (r *Reconciler) releaseNode(ctx context.Context, n *corev1.Node, pool strin
 	return r.Patch(ctx, n, patch)
 }
 
-// releaseAll removes the pool's label and taint from every node that has it.
-func (r *Reconciler) releaseAll(ctx context.Context, pool string) error {
+// releaseExcept removes the pool's label and taint from every node that has
+// them, but the kept ones.
+func (r *Reconciler) releaseExcept(ctx context.Context, pool string, keep map[string]bool) error {
 	var labelled corev1.NodeList
 	if err := r.List(ctx, &labelled, client.MatchingLabels{benchv1.PoolLabel: pool}); err != nil {
 		return err
 	}
 	for i := range labelled.Items {
-		if err := r.releaseNode(ctx, &labelled.Items[i], pool); err != nil {
-			return err
+		if n := &labelled.Items[i]; !keep[n.Name] {
+			if err := r.releaseNode(ctx, n, pool); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

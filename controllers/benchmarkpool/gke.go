@@ -10,14 +10,14 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/gke"
 )
 
-// NodePools is what the controller needs of GKE (gke.Provider).
+// NodePools is what the controller needs of GKE (gke.Provider). Delete
+// returns "" and no error for a node pool that does not exist.
 type NodePools interface {
 	Create(ctx context.Context, c gke.Cluster, np *containerpb.NodePool) (string, error)
 	Operation(ctx context.Context, c gke.Cluster, op string) (bool, error)
@@ -58,20 +58,22 @@ type gkeStep struct {
 // fails the pool with GKE's own message.
 func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (gkeStep, error) {
 	if r.GKE == nil {
-		setProvisioning(p, metav1.ConditionFalse, benchv1.ReasonProviderError, "")
-		return gkeStep{}, r.failPool(p, benchv1.ReasonProviderError,
-			"the manager has no GKE cluster configured: start it with --gke-project, --gke-location and --gke-cluster (or use provider existing)", false)
+		r.notReady(p, metav1.ConditionFalse, benchv1.ReasonProviderError,
+			"the manager has no GKE cluster configured: start it with --gke-project, --gke-location and --gke-cluster (or use provider existing)")
+		return gkeStep{}, nil
 	}
 	cluster, err := gke.ClusterFor(r.GKECluster, p.Spec.GKE)
 	if err != nil {
-		return gkeStep{}, r.gkeFailure(p, err)
+		r.failForGood(p, err)
+		return gkeStep{}, nil
 	}
 	np, err := gke.NodePoolRequest(p.Name, p.Spec.GKE)
 	if err != nil {
-		return gkeStep{}, r.gkeFailure(p, err)
+		r.failForGood(p, err)
+		return gkeStep{}, nil
 	}
 	p.Status.NodePoolName = np.Name
-	if what, op, ok := strings.Cut(p.Annotations[operationAnnotation], ":"); ok {
+	if what, op, ok := operation(p); ok {
 		done, err := r.GKE.Operation(ctx, cluster, op)
 		switch {
 		case !done && err != nil:
@@ -123,7 +125,7 @@ func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, clust
 	if err != nil {
 		return r.createFailed(ctx, p, cluster, np.Name, err)
 	}
-	setAnnotation(p, operationAnnotation, opCreate+":"+op)
+	setOperation(p, opCreate, op)
 	r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonCreating, "Creating GKE node pool %s (%s x %d)", np.Name, p.Spec.GKE.MachineType, p.Spec.GKE.NodeCount)
 	setProvisioning(p, metav1.ConditionTrue, benchv1.ReasonCreating, fmt.Sprintf("GKE is creating node pool %s (operation %s)", np.Name, op))
 	return gkeStep{requeue: r.poll(), dirty: true}, nil
@@ -133,44 +135,40 @@ func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, clust
 // then schedules a retry or fails the pool for good.
 func (r *Reconciler) createFailed(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, name string, cause error) (gkeStep, error) {
 	op, err := r.GKE.Delete(ctx, cluster, name)
-	if err != nil && !errors.Is(err, gke.ErrNotFound) {
+	if err != nil {
 		return gkeStep{requeue: r.poll(), dirty: true}, nil // clean up first, then decide
 	}
 	if op != "" {
-		setAnnotation(p, operationAnnotation, opDelete+":"+op)
+		setOperation(p, opDelete, op)
 	}
 	attempts, _ := strconv.Atoi(p.Annotations[attemptsAnnotation])
 	attempts++
-	setAnnotation(p, attemptsAnnotation, strconv.Itoa(attempts))
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, attemptsAnnotation, strconv.Itoa(attempts))
 	if !gke.Retryable(cause) {
-		return gkeStep{dirty: true}, r.gkeFailure(p, cause)
+		r.failForGood(p, cause)
+		return gkeStep{dirty: true}, nil
 	}
 	wait := min(r.backoff()<<min(attempts-1, 16), maxRetryBackoff)
-	setAnnotation(p, retryAfterAnnotation, r.now().Add(wait).Format(time.RFC3339Nano))
-	kind := gke.KindOf(cause)
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, retryAfterAnnotation, r.now().Add(wait).Format(time.RFC3339Nano))
 	msg := fmt.Sprintf("%s; retrying in %s (attempt %d)", message(cause), wait.Round(time.Millisecond), attempts)
-	r.Recorder.Event(p, corev1.EventTypeWarning, kind.Reason(), msg)
-	setProvisioning(p, metav1.ConditionTrue, kind.Reason(), msg)
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: benchv1.PoolConditionReady, Status: metav1.ConditionFalse,
-		Reason: kind.Reason(), Message: msg, ObservedGeneration: p.Generation})
+	r.notReady(p, metav1.ConditionTrue, gke.KindOf(cause).Reason(), msg)
 	return gkeStep{requeue: wait + 10*time.Millisecond, dirty: true}, nil
 }
 
-// gkeFailure fails the pool for good with GKE's reason and message.
-func (r *Reconciler) gkeFailure(p *benchv1.BenchmarkPool, cause error) error {
-	return r.failPool(p, gke.KindOf(cause).Reason(), message(cause), true)
+// failForGood fails the pool with GKE's reason and message and stops further
+// creates.
+func (r *Reconciler) failForGood(p *benchv1.BenchmarkPool, cause error) {
+	reason := gke.KindOf(cause).Reason()
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, failedAnnotation, reason)
+	r.notReady(p, metav1.ConditionFalse, reason, message(cause))
 }
 
-// failPool sets Ready False with the reason; mark stops further creates.
-func (r *Reconciler) failPool(p *benchv1.BenchmarkPool, reason, msg string, mark bool) error {
-	if mark {
-		setAnnotation(p, failedAnnotation, reason)
-	}
-	setProvisioning(p, metav1.ConditionFalse, reason, msg)
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: benchv1.PoolConditionReady, Status: metav1.ConditionFalse,
-		Reason: reason, Message: msg, ObservedGeneration: p.Generation})
+// notReady sets Provisioning to provisioning and Ready False, both with the
+// reason and message, and records them as a warning.
+func (r *Reconciler) notReady(p *benchv1.BenchmarkPool, provisioning metav1.ConditionStatus, reason, msg string) {
+	setProvisioning(p, provisioning, reason, msg)
+	setCondition(p, benchv1.PoolConditionReady, metav1.ConditionFalse, reason, msg)
 	r.Recorder.Event(p, corev1.EventTypeWarning, reason, msg)
-	return nil
 }
 
 // deleteGKE deletes the node pool, following GKE's operations (a create in
@@ -184,7 +182,7 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 		return true, nil // nothing can have been created
 	}
 	name := gke.NodePoolName(p.Name)
-	if _, op, ok := strings.Cut(p.Annotations[operationAnnotation], ":"); ok {
+	if _, op, ok := operation(p); ok {
 		if finished, _ := r.GKE.Operation(ctx, cluster, op); !finished {
 			return false, nil
 		}
@@ -193,37 +191,35 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 			return false, err
 		}
 	}
-	if _, err := r.GKE.Get(ctx, cluster, name); errors.Is(err, gke.ErrNotFound) {
-		return true, nil
-	}
 	op, err := r.GKE.Delete(ctx, cluster, name)
-	if err != nil && !gke.Retryable(err) {
+	switch {
+	case err == nil && op == "":
+		return true, nil // GKE no longer has the pool
+	case err != nil && !gke.Retryable(err):
 		return false, err
-	}
-	if op != "" {
-		setAnnotation(p, operationAnnotation, opDelete+":"+op)
+	case op != "":
+		setOperation(p, opDelete, op)
 		if err := r.Update(ctx, p); err != nil {
 			return false, err
 		}
 	}
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: benchv1.PoolConditionDeleting, Status: metav1.ConditionTrue,
-		Reason: benchv1.ReasonDeletingNodePool, Message: "GKE is deleting node pool " + name, ObservedGeneration: p.Generation})
+	setCondition(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonDeletingNodePool, "GKE is deleting node pool "+name)
 	return false, nil
 }
 
-func setProvisioning(p *benchv1.BenchmarkPool, status metav1.ConditionStatus, reason, msg string) {
-	if reason == "" {
-		return
-	}
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: benchv1.PoolConditionProvisioning, Status: status,
-		Reason: reason, Message: msg, ObservedGeneration: p.Generation})
+// operation is the GKE operation in flight: what it does (opCreate, opDelete)
+// and its name.
+func operation(p *benchv1.BenchmarkPool) (what, op string, ok bool) {
+	return strings.Cut(p.Annotations[operationAnnotation], ":")
 }
 
-func setAnnotation(p *benchv1.BenchmarkPool, key, value string) {
-	if p.Annotations == nil {
-		p.Annotations = map[string]string{}
-	}
-	p.Annotations[key] = value
+// setOperation records an operation in flight for the next reconciles.
+func setOperation(p *benchv1.BenchmarkPool, what, op string) {
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, operationAnnotation, what+":"+op)
+}
+
+func setProvisioning(p *benchv1.BenchmarkPool, status metav1.ConditionStatus, reason, msg string) {
+	setCondition(p, benchv1.PoolConditionProvisioning, status, reason, msg)
 }
 
 func clearFailures(p *benchv1.BenchmarkPool) {

@@ -179,12 +179,14 @@ func reasons(st *status.Status) []string {
 // same ResourceExhausted code as a stockout.
 var (
 	stockoutText = []string{
-		"zone_resource_pool_exhausted", "gce_stockout", "stockout",
+		"zone_resource_pool_exhausted", "stockout", // GCE_STOCKOUT too
 		"does not have enough resources available", "resource pool exhausted",
 	}
 	rateLimitText = []string{"requests per minute", "rate limit", "quota metric 'requests'", "ratelimitexceeded"}
-	quotaText     = []string{"quota_exceeded", "insufficient regional quota", "insufficient quota", "gce_quota_exceeded"}
-	busyText      = []string{"incompatible operation", "please try again", "try again later"}
+	// A quota is also any text with "quota" and "exceeded" (QUOTA_EXCEEDED,
+	// GCE_QUOTA_EXCEEDED, "Quota 'C2_CPUS' exceeded").
+	quotaText = []string{"insufficient regional quota", "insufficient quota"}
+	busyText  = []string{"incompatible operation", "please try again", "try again later"}
 )
 
 func classify(code codes.Code, msg string, hints ...string) Kind {
@@ -214,10 +216,6 @@ func classify(code codes.Code, msg string, hints ...string) Kind {
 		return Transient
 	case codes.PermissionDenied, codes.Unauthenticated:
 		return PermissionDenied
-	case codes.NotFound:
-		return NotFound
-	case codes.AlreadyExists:
-		return AlreadyExists
 	}
 	return Unknown
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
@@ -164,9 +165,6 @@ func NodePoolRequest(poolName string, spec *benchv1.GKEPoolSpec) (*containerpb.N
 
 const tier1 = "TIER_1"
 
-// maxLabelValue is Kubernetes' limit on a label (and taint) value.
-const maxLabelValue = 63
-
 func validate(poolName string, spec *benchv1.GKEPoolSpec) error {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -174,9 +172,9 @@ func validate(poolName string, spec *benchv1.GKEPoolSpec) error {
 	switch {
 	case poolName == "":
 		add("the BenchmarkPool name is empty")
-	case len(poolName) > maxLabelValue:
+	case len(poolName) > validation.LabelValueMaxLength:
 		add("BenchmarkPool name %q is longer than %d characters and cannot be the value of the node label and taint %s: use a shorter name",
-			poolName, maxLabelValue, benchv1.PoolLabel)
+			poolName, validation.LabelValueMaxLength, benchv1.PoolLabel)
 	}
 	if spec.MachineType == "" {
 		add("spec.gke.machineType is required, e.g. c2-standard-60")

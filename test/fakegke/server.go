@@ -199,6 +199,15 @@ func (s *Server) record(req proto.Message) {
 	s.requests = append(s.requests, proto.Clone(req))
 }
 
+// begin records req and finishes the operations that are due; it holds s.mu
+// until the returned end is called: defer s.begin(req)().
+func (s *Server) begin(req proto.Message) (end func()) {
+	s.record(req)
+	s.mu.Lock()
+	s.advance()
+	return s.mu.Unlock
+}
+
 // CreateNodePool starts creating a node pool: PROVISIONING until its operation
 // is DONE, then RUNNING (or ERROR for an asynchronous failure).
 func (s *Server) CreateNodePool(_ context.Context, req *containerpb.CreateNodePoolRequest) (*containerpb.Operation, error) {
@@ -274,10 +283,7 @@ func (s *Server) failureFor(req *containerpb.CreateNodePoolRequest) (*Failure, e
 // DONE, then gone. A pool with an operation still running is refused the way
 // GKE refuses it (FailedPrecondition, "incompatible operation").
 func (s *Server) DeleteNodePool(_ context.Context, req *containerpb.DeleteNodePoolRequest) (*containerpb.Operation, error) {
-	s.record(req)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.advance()
+	defer s.begin(req)()
 	parent, name, err := s.lookup(req.GetName())
 	if err != nil {
 		return nil, err
@@ -292,10 +298,7 @@ func (s *Server) DeleteNodePool(_ context.Context, req *containerpb.DeleteNodePo
 
 // GetNodePool returns a node pool.
 func (s *Server) GetNodePool(_ context.Context, req *containerpb.GetNodePoolRequest) (*containerpb.NodePool, error) {
-	s.record(req)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.advance()
+	defer s.begin(req)()
 	parent, name, err := s.lookup(req.GetName())
 	if err != nil {
 		return nil, err
@@ -305,10 +308,7 @@ func (s *Server) GetNodePool(_ context.Context, req *containerpb.GetNodePoolRequ
 
 // ListNodePools returns a cluster's node pools.
 func (s *Server) ListNodePools(_ context.Context, req *containerpb.ListNodePoolsRequest) (*containerpb.ListNodePoolsResponse, error) {
-	s.record(req)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.advance()
+	defer s.begin(req)()
 	if _, ok := s.clusters[req.GetParent()]; !ok {
 		return nil, status.Errorf(codes.NotFound, "Not found: %s.", req.GetParent())
 	}
