@@ -81,7 +81,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		return err
 	}
 	if err := (&tuningprofile.Reconciler{
-		Env:   benchrun.NewEnv(mgr, "tuningprofile-controller", tuningprofile.APILogReader{Client: clientset}, cfg.store),
+		Env:   benchrun.NewEnv(mgr, "tuningprofile-controller", tuningprofile.APILogReader{APILogReader: logs}, cfg.store),
 		Image: cfg.tunerImage, Namespace: tuningprofile.ManagerNamespace(),
 	}).SetupWithManager(mgr); err != nil {
 		return err

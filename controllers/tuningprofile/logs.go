@@ -4,7 +4,8 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
 // TailReader reads the end of a container's log. A tuner runs as long as its
@@ -20,24 +21,16 @@ const (
 	tailBytes = 1 << 20
 )
 
-// APILogReader reads tuner logs through the API server's pods/log, the whole
-// log (benchrun.LogReader) or its tail (TailReader).
+// APILogReader is benchrun's reader of logs through the API server's
+// pods/log, which can also read a log's tail (TailReader).
 type APILogReader struct {
-	Client kubernetes.Interface
+	benchrun.APILogReader
 }
 
-// ReadLog returns up to tailBytes of the container's log.
-func (a APILogReader) ReadLog(ctx context.Context, namespace, pod, container string) ([]byte, error) {
-	return a.read(ctx, namespace, pod, &corev1.PodLogOptions{Container: container})
-}
-
-// ReadLogTail returns the container's last lines.
+// ReadLogTail returns the container's last lines, up to tailBytes.
 func (a APILogReader) ReadLogTail(ctx context.Context, namespace, pod, container string, lines int64) ([]byte, error) {
-	return a.read(ctx, namespace, pod, &corev1.PodLogOptions{Container: container, TailLines: &lines})
-}
-
-func (a APILogReader) read(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) ([]byte, error) {
 	limit := int64(tailBytes)
-	opts.LimitBytes = &limit
-	return a.Client.CoreV1().Pods(namespace).GetLogs(pod, opts).DoRaw(ctx)
+	return a.Client.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
+		Container: container, TailLines: &lines, LimitBytes: &limit,
+	}).DoRaw(ctx)
 }

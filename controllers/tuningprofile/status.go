@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
@@ -169,13 +170,7 @@ func where(p *benchv1.TuningProfile) string {
 	if p.Spec.Pool != "" {
 		return fmt.Sprintf("no node carries the label %s=%s of pool %s (nodes with other NoSchedule taints are left out)", benchv1.PoolLabel, p.Spec.Pool, p.Spec.Pool)
 	}
-	sel, _ := placement(p)
-	keys := make([]string, 0, len(sel))
-	for k, v := range sel {
-		keys = append(keys, k+"="+v)
-	}
-	sort.Strings(keys)
-	return "no node matches the nodeSelector " + strings.Join(keys, ",") + " (nodes with NoSchedule taints are left out)"
+	return "no node matches the nodeSelector " + labels.Set(p.Spec.NodeSelector).String() + " (nodes with NoSchedule taints are left out)"
 }
 
 // bound cuts a message to the CRD's length.

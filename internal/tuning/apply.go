@@ -35,15 +35,11 @@ func errorReport(rep Report, err error) (Report, error) {
 // pass is one Apply (write) or Check.
 func pass(h Host, sf StateFile, settings []Setting, allowUnlisted, write bool) (Report, error) {
 	rep := Report{Phase: PhaseApplied, Time: now()}
-	unlock, err := sf.lock()
+	st, unlock, err := sf.open(h)
 	if err != nil {
 		return errorReport(rep, err)
 	}
 	defer unlock()
-	st, err := sf.load(h)
-	if err != nil {
-		return errorReport(rep, err)
-	}
 	if st == nil {
 		st = &state{BootID: bootID(h)}
 	}
@@ -157,19 +153,9 @@ func setOne(name, path, value string, set bool) (string, error) {
 // ordered is the order settings are applied in: SMT first (it takes CPUs
 // offline), then the governor of the CPUs still online, THP, the sysctls.
 func ordered(settings []Setting) []Setting {
-	rank := map[string]int{SMT: 0, Governor: 1, THP: 2}
+	rank := map[string]int{SMT: -3, Governor: -2, THP: -1} // sysctls: 0
 	out := append([]Setting(nil), settings...)
-	sort.SliceStable(out, func(i, j int) bool {
-		ri, ok := rank[out[i].Name]
-		if !ok {
-			ri = 3
-		}
-		rj, ok := rank[out[j].Name]
-		if !ok {
-			rj = 3
-		}
-		return ri < rj
-	})
+	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Name] < rank[out[j].Name] })
 	return out
 }
 

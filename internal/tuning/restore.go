@@ -10,15 +10,11 @@ import (
 // that another owner has taken over is left to it.
 func Restore(h Host, sf StateFile) (Report, error) {
 	rep := Report{Phase: PhaseRestored, Time: now()}
-	unlock, err := sf.lock()
+	st, unlock, err := sf.open(h)
 	if err != nil {
 		return errorReport(rep, err)
 	}
 	defer unlock()
-	st, err := sf.load(h)
-	if err != nil {
-		return errorReport(rep, err)
-	}
 	if st == nil {
 		return rep, nil // nothing was changed, or it is restored already
 	}

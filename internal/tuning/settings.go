@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,10 +66,8 @@ var choices = map[string][]string{
 // nothing but a well-formed sysctl or one of Governor, SMT, THP gets through.
 func Validate(s Setting) error {
 	if allowed, ok := choices[s.Name]; ok {
-		for _, c := range allowed {
-			if s.Value == c {
-				return nil
-			}
+		if slices.Contains(allowed, s.Value) {
+			return nil
 		}
 		return fmt.Errorf("%s: %q is not one of %s", s.Name, s.Value, strings.Join(allowed, ", "))
 	}

@@ -172,3 +172,16 @@ func (s StateFile) lock() (unlock func(), err error) {
 		_ = f.Close()
 	}, nil
 }
+
+// open locks the state directory and loads the state (nil when there is
+// none); unlock ends the lock.
+func (s StateFile) open(h Host) (st *state, unlock func(), err error) {
+	if unlock, err = s.lock(); err != nil {
+		return nil, nil, err
+	}
+	if st, err = s.load(h); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return st, unlock, nil
+}
