@@ -83,29 +83,15 @@ func RunMPI(ctx context.Context, in *benchv1.MPIBenchmark, mopts MPIOptions) (*R
 		opts.progress("IOR writes in %s", iorDir)
 	}
 
-	warmups := int(spec.WarmupRepetitions)
-	for rep := range int(spec.Repetitions) {
-		warm := ""
-		if rep < warmups {
-			warm = " (warm-up, not counted)"
-		}
-		opts.progress("repetition %d/%d%s", rep+1, spec.Repetitions, warm)
-		samples, err := runMPIRepetition(ctx, res, opts, rep, launch.Steps, env, parse)
-		if err != nil {
-			return res, fmt.Errorf("repetition %d: %w", rep+1, err)
-		}
-		for i := range samples {
-			res.label(&samples[i], rep, rep < warmups)
-			samples[i].Labels[results.LabelMPI] = string(spec.MPI.Implementation)
-		}
-		res.Samples = append(res.Samples, samples...)
-	}
+	res.sampleLabels = map[string]string{results.LabelMPI: string(spec.MPI.Implementation)}
 	var groupBy []string
 	if spec.Suite != benchv1.SuiteIOR {
 		groupBy = []string{results.LabelMsgSize}
 	}
-	res.Summaries = results.Summarize(res.Samples, results.SummarizeOptions{WarmupRepetitions: warmups, GroupBy: groupBy})
-	return res, res.write()
+	return res, res.repeat(ctx, opts, int(spec.Repetitions), int(spec.WarmupRepetitions), groupBy, nil,
+		func(ctx context.Context, rep int) ([]results.Sample, error) {
+			return runMPIRepetition(ctx, res, opts, rep, launch.Steps, env, parse)
+		})
 }
 
 // runMPIRepetition runs the steps once, logging to raw/<rep>/launcher.log,

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"io"
 	"slices"
-	"strings"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
@@ -50,36 +49,4 @@ func mainMetric(preferred, have []string) string {
 		return ""
 	}
 	return have[0]
-}
-
-// writeAligned writes rows as columns two spaces apart: left-aligned where
-// left says so, right-aligned otherwise.
-func writeAligned(w io.Writer, rows [][]string, left func(col int) bool) error {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	var b strings.Builder
-	for _, r := range rows {
-		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-len(c))
-			if left(i) {
-				c += pad
-				if i == len(r)-1 {
-					c = strings.TrimRight(c, " ")
-				}
-			} else {
-				c = pad + c
-			}
-			b.WriteString(c)
-			if i < len(r)-1 {
-				b.WriteString("  ")
-			}
-		}
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

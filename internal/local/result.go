@@ -2,10 +2,12 @@ package local
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,9 +30,11 @@ type Result struct {
 	Node      results.NodeInfo
 
 	namespace string
-	labels    map[string]string
+	labels    map[string]string // the benchmark's
 	started   time.Time
 	now       func() time.Time
+	// sampleLabels are set on every sample, e.g. the MPI.
+	sampleLabels map[string]string
 }
 
 func newResult(kind, name, namespace string, labels map[string]string, opts Options) (*Result, error) {
@@ -67,6 +71,35 @@ func (r *Result) label(s *results.Sample, rep int, warmup bool) {
 	if warmup {
 		s.Labels[results.LabelWarmup] = "true"
 	}
+	maps.Copy(s.Labels, r.sampleLabels)
+}
+
+// repeat runs reps repetitions one after the other (each after before, when
+// set), the first warmups of them not counted, and keeps their labelled
+// samples; then it summarizes them, grouped by groupBy besides test and
+// metric, and writes the result files.
+func (r *Result) repeat(ctx context.Context, opts Options, reps, warmups int, groupBy []string,
+	before func(), runOne func(ctx context.Context, rep int) ([]results.Sample, error)) error {
+	for rep := range reps {
+		if before != nil {
+			before()
+		}
+		warm := ""
+		if rep < warmups {
+			warm = " (warm-up, not counted)"
+		}
+		opts.progress("repetition %d/%d%s", rep+1, reps, warm)
+		samples, err := runOne(ctx, rep)
+		if err != nil {
+			return fmt.Errorf("repetition %d: %w", rep+1, err)
+		}
+		for i := range samples {
+			r.label(&samples[i], rep, rep < warmups)
+		}
+		r.Samples = append(r.Samples, samples...)
+	}
+	r.Summaries = results.Summarize(r.Samples, results.SummarizeOptions{WarmupRepetitions: warmups, GroupBy: groupBy})
+	return r.write()
 }
 
 // rawPath is where a repetition's raw tool output goes.

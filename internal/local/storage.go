@@ -57,32 +57,15 @@ func RunStorage(ctx context.Context, b *benchv1.StorageBenchmark, opts Options) 
 		return nil, errors.New("the spec has neither fio nor dd")
 	}
 
-	total := int(b.Spec.Repetitions)
-	for rep := 0; rep < total; rep++ {
-		if b.Spec.DropCaches { // before every repetition, as in the cluster
+	var before func()
+	if b.Spec.DropCaches { // before every repetition, as in the cluster
+		before = func() {
 			if err := dropCaches(); err != nil {
 				opts.progress("warning: page cache not dropped: %v", err)
 			}
 		}
-		warm := ""
-		if rep < int(b.Spec.WarmupRepetitions) {
-			warm = " (warm-up, not counted)"
-		}
-		opts.progress("repetition %d/%d%s", rep+1, total, warm)
-		samples, err := runOne(ctx, rep)
-		if err != nil {
-			return res, fmt.Errorf("repetition %d: %w", rep+1, err)
-		}
-		for i := range samples {
-			res.label(&samples[i], rep, rep < int(b.Spec.WarmupRepetitions))
-		}
-		res.Samples = append(res.Samples, samples...)
 	}
-	res.Summaries = results.Summarize(res.Samples, results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)})
-	if err := res.write(); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, res.repeat(ctx, opts, int(b.Spec.Repetitions), int(b.Spec.WarmupRepetitions), nil, before, runOne)
 }
 
 // volumeDirs makes one directory per volume of the spec under the work dir.

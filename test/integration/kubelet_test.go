@@ -15,6 +15,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
@@ -28,7 +29,7 @@ import (
 // output as container logs, and writes pod and Job status the way the real
 // components do. Hooks let a test break a run the ways a cluster does.
 type fakeKubelet struct {
-	t         *testing.T
+	fakeComponent
 	namespace string
 	node      func(job *batchv1.Job) string // node the pod lands on
 	root      string                        // stands in for the node's disks
@@ -38,7 +39,6 @@ type fakeKubelet struct {
 
 	mu   sync.Mutex
 	logs map[string][]byte // "<pod>/<container>" -> output
-	seen map[string]bool   // Jobs handled
 }
 
 // podFate is how a pod ends, when a test wants it otherwise than by running.
@@ -56,9 +56,9 @@ type podFate struct {
 
 func newFakeKubelet(t *testing.T, namespace string) *fakeKubelet {
 	return &fakeKubelet{
-		t: t, namespace: namespace, root: t.TempDir(),
+		fakeComponent: fakeComponent{t: t, name: "fake kubelet"}, namespace: namespace, root: t.TempDir(),
 		node: func(*batchv1.Job) string { return "node-a" },
-		logs: map[string][]byte{}, seen: map[string]bool{},
+		logs: map[string][]byte{},
 	}
 }
 
@@ -75,22 +75,8 @@ func (k *fakeKubelet) ReadLog(_ context.Context, namespace, pod, container strin
 
 // run handles Jobs until ctx ends.
 func (k *fakeKubelet) run(ctx context.Context) {
-	for ctx.Err() == nil {
-		var jobs batchv1.JobList
-		if err := k8sClient.List(ctx, &jobs, client.InNamespace(k.namespace)); err == nil {
-			for i := range jobs.Items {
-				j := &jobs.Items[i]
-				if !k.seen[j.Name] && j.DeletionTimestamp.IsZero() {
-					k.seen[j.Name] = true
-					go k.handle(ctx, j)
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	handleNew(ctx, k.namespace, func() client.ObjectList { return &batchv1.JobList{} },
+		func(j *batchv1.Job) { k.handle(ctx, j) })
 }
 
 func (k *fakeKubelet) handle(ctx context.Context, job *batchv1.Job) {
@@ -326,10 +312,41 @@ func failedJobConditions(now metav1.Time, reason, message string) []batchv1.JobC
 	}
 }
 
-// report fails the test on an error, unless the test is over.
-func (k *fakeKubelet) report(ctx context.Context, format string, args ...any) {
+// fakeComponent is what the stand-ins for the cluster's components share: the
+// test they fail, and their name in its messages.
+type fakeComponent struct {
+	t    *testing.T
+	name string
+}
+
+// report fails the test on an error, the last of args (nil: no error), unless
+// the test is over.
+func (f fakeComponent) report(ctx context.Context, format string, args ...any) {
 	if err, _ := args[len(args)-1].(error); err == nil || ctx.Err() != nil {
 		return
 	}
-	k.t.Errorf("fake kubelet: "+format, args...)
+	f.t.Errorf(f.name+": "+format, args...)
+}
+
+// handleNew lists the objects of newList's kind in namespace every 50 ms until
+// ctx ends, and starts handle, in a goroutine of its own, on each one not seen
+// before and not being deleted: how a stand-in notices the objects it acts on.
+func handleNew[T client.Object](ctx context.Context, namespace string, newList func() client.ObjectList, handle func(T)) {
+	seen := map[string]bool{}
+	for ctx.Err() == nil {
+		list := newList()
+		if err := k8sClient.List(ctx, list, client.InNamespace(namespace)); err == nil {
+			items, _ := meta.ExtractList(list)
+			for _, item := range items {
+				if obj := item.(T); !seen[obj.GetName()] && obj.GetDeletionTimestamp().IsZero() {
+					seen[obj.GetName()] = true
+					go handle(obj)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,14 +18,13 @@ import (
 // operator does, and writes their status and the MPIJob's conditions. The
 // launcher's log is what the test's script says the launcher printed.
 type fakeMPIOperator struct {
-	t         *testing.T
+	fakeComponent
 	namespace string
 	// script decides each MPIJob's fate and its launcher's log.
 	script func(job *mpiv2.MPIJob) mpiFate
 
 	mu   sync.Mutex
 	logs map[string][]byte // launcher pod name -> log
-	seen map[string]bool
 }
 
 // mpiFate is how an MPIJob ends.
@@ -41,7 +39,7 @@ type mpiFate struct {
 }
 
 func newFakeMPIOperator(t *testing.T, namespace string, script func(*mpiv2.MPIJob) mpiFate) *fakeMPIOperator {
-	return &fakeMPIOperator{t: t, namespace: namespace, script: script, logs: map[string][]byte{}, seen: map[string]bool{}}
+	return &fakeMPIOperator{fakeComponent: fakeComponent{t: t, name: "fake MPI Operator"}, namespace: namespace, script: script, logs: map[string][]byte{}}
 }
 
 // ReadLog serves the launcher's log, like the API server's pods/log.
@@ -55,22 +53,10 @@ func (o *fakeMPIOperator) ReadLog(_ context.Context, namespace, pod, container s
 	return out, nil
 }
 
+// run handles MPIJobs until ctx ends.
 func (o *fakeMPIOperator) run(ctx context.Context) {
-	for ctx.Err() == nil {
-		var jobs mpiv2.MPIJobList
-		if err := k8sClient.List(ctx, &jobs, client.InNamespace(o.namespace)); err == nil {
-			for i := range jobs.Items {
-				if j := &jobs.Items[i]; !o.seen[j.Name] && j.DeletionTimestamp.IsZero() {
-					o.seen[j.Name] = true
-					go o.handle(ctx, j)
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	handleNew(ctx, o.namespace, func() client.ObjectList { return &mpiv2.MPIJobList{} },
+		func(j *mpiv2.MPIJob) { o.handle(ctx, j) })
 }
 
 func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
@@ -159,11 +145,4 @@ func (o *fakeMPIOperator) pod(ctx context.Context, job *mpiv2.MPIJob, tmpl corev
 
 func cond(t mpiv2.JobConditionType, reason string, at metav1.Time) mpiv2.JobCondition {
 	return mpiv2.JobCondition{Type: t, Status: corev1.ConditionTrue, Reason: reason, LastTransitionTime: at, LastUpdateTime: at}
-}
-
-func (o *fakeMPIOperator) report(ctx context.Context, format string, args ...any) {
-	if err, _ := args[len(args)-1].(error); err == nil || ctx.Err() != nil {
-		return
-	}
-	o.t.Errorf("fake MPI Operator: "+format, args...)
 }
