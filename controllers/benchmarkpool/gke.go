@@ -101,6 +101,11 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 		setProvisioning(p, metav1.ConditionTrue, gke.KindOf(err).Reason(), "reading node pool "+np.Name+" from GKE: "+message(err))
 		return gkeStep{requeue: r.poll()}, nil
 	}
+	if err := gke.PoolError(existing); err != nil {
+		// A create that failed: its operation's answer may have been lost
+		// (a cleanup that failed, a manager restart), the pool says it too.
+		return r.createFailed(ctx, p, cluster, np.Name, err)
+	}
 	eff := gke.Effective(existing)
 	p.Status.Effective = &eff.Settings
 	if eff.Running() {

@@ -228,3 +228,25 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
+
+// PoolError is the failure a node pool in ERROR carries (GKE leaves a pool
+// there when its creation failed), classified like an operation's error; nil
+// for a pool in any other state.
+func PoolError(np *containerpb.NodePool) error {
+	if np.GetStatus() != containerpb.NodePool_ERROR {
+		return nil
+	}
+	var hints, msgs []string
+	for _, c := range np.GetConditions() {
+		hints = append(hints, c.GetCode().String()) //nolint:staticcheck // see operationError
+		msgs = append(msgs, c.GetMessage())
+	}
+	if len(msgs) == 0 && np.GetStatusMessage() != "" { //nolint:staticcheck // deprecated, still filled by GKE
+		msgs = append(msgs, np.GetStatusMessage()) //nolint:staticcheck // as above
+	}
+	msg := strings.Join(msgs, "; ")
+	if msg == "" {
+		msg = "node pool " + np.GetName() + " is in ERROR"
+	}
+	return &Error{Kind: classify(codes.Unknown, msg, hints...), Message: msg, Err: errors.New(msg)}
+}

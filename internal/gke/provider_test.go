@@ -259,6 +259,12 @@ func TestInjectedErrorsKeepGKEsMessage(t *testing.T) {
 				if eff := gke.Effective(np); eff.Message != tt.failure.Message {
 					t.Errorf("Effective message = %q, want GKE's %q", eff.Message, tt.failure.Message)
 				}
+				// The pool alone tells the same failure, for when the
+				// operation's answer was lost.
+				var pe *gke.Error
+				if !errors.As(gke.PoolError(np), &pe) || pe.Kind != tt.want || pe.Message != tt.failure.Message {
+					t.Errorf("PoolError = %v, want %v / %q", gke.PoolError(np), tt.want, tt.failure.Message)
+				}
 			}
 			var e *gke.Error
 			if !errors.As(err, &e) {
