@@ -35,22 +35,23 @@ type clusterBenchmark struct {
 // names in the cluster, read from their status.artifactURI, like every
 // benchmark --selector matches.
 func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.Source, error) {
-	var local, names []string
+	var names []string
 	for _, a := range args {
-		if _, err := os.Stat(a); err == nil || report.IsStoreURL(a) {
-			local = append(local, a)
-		} else {
+		if _, err := os.Stat(a); err != nil && !report.IsStoreURL(a) {
 			names = append(names, a)
 		}
 	}
 	if len(names) == 0 && f.selector == "" {
-		return report.Sources(local), nil
+		return report.Sources(args), nil
 	}
 	found, err := f.lookup(ctx, names)
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range found {
+	// Named benchmarks stand where they were named; selected ones follow.
+	uris := map[string]string{}
+	var selected []string
+	for i, b := range found {
 		if b.uri == "" {
 			return nil, fmt.Errorf("%s %s/%s has no results yet (status.artifactURI is empty)", b.kind, b.namespace, b.name)
 		}
@@ -61,9 +62,20 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.
 					"or start the manager with an --artifact-store on gs:// or s3://", b.kind, b.namespace, b.name, b.uri)
 			}
 		}
-		local = append(local, b.uri)
+		if i < len(names) {
+			uris[names[i]] = b.uri
+		} else {
+			selected = append(selected, b.uri)
+		}
 	}
-	return report.Sources(local), nil
+	inputs := make([]string, 0, len(args)+len(selected))
+	for _, a := range args {
+		if uri, ok := uris[a]; ok {
+			a = uri
+		}
+		inputs = append(inputs, a)
+	}
+	return report.Sources(append(inputs, selected...)), nil
 }
 
 // lookup finds the named benchmarks (either kind) and the succeeded ones the

@@ -58,19 +58,23 @@ func IsStoreURL(arg string) bool {
 	return false
 }
 
-// Sources splits command-line arguments into local files and store URLs.
+// Sources reads command-line arguments, local files and store URLs, in the
+// order given: the first run is the comparisons' baseline.
 func Sources(args []string) Source {
-	var files Files
 	var all multi
+	var files Files
 	for _, a := range args {
-		if IsStoreURL(a) {
-			all = append(all, StoreRuns(a))
-		} else {
+		if !IsStoreURL(a) {
 			files = append(files, a)
+			continue
 		}
+		if len(files) > 0 {
+			all, files = append(all, files), nil
+		}
+		all = append(all, StoreRuns(a))
 	}
 	if len(files) > 0 {
-		all = append(multi{files}, all...)
+		all = append(all, files)
 	}
 	return all
 }
