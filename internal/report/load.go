@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -128,7 +127,7 @@ func readFile(ctx context.Context, path string, add func(string, results.Sample)
 		return err
 	}
 	defer func() { _ = f.Close() }()
-	n, err := readNDJSON(ctx, f, func(s results.Sample) { add(path, s) })
+	n, err := results.DecodeNDJSON(ctx, f, func(s results.Sample) { add(path, s) })
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%s: %w: %w (want NDJSON samples: convert a raw tool output with `benchwright parse --tool TOOL %s`)",
 			path, ErrNotSamples, err, path)
@@ -137,37 +136,6 @@ func readFile(ctx context.Context, path string, add func(string, results.Sample)
 		return fmt.Errorf("%s: %w: it holds no sample", path, ErrNotSamples)
 	}
 	return err
-}
-
-// readNDJSON decodes samples one line at a time; blank lines are skipped and
-// a bad line is an error that names its line number.
-func readNDJSON(ctx context.Context, r io.Reader, add func(results.Sample)) (int, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line, n := 0, 0
-	for sc.Scan() {
-		line++
-		if line%4096 == 0 && ctx.Err() != nil {
-			return n, ctx.Err()
-		}
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		var s results.Sample
-		if err := json.Unmarshal(b, &s); err != nil {
-			return n, fmt.Errorf("line %d: %w", line, err)
-		}
-		if s.Metric == "" || s.Test == "" {
-			return n, fmt.Errorf("line %d: not a sample (no test or metric)", line)
-		}
-		add(s)
-		n++
-	}
-	if err := sc.Err(); err != nil {
-		return n, fmt.Errorf("reading samples: %w", err)
-	}
-	return n, nil
 }
 
 // originName is the run name of an input's samples that name no benchmark:

@@ -36,7 +36,7 @@ func (u StoreRuns) Samples(ctx context.Context, add func(string, results.Sample)
 			return err
 		}
 		uri := store.URI(key)
-		if _, err := readNDJSON(ctx, bytes.NewReader(data), func(s results.Sample) { add(uri, s) }); err != nil {
+		if _, err := results.DecodeNDJSON(ctx, bytes.NewReader(data), func(s results.Sample) { add(uri, s) }); err != nil {
 			return fmt.Errorf("%s: %w", uri, err)
 		}
 		found++

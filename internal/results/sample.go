@@ -4,6 +4,7 @@ package results
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -65,29 +66,44 @@ func WriteNDJSON(w io.Writer, samples []Sample) error {
 // ReadNDJSON reads samples written by WriteNDJSON; blank lines are skipped and a
 // bad line is an error that names its line number.
 func ReadNDJSON(r io.Reader) ([]Sample, error) {
+	var out []Sample
+	_, err := DecodeNDJSON(context.Background(), r, func(s Sample) { out = append(out, s) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DecodeNDJSON hands each sample of r to add as it is read, so that large
+// inputs need not be held whole, and returns how many there were. It checks
+// ctx every few thousand lines.
+func DecodeNDJSON(ctx context.Context, r io.Reader, add func(Sample)) (int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	var out []Sample
-	line := 0
+	line, n := 0, 0
 	for sc.Scan() {
 		line++
+		if line%4096 == 0 && ctx.Err() != nil {
+			return n, ctx.Err()
+		}
 		b := sc.Bytes()
 		if len(b) == 0 {
 			continue
 		}
 		var s Sample
 		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return n, fmt.Errorf("line %d: %w", line, err)
 		}
 		if s.Metric == "" || s.Test == "" {
-			return nil, fmt.Errorf("line %d: not a sample (no test or metric)", line)
+			return n, fmt.Errorf("line %d: not a sample (no test or metric)", line)
 		}
-		out = append(out, s)
+		add(s)
+		n++
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading samples: %w", err)
+		return n, fmt.Errorf("reading samples: %w", err)
 	}
-	return out, nil
+	return n, nil
 }
 
 // csvHeader is the fixed part of the CSV header; label columns follow, sorted.
