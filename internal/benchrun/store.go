@@ -118,40 +118,20 @@ func (r Run) write(ctx context.Context, all []results.Sample, summaries []result
 		nodeList = append(nodeList, n)
 	}
 	sort.Slice(nodeList, func(i, j int) bool { return nodeList[i].Hostname < nodeList[j].Hostname })
-	var nd, csv bytes.Buffer
-	if err := results.WriteNDJSON(&nd, all); err != nil {
-		return err
-	}
-	if err := results.WriteCSV(&csv, all); err != nil {
-		return err
-	}
 	loc := r.Location
-	summary, err := json.MarshalIndent(results.RunSummary{
+	files, err := results.EncodeRunFiles(all, results.RunSummary{
 		Kind: loc.Kind, Namespace: loc.Namespace, Name: loc.Name, RunUID: loc.UID,
 		Started: r.Started.UTC(), Finished: r.Finished.UTC().Truncate(time.Second), Nodes: nodeList, Summaries: summaries,
-	}, "", "  ")
+	})
 	if err != nil {
 		return err
 	}
-	nodesJSON, err := json.MarshalIndent(nodeList, "", "  ")
+	prefix, err := loc.Prefix()
 	if err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		key         func() (string, error)
-		data        []byte
-		contentType string
-	}{
-		{loc.SamplesNDJSON, nd.Bytes(), "application/x-ndjson"},
-		{loc.SamplesCSV, csv.Bytes(), "text/csv"},
-		{loc.Summary, append(summary, '\n'), "application/json"},
-		{loc.Nodes, append(nodesJSON, '\n'), "application/json"},
-	} {
-		key, err := f.key()
-		if err != nil {
-			return err
-		}
-		if err := r.Store.Put(ctx, key, f.data, f.contentType); err != nil {
+	for _, f := range files {
+		if err := r.Store.Put(ctx, prefix+f.Name, f.Data, f.ContentType); err != nil {
 			return err
 		}
 	}

@@ -1,11 +1,9 @@
 package local
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -113,30 +111,16 @@ func (r *Result) rawPath(rep int, file string) (string, error) {
 
 // write stores samples.ndjson, samples.csv, summary.json and nodes.json.
 func (r *Result) write() error {
-	var nd, csv bytes.Buffer
-	if err := results.WriteNDJSON(&nd, r.Samples); err != nil {
-		return err
-	}
-	if err := results.WriteCSV(&csv, r.Samples); err != nil {
-		return err
-	}
-	summary, err := json.MarshalIndent(results.RunSummary{
+	files, err := results.EncodeRunFiles(r.Samples, results.RunSummary{
 		Kind: r.Kind, Namespace: r.namespace, Name: r.Name, RunUID: r.RunUID, Started: r.started.UTC(), Finished: r.now().UTC(),
 		Nodes: []results.NodeInfo{r.Node}, Summaries: r.Summaries,
-	}, "", "  ")
+	})
 	if err != nil {
 		return err
 	}
-	nodes, err := json.MarshalIndent([]results.NodeInfo{r.Node}, "", "  ")
-	if err != nil {
-		return err
-	}
-	for name, data := range map[string][]byte{
-		"samples.ndjson": nd.Bytes(), "samples.csv": csv.Bytes(),
-		"summary.json": append(summary, '\n'), "nodes.json": append(nodes, '\n'),
-	} {
-		if err := os.WriteFile(filepath.Join(r.Dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(r.Dir, f.Name), f.Data, 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", f.Name, err)
 		}
 	}
 	return nil

@@ -17,7 +17,7 @@ import (
 
 // SamplesFile is the name of a run's samples in a `benchwright run` results
 // directory and in the artifact store.
-const SamplesFile = "samples.ndjson"
+const SamplesFile = results.SamplesNDJSONFile
 
 // A Source yields samples, input by input; the name of an input (a file, a
 // store object) names the run of its samples that name no benchmark. Files

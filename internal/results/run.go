@@ -1,6 +1,8 @@
 package results
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -59,4 +61,44 @@ func (n NodeInfo) NodeLabels() map[string]string {
 		out[LabelThreadsPerCore] = fmt.Sprint(n.ThreadsPerCore)
 	}
 	return out
+}
+
+// RunFile is one of a run's result files, encoded.
+type RunFile struct {
+	Name, ContentType string
+	Data              []byte
+}
+
+// Result file names, the same in a local results directory and in the store.
+const (
+	SamplesNDJSONFile = "samples.ndjson"
+	SamplesCSVFile    = "samples.csv"
+	SummaryFile       = "summary.json"
+	NodesFile         = "nodes.json"
+)
+
+// EncodeRunFiles encodes a run's samples and summary into samples.ndjson,
+// samples.csv, summary.json and nodes.json (the summary's nodes).
+func EncodeRunFiles(samples []Sample, summary RunSummary) ([]RunFile, error) {
+	var nd, csv bytes.Buffer
+	if err := WriteNDJSON(&nd, samples); err != nil {
+		return nil, err
+	}
+	if err := WriteCSV(&csv, samples); err != nil {
+		return nil, err
+	}
+	sum, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := json.MarshalIndent(summary.Nodes, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return []RunFile{
+		{SamplesNDJSONFile, "application/x-ndjson", nd.Bytes()},
+		{SamplesCSVFile, "text/csv", csv.Bytes()},
+		{SummaryFile, "application/json", append(sum, '\n')},
+		{NodesFile, "application/json", append(nodes, '\n')},
+	}, nil
 }
