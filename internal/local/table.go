@@ -22,7 +22,7 @@ func PrintTable(w io.Writer, summaries []results.Summary) error {
 			continue
 		}
 		rows = append(rows, []string{s.Test, s.Metric, FormatValue(s.Stats.Median), FormatValue(s.Stats.Min),
-			FormatValue(s.Stats.Max), formatCV(s.Stats), s.Unit, fmt.Sprint(s.Stats.N)})
+			FormatValue(s.Stats.Max), FormatCV(s.Stats), s.Unit, fmt.Sprint(s.Stats.N)})
 	}
 	return writeAligned(w, rows, func(col int) bool { return col < 2 || col == 6 }) // names and unit
 }
@@ -76,8 +76,6 @@ func FormatCV(s results.Stats) string {
 	return fmt.Sprintf("%.1f%%", s.CV)
 }
 
-// formatCV is FormatCV, as the package's tables call it.
-func formatCV(s results.Stats) string { return FormatCV(s) }
 
 // FormatValue prints a figure with about four significant digits and thousands
 // separators: 41234.7 -> "41,235", 123.456 -> "123.5", 0.01234 -> "0.01234".
