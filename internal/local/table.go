@@ -76,7 +76,6 @@ func FormatCV(s results.Stats) string {
 	return fmt.Sprintf("%.1f%%", s.CV)
 }
 
-
 // FormatValue prints a figure with about four significant digits and thousands
 // separators: 41234.7 -> "41,235", 123.456 -> "123.5", 0.01234 -> "0.01234".
 func FormatValue(v float64) string {
