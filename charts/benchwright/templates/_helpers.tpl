@@ -1,0 +1,70 @@
+{{/* The prefix of every object's name. */}}
+{{- define "benchwright.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "benchwright.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: manager
+{{- end -}}
+
+{{- define "benchwright.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* The manager's ServiceAccount. The tuner's is fixed: benchwright-tuner. */}}
+{{- define "benchwright.managerServiceAccount" -}}
+{{ include "benchwright.fullname" . }}-manager
+{{- end -}}
+
+{{/* image: (dict "root" $ "name" "fio" "ref" .Values.images.fio). */}}
+{{- define "benchwright.image" -}}
+{{- $images := .root.Values.images -}}
+{{- .ref | default (printf "%s/%s:%s" $images.registry .name ($images.tag | default .root.Chart.AppVersion)) -}}
+{{- end -}}
+
+{{/* The mount of the artifact volume, and whether the store lives on it. */}}
+{{- define "benchwright.artifactMount" -}}/var/lib/benchwright{{- end -}}
+{{- define "benchwright.fileStore" -}}
+{{- $url := .Values.artifactStore.url -}}
+{{- if hasPrefix "file://" $url -}}
+{{- $mount := include "benchwright.artifactMount" . -}}
+{{- if not (or (eq $url (printf "file://%s" $mount)) (hasPrefix (printf "file://%s/" $mount) $url)) -}}
+{{- fail (printf "artifactStore.url %s: a file:// store must be under %s, the artifact volume (the root filesystem is read-only)" $url $mount) -}}
+{{- end -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/* The PVC of a file:// store: existingClaim or the one this chart creates. */}}
+{{- define "benchwright.artifactClaim" -}}
+{{- .Values.artifactStore.persistence.existingClaim | default (printf "%s-artifacts" (include "benchwright.fullname" .)) -}}
+{{- end -}}
+
+{{/* Combinations the schema cannot express. */}}
+{{- define "benchwright.validate" -}}
+{{- $gke := .Values.gke -}}
+{{- if and (or $gke.project $gke.location $gke.cluster) (not (and $gke.project $gke.location $gke.cluster)) -}}
+{{- fail "gke: set project, location and cluster together (or none of them)" -}}
+{{- end -}}
+{{- if gt (int .Values.replicas) 1 -}}
+{{- if not .Values.leaderElection.enabled -}}
+{{- fail "replicas > 1 needs leaderElection.enabled, else every replica reconciles" -}}
+{{- end -}}
+{{- $p := .Values.artifactStore.persistence -}}
+{{- if and (include "benchwright.fileStore" .) (not $p.existingClaim) (eq $p.accessMode "ReadWriteOnce") -}}
+{{- fail "replicas > 1 with a file:// store needs artifactStore.persistence.accessMode ReadWriteMany (or a gs://, s3:// or azblob:// store)" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
