@@ -16,8 +16,9 @@ import (
 // artifactServerShutdown bounds the wait for open requests when the manager stops.
 const artifactServerShutdown = 10 * time.Second
 
-// addArtifactServer runs the read-only artifact server on addr ("0" disables
-// it) on every replica, leader or not: it only reads the store.
+// addArtifactServer runs the artifact server on addr ("0" disables it) on
+// every replica, leader or not: it reads the store, and writes only campaign
+// reports that a TokenReview and a SubjectAccessReview let a client publish.
 func addArtifactServer(mgr ctrl.Manager, addr string, store *artifacts.Store) error {
 	if addr == "0" || addr == "" {
 		return nil
@@ -28,7 +29,7 @@ func addArtifactServer(mgr ctrl.Manager, addr string, store *artifacts.Store) er
 		Name: "artifact server",
 		Server: &http.Server{
 			Addr:              addr,
-			Handler:           artifactserver.New(store, log),
+			Handler:           artifactserver.NewPublishing(store, artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, log),
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 		},

@@ -79,3 +79,29 @@ func checkElement(what, v string) error {
 	}
 	return nil
 }
+
+// CampaignKind is the kind element of campaign reports' keys.
+const CampaignKind = "Campaign"
+
+// CampaignFormats are the formats a campaign's report is published in, with
+// their content types.
+var CampaignFormats = map[string]string{
+	"html": "text/html; charset=utf-8",
+	"md":   "text/markdown; charset=utf-8",
+	"csv":  "text/csv; charset=utf-8",
+}
+
+// CampaignReport is the key of a campaign's report in one format:
+// <namespace>/Campaign/<campaign>/report.<format>. A campaign (an Argo
+// Workflow, say) has runs of several benchmarks; its report compares them.
+func CampaignReport(namespace, campaign, format string) (string, error) {
+	if _, ok := CampaignFormats[format]; !ok {
+		return "", fmt.Errorf("invalid campaign report format %q (html, md or csv)", format)
+	}
+	for _, e := range []struct{ what, v string }{{"namespace", namespace}, {"campaign", campaign}} {
+		if err := checkElement(e.what, e.v); err != nil {
+			return "", err
+		}
+	}
+	return namespace + "/" + CampaignKind + "/" + campaign + "/report." + format, nil
+}

@@ -57,3 +57,17 @@ func TestLayoutRejectsEscapes(t *testing.T) {
 		})
 	}
 }
+
+func TestCampaignReportKey(t *testing.T) {
+	key, err := CampaignReport("perf", "s0-c3-vs-c2-x7k2p", "html")
+	if err != nil || key != "perf/Campaign/s0-c3-vs-c2-x7k2p/report.html" {
+		t.Fatalf("CampaignReport = %q, %v", key, err)
+	}
+	for _, bad := range []struct{ ns, name, format string }{
+		{"perf", "../etc", "html"}, {"perf", "a/b", "md"}, {"", "x", "csv"}, {"perf", "x", "pdf"}, {"..", "x", "html"},
+	} {
+		if key, err := CampaignReport(bad.ns, bad.name, bad.format); err == nil {
+			t.Errorf("CampaignReport(%q, %q, %q) = %q, want an error", bad.ns, bad.name, bad.format, key)
+		}
+	}
+}

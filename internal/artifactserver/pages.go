@@ -40,7 +40,7 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 			rows[i].ReportHref = "files/" + run.fileHref("report.html")
 		}
 	}
-	h.render(w, indexTemplate, rows)
+	h.render(w, indexTemplate, indexPage{Runs: rows, Campaigns: campaigns(keys)})
 }
 
 // run shows one run's figures, nodes and files.
@@ -92,6 +92,12 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 }
 
 // indexRow is one run on the index.
+// indexPage is the index: the runs and the published campaign reports.
+type indexPage struct {
+	Runs      []indexRow
+	Campaigns []campaign
+}
+
 type indexRow struct {
 	artifacts.Location
 	Href       string

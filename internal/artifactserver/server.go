@@ -35,23 +35,36 @@ const (
 
 // Handler serves the store:
 //
-//	/                                       the runs, newest first
+//	/                                       the runs, newest first, and the campaigns
 //	/runs/<ns>/<Kind>/<name>/<uid>/         one run's figures, nodes and files
 //	/files/<ns>/<Kind>/<name>/<uid>/<file>  a file of the layout: summary.json,
 //	                                        nodes.json, samples.csv, samples.ndjson,
 //	                                        report.html, raw/<rep>/<pod>.log
+//	/campaigns/<ns>/<campaign>/report.<fmt> a campaign's report: html, md or csv
 //
-// Only GET and HEAD are allowed (405 otherwise). A /runs or /files path not of
-// the layout is 400, a run or file that is not there 404: nothing outside the
-// layout is listed or served.
+// Only GET and HEAD are allowed (405 otherwise), except PUT of a campaign's
+// report on a publishing handler, for a bearer token the Authorizer accepts.
+// A path not of the layout is 400, a run or file that is not there 404:
+// nothing outside the layout is listed or served.
 type Handler struct {
-	store Store
-	log   logr.Logger
+	store  Store
+	log    logr.Logger
+	writer Writer
+	auth   Authorizer
 }
 
-// New returns a Handler reading store; log receives the store's errors.
+// New returns a read-only Handler of store; log receives the store's errors.
 func New(store Store, log logr.Logger) *Handler {
 	return &Handler{store: store, log: log}
+}
+
+// NewPublishing returns a Handler of store that also stores campaign reports
+// PUT by the clients auth lets publish them.
+func NewPublishing(store interface {
+	Store
+	Writer
+}, auth Authorizer, log logr.Logger) *Handler {
+	return &Handler{store: store, writer: store, auth: auth, log: log}
 }
 
 // ServeHTTP routes a request.
@@ -61,12 +74,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("Referrer-Policy", "no-referrer")
 	hdr.Set("Cache-Control", "no-cache") // a running benchmark's files change
 	hdr.Set("Content-Security-Policy", pagePolicy)
+	p := r.URL.Path
+	if campaign, ok := strings.CutPrefix(p, "/campaigns/"); ok && (r.Method == http.MethodPut || r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		h.campaignReport(w, r, campaign)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hdr.Set("Allow", "GET, HEAD")
 		http.Error(w, "read-only: only GET and HEAD are allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	p := r.URL.Path
 	switch {
 	case p == "/":
 		h.index(w, r)

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Builds what the local control plane (make dev-cluster, make test-e2e) and the
+# chart/workflow checks need, from the Go module proxy, since no binary can be
+# downloaded here:
+#   kube-controller-manager, kube-scheduler  (next to the envtest assets)
+#   kwok, kwokctl, helm, mpi-operator, argo  (versioned names under $CACHE/bin)
+# Prints KEY=path lines. Cached outside the repo: a warm run only checks files.
+#
+#   hack/cluster-tools.sh             # build what is missing, print the paths
+#   hack/cluster-tools.sh helm argo   # only these (names as printed, lower case)
+set -euo pipefail
+
+KUBE_VERSION=${KUBE_VERSION:-1.33.4}
+KWOK_VERSION=${KWOK_VERSION:-v0.7.0}
+HELM_VERSION=${HELM_VERSION:-v3.19.0}
+MPI_OPERATOR_VERSION=${MPI_OPERATOR_VERSION:-v0.6.0}
+ARGO_VERSION=${ARGO_VERSION:-v3.6.10}
+CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
+BIN="$CACHE/bin"
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+log() { echo "cluster-tools: $*" >&2; }
+command -v go >/dev/null || { log "go not found in PATH"; exit 1; }
+mkdir -p "$BIN" "$CACHE/build"
+export GOFLAGS="-mod=mod -buildvcs=false"
+
+# kube-apiserver, etcd and kubectl come from the envtest assets script.
+KUBE_DIR=$("$HERE/envtest-assets.sh")
+
+declare -A path=(
+  [kube-controller-manager]="$KUBE_DIR/kube-controller-manager"
+  [kube-scheduler]="$KUBE_DIR/kube-scheduler"
+  [kwok]="$BIN/kwok-$KWOK_VERSION"
+  [kwokctl]="$BIN/kwokctl-$KWOK_VERSION"
+  [helm]="$BIN/helm-$HELM_VERSION"
+  [mpi-operator]="$BIN/mpi-operator-$MPI_OPERATOR_VERSION"
+  [argo]="$BIN/argo-$ARGO_VERSION"
+)
+order=(kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator argo)
+wanted=("$@")
+((${#wanted[@]})) || wanted=("${order[@]}")
+
+# Several test packages may call this at once: one builds, the others wait.
+exec 9>"$CACHE/build/cluster-tools.lock"
+flock 9
+
+# wrapped NAME VERSION PKG...: builds each PKG@VERSION in a wrapper module of its
+# own, so the tool's replace directives and go.mod never get in the way. The
+# binary of the first PKG is written to path[NAME].
+wrapped() {
+  local name=$1 version=$2; shift 2
+  local out=${path[$name]} work="$CACHE/build/$name-$version"
+  [[ -x "$out" ]] && return 0
+  log "building $name $version from the module proxy"
+  mkdir -p "$work"
+  (
+    cd "$work"
+    [[ -f go.mod ]] || go mod init "benchwright.io/$name" >/dev/null 2>&1
+    go get "$1@$version" >get.log 2>&1 || { cat get.log >&2; exit 1; }
+    go build -trimpath -ldflags "-s -w $LDFLAGS_EXTRA" -o "$out.tmp.$$" "$1"
+    mv "$out.tmp.$$" "$out"
+  )
+}
+
+# kube NAME: builds k8s.io/kubernetes/cmd/NAME in the module envtest-assets.sh
+# set up (staging modules pinned), with the same version ldflags.
+kube() {
+  local name=$1 out=${path[$1]}
+  [[ -x "$out" ]] && return 0
+  log "building $name v$KUBE_VERSION from the module proxy (cold: ~8 min)"
+  local major=${KUBE_VERSION%%.*} rest=${KUBE_VERSION#*.} ldflags="-s -w" pkg
+  local minor=${rest%%.*}
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=v$KUBE_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+  done
+  (
+    cd "$CACHE/build/kube-$KUBE_VERSION"
+    go build -trimpath -ldflags "$ldflags" -o "$out.tmp.$$" "k8s.io/kubernetes/cmd/$name"
+    mv "$out.tmp.$$" "$out"
+  )
+}
+
+LDFLAGS_EXTRA=""
+for name in "${wanted[@]}"; do
+  case $name in
+    kube-controller-manager | kube-scheduler) kube "$name" ;;
+    kwok) wrapped kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok ;;
+    kwokctl) wrapped kwokctl "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwokctl ;;
+    helm)
+      LDFLAGS_EXTRA="-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+      wrapped helm "$HELM_VERSION" helm.sh/helm/v3/cmd/helm
+      LDFLAGS_EXTRA=""
+      ;;
+    mpi-operator) wrapped mpi-operator "$MPI_OPERATOR_VERSION" github.com/kubeflow/mpi-operator/cmd/mpi-operator ;;
+    argo) wrapped argo "$ARGO_VERSION" github.com/argoproj/argo-workflows/v3/cmd/argo ;;
+    *) log "unknown tool $name (one of: ${order[*]})"; exit 2 ;;
+  esac
+done
+
+for name in "${wanted[@]}"; do
+  key=${name^^}
+  echo "${key//-/_}=${path[$name]}"
+done

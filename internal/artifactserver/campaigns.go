@@ -1,0 +1,160 @@
+package artifactserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/benchwright/benchwright/internal/artifacts"
+)
+
+// MaxReportBytes bounds a published report: a campaign of a hundred runs with
+// plots is a few MiB.
+const MaxReportBytes = 64 << 20
+
+// Authorizer decides whether the bearer of a token may publish the report of
+// a campaign in a namespace. It returns ErrUnauthenticated or ErrForbidden
+// (wrapped, with the reason) when not.
+type Authorizer interface {
+	AuthorizePublish(ctx context.Context, token, namespace, campaign string) error
+}
+
+// Errors of an Authorizer.
+var (
+	ErrUnauthenticated = errors.New("unauthenticated")
+	ErrForbidden       = errors.New("forbidden")
+)
+
+// Writer is what publishing writes to (*artifacts.Store).
+type Writer interface {
+	Put(ctx context.Context, key string, data []byte, contentType string) error
+}
+
+// campaign is one published campaign as the index lists it.
+type campaign struct {
+	Namespace, Name string
+	Formats         []link
+}
+
+// campaignPath reads <ns>/<campaign>/report.<format> into its store key.
+func campaignPath(path string) (key, format string, err error) {
+	elems := strings.Split(path, "/")
+	if len(elems) != 3 || !strings.HasPrefix(elems[2], "report.") {
+		return "", "", errBadPath
+	}
+	format = strings.TrimPrefix(elems[2], "report.")
+	if key, err = artifacts.CampaignReport(elems[0], elems[1], format); err != nil {
+		return "", "", errBadPath
+	}
+	return key, format, nil
+}
+
+// campaignReport serves a published report (GET, HEAD) or publishes one (PUT).
+func (h *Handler) campaignReport(w http.ResponseWriter, r *http.Request, path string) {
+	key, format, err := campaignPath(path)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if r.Method == http.MethodPut {
+		h.publish(w, r, key, format)
+		return
+	}
+	data, err := h.store.Get(r.Context(), key)
+	if err != nil {
+		h.storeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", artifacts.CampaignFormats[format])
+	w.Header().Set("Content-Security-Policy", filePolicy)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+}
+
+// publish stores a campaign's report when the request's bearer token may
+// create campaignreports in the campaign's namespace.
+func (h *Handler) publish(w http.ResponseWriter, r *http.Request, key, format string) {
+	if h.auth == nil || h.writer == nil {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "read-only: this server does not accept reports", http.StatusMethodNotAllowed)
+		return
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || token == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="benchwright"`)
+		http.Error(w, "publishing a report needs a bearer token (a ServiceAccount's)", http.StatusUnauthorized)
+		return
+	}
+	elems := strings.Split(key, "/") // ns/Campaign/name/report.format
+	if err := h.auth.AuthorizePublish(r.Context(), token, elems[0], elems[2]); err != nil {
+		switch {
+		case errors.Is(err, ErrUnauthenticated):
+			w.Header().Set("WWW-Authenticate", `Bearer realm="benchwright", error="invalid_token"`)
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+		case errors.Is(err, ErrForbidden):
+			http.Error(w, err.Error(), http.StatusForbidden)
+		default:
+			h.log.Error(err, "authorizing a report")
+			http.Error(w, "authorizing the request failed", http.StatusInternalServerError)
+		}
+		return
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxReportBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, "a report is at most 64 MiB", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading the report: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := h.writer.Put(r.Context(), key, data, artifacts.CampaignFormats[format]); err != nil {
+		h.log.Error(err, "publishing a report", "key", key)
+		http.Error(w, "writing the report to the artifact store failed", http.StatusInternalServerError)
+		return
+	}
+	h.log.Info("published a campaign report", "key", key, "bytes", len(data))
+	w.WriteHeader(http.StatusCreated)
+}
+
+// formatRank orders a campaign's formats as the index shows them.
+var formatRank = map[string]int{"html": 0, "md": 1, "csv": 2}
+
+// campaigns groups the store's campaign report keys, by namespace and name.
+func campaigns(keys []string) []campaign {
+	byName := map[[2]string]*campaign{}
+	for _, key := range keys {
+		elems := strings.Split(key, "/")
+		if len(elems) != 4 || elems[1] != artifacts.CampaignKind {
+			continue
+		}
+		if _, format, err := campaignPath(elems[0] + "/" + elems[2] + "/" + elems[3]); err == nil {
+			id := [2]string{elems[0], elems[2]}
+			c := byName[id]
+			if c == nil {
+				c = &campaign{Namespace: elems[0], Name: elems[2]}
+				byName[id] = c
+			}
+			href := "campaigns/" + url.PathEscape(elems[0]) + "/" + url.PathEscape(elems[2]) + "/report." + format
+			c.Formats = append(c.Formats, link{Name: format, Href: href})
+		}
+	}
+	out := make([]campaign, 0, len(byName))
+	for _, c := range byName {
+		sort.Slice(c.Formats, func(i, j int) bool { return formatRank[c.Formats[i].Name] < formatRank[c.Formats[j].Name] })
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}

@@ -1,0 +1,107 @@
+package artifactserver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr/testr"
+)
+
+// tokens is an Authorizer that knows tokens by the namespaces they may publish in.
+type tokens map[string]string
+
+func (t tokens) AuthorizePublish(_ context.Context, token, namespace, _ string) error {
+	ns, ok := t[token]
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: unknown token", ErrUnauthenticated)
+	case ns != namespace:
+		return fmt.Errorf("%w: not in %s", ErrForbidden, namespace)
+	}
+	return nil
+}
+
+func put(h http.Handler, target, token, body string) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPut, target, strings.NewReader(body))
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func TestPublishCampaignReport(t *testing.T) {
+	store, _ := newStore(t)
+	h := NewPublishing(store, tokens{"wf-token": "perf"}, testr.New(t))
+	const target = "/campaigns/perf/s0-machine-types-x7k2p/report.html"
+	report := "<!DOCTYPE html><title>S0: c2 vs c2d vs c3</title>"
+
+	for _, c := range []struct {
+		name, target, token string
+		want                int
+	}{
+		{"no token", target, "", http.StatusUnauthorized},
+		{"unknown token", target, "stolen", http.StatusUnauthorized},
+		{"another namespace", "/campaigns/hpc/x/report.html", "wf-token", http.StatusForbidden},
+		{"not a format", "/campaigns/perf/x/report.pdf", "wf-token", http.StatusBadRequest},
+		{"escape", "/campaigns/perf/../report.html", "wf-token", http.StatusBadRequest},
+		{"deeper path", "/campaigns/perf/x/y/report.html", "wf-token", http.StatusBadRequest},
+	} {
+		if w := put(h, c.target, c.token, report); w.Code != c.want {
+			t.Errorf("%s: PUT %s = %d, want %d (%s)", c.name, c.target, w.Code, c.want, w.Body)
+		}
+	}
+	if w := get(t, h, http.MethodGet, target); w.Code != http.StatusNotFound {
+		t.Fatalf("a refused report was stored: GET = %d", w.Code)
+	}
+
+	if w := put(h, target, "wf-token", report); w.Code != http.StatusCreated {
+		t.Fatalf("PUT = %d, want 201 (%s)", w.Code, w.Body)
+	}
+	if w := put(h, strings.Replace(target, ".html", ".md", 1), "wf-token", "# S0"); w.Code != http.StatusCreated {
+		t.Fatalf("PUT md = %d, want 201 (%s)", w.Code, w.Body)
+	}
+	w := get(t, h, http.MethodGet, target)
+	if w.Code != http.StatusOK || w.Body.String() != report || w.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("GET = %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body)
+	}
+	if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("a published report is served without the no-network policy: %q", csp)
+	}
+
+	index := get(t, h, http.MethodGet, "/").Body.String()
+	for _, want := range []string{
+		"<h2>Campaigns</h2>", "s0-machine-types-x7k2p",
+		`href="campaigns/perf/s0-machine-types-x7k2p/report.html">html</a> · <a href="campaigns/perf/s0-machine-types-x7k2p/report.md">md</a>`,
+		`href="runs/perf/StorageBenchmark/c3-randread/0b6c-11/"`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index lacks %q\n%s", want, index)
+		}
+	}
+}
+
+func TestReadOnlyHandlerRefusesReports(t *testing.T) {
+	store, _ := newStore(t)
+	w := put(New(store, testr.New(t)), "/campaigns/perf/x/report.html", "any", "<html>")
+	if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("PUT on a read-only handler = %d (Allow %q), want 405", w.Code, w.Header().Get("Allow"))
+	}
+	if w := put(NewPublishing(store, tokens{"t": "perf"}, testr.New(t)), "/files/perf/StorageBenchmark/c3-randread/0b6c-11/report.html", "t", "x"); w.Code != http.StatusMethodNotAllowed {
+		t.Errorf("PUT of a run's file = %d, want 405: only campaign reports are published", w.Code)
+	}
+}
+
+func TestPublishRefusesOversizedReports(t *testing.T) {
+	store, _ := newStore(t)
+	h := NewPublishing(store, tokens{"t": "perf"}, testr.New(t))
+	w := put(h, "/campaigns/perf/big/report.csv", "t", strings.Repeat("x", MaxReportBytes+1))
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("PUT of %d bytes = %d, want 413", MaxReportBytes+1, w.Code)
+	}
+}
