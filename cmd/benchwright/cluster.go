@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
@@ -21,7 +22,12 @@ import (
 type clusterFlags struct {
 	namespace string
 	selector  string
+	// manager is the manager's Service, NAMESPACE/NAME.
+	manager string
 }
+
+// defaultManager is the Service the chart installs for the manager.
+const defaultManager = "benchwright-system/benchwright-manager"
 
 // clusterBenchmark is a benchmark's name, labels and where its artifacts are.
 type clusterBenchmark struct {
@@ -33,7 +39,8 @@ type clusterBenchmark struct {
 // resolveInputs turns arguments and flags into sources: sample files,
 // directories and store URLs as they are; other arguments are benchmark
 // names in the cluster, read from their status.artifactURI, like every
-// benchmark --selector matches.
+// benchmark --selector matches. A run in the manager's own file:// store is
+// read through the API server's proxy to the manager's artifact server.
 func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.Source, error) {
 	var names []string
 	for _, a := range args {
@@ -48,34 +55,84 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.
 	if err != nil {
 		return nil, err
 	}
-	// Named benchmarks stand where they were named; selected ones follow.
-	uris := map[string]string{}
-	var selected []string
-	for i, b := range found {
+	sourceOf := func(b clusterBenchmark) (report.Source, error) {
 		if b.uri == "" {
 			return nil, fmt.Errorf("%s %s/%s has no results yet (status.artifactURI is empty)", b.kind, b.namespace, b.name)
 		}
-		if strings.HasPrefix(b.uri, "file://") {
-			if _, err := os.Stat(strings.TrimPrefix(b.uri, "file://")); err != nil {
-				return nil, fmt.Errorf("%s %s/%s keeps its results in the manager's own volume (%s): open them with "+
-					"`kubectl -n benchwright-system port-forward svc/benchwright-manager 8082` and http://localhost:8082/, "+
-					"or start the manager with an --artifact-store on gs:// or s3://", b.kind, b.namespace, b.name, b.uri)
+		if path, ok := strings.CutPrefix(b.uri, "file://"); ok {
+			if _, err := os.Stat(path); err != nil {
+				return f.throughManager(b)
 			}
 		}
+		return report.Sources([]string{b.uri}), nil
+	}
+	// Named benchmarks stand where they were named; selected ones follow.
+	byName := map[string]report.Source{}
+	var selected []report.Source
+	for i, b := range found {
+		src, err := sourceOf(b)
+		if err != nil {
+			return nil, err
+		}
 		if i < len(names) {
-			uris[names[i]] = b.uri
+			byName[names[i]] = src
 		} else {
-			selected = append(selected, b.uri)
+			selected = append(selected, src)
 		}
 	}
-	inputs := make([]string, 0, len(args)+len(selected))
+	var sources []report.Source
 	for _, a := range args {
-		if uri, ok := uris[a]; ok {
-			a = uri
+		src, ok := byName[a]
+		if !ok {
+			src = report.Sources([]string{a})
 		}
-		inputs = append(inputs, a)
+		sources = append(sources, src)
 	}
-	return report.Sources(append(inputs, selected...)), nil
+	return report.Join(append(sources, selected...)...), nil
+}
+
+// throughManager reads a run of the manager's own store with a GET of
+// /files/<ns>/<Kind>/<name>/<uid>/samples.ndjson from the manager's artifact
+// server, through the API server's service proxy: no port-forward needed.
+func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) {
+	elems := strings.Split(strings.TrimSuffix(b.uri, "/"), "/")
+	if len(elems) < 4 {
+		return nil, fmt.Errorf("%s %s/%s: %s is not a run's location", b.kind, b.namespace, b.name, b.uri)
+	}
+	path := "files/" + strings.Join(elems[len(elems)-4:], "/") + "/" + report.SamplesFile
+	svcNS, svc, err := f.managerService()
+	if err != nil {
+		return nil, err
+	}
+	return report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
+		cfg, err := ctrlconfig.GetConfig()
+		if err != nil {
+			return nil, err
+		}
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		data, err := cs.CoreV1().Services(svcNS).ProxyGet("http", svc, "artifacts", path, nil).DoRaw(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading it through the manager's artifact server (service %s/%s, port artifacts): %w; "+
+				"or open http://localhost:8082/ after `kubectl -n %s port-forward svc/%s 8082`", svcNS, svc, err, svcNS, svc)
+		}
+		return data, nil
+	}}, nil
+}
+
+// managerService is the manager's Service, namespace and name.
+func (f clusterFlags) managerService() (string, string, error) {
+	m := f.manager
+	if m == "" {
+		m = defaultManager
+	}
+	ns, name, ok := strings.Cut(m, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("--manager %q: want NAMESPACE/SERVICE, e.g. %s", m, defaultManager)
+	}
+	return ns, name, nil
 }
 
 // lookup finds the named benchmarks (either kind) and the succeeded ones the

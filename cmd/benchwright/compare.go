@@ -27,7 +27,7 @@ other units are converted exactly (MiB/s and MB/s, µs and ms).
 		Example: `  benchwright compare results/fio-c2 results/fio-c3 results/fio-c2d
   benchwright compare on-node.ndjson off-node.ndjson --format md
   benchwright compare store/default/MPIBenchmark/ --baseline s3-0-default --format csv`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cluster.inputsArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			runs, err := cluster.loadRuns(cmd.Context(), args)
 			if err != nil {

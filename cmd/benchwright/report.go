@@ -17,8 +17,9 @@ func newReportCommand() *cobra.Command {
 	var out, format, baseline string
 	opts := report.Options{}
 	var cluster clusterFlags
+	var pub publishFlags
 	cmd := &cobra.Command{
-		Use:   "report FILE|DIR... [-o report.html]",
+		Use:   "report FILE|DIR...|-l SELECTOR [-o report.html] [--publish]",
 		Short: "Write a report of runs: tables, comparison and plots",
 		Long: `Write a report of runs: the runs, their comparison with the baseline (the
 first run unless --baseline names another) and every figure's statistics. As
@@ -28,11 +29,18 @@ on log-log axes, a curve per run; box plots over repetitions; bars per test
 and run (fio workloads per machine type, a tuning ladder in run order).
 --format md and csv write the tables only.
 
+--publish stores the report, as html, md and csv, in the manager's artifact
+store as the campaign's (the value of benchwright.io/campaign in -l, or
+--campaign): the manager's artifact server lists it. It authenticates with
+the pod's ServiceAccount token (an Argo Workflow step) or --token-file; the
+token needs create on campaignreports.benchwright.io in the namespace.
+
 ` + inputsHelp,
 		Example: `  benchwright report results/ -o report.html --title "C3 vs C2"
   benchwright report on-node.ndjson off-node.ndjson -o osu.md
-  benchwright report store/default/ --format csv > figures.csv`,
-		Args: cobra.MinimumNArgs(1),
+  benchwright report store/default/ --format csv > figures.csv
+  benchwright report -n perf -l benchwright.io/campaign=s0-x7k2p --publish`,
+		Args: cluster.inputsArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == "" {
 				format = formatOf(out)
@@ -53,6 +61,9 @@ and run (fio workloads per machine type, a tuning ladder in run order).
 			if err != nil {
 				return err
 			}
+			if pub.publish {
+				return pub.run(cmd, cluster, rep, out, format)
+			}
 			write := map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV}[format]
 			if out == "" || out == "-" {
 				return write(cmd.OutOrStdout())
@@ -70,6 +81,7 @@ and run (fio workloads per machine type, a tuning ladder in run order).
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
 	cluster.register(cmd)
+	pub.register(cmd)
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -47,6 +48,7 @@ func (f clusterFlags) loadRuns(ctx context.Context, args []string) ([]report.Run
 func (f *clusterFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace of the benchmarks named as arguments or selected (default: default)")
 	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
+	cmd.Flags().StringVar(&f.manager, "manager", defaultManager, "the manager's Service (NAMESPACE/NAME): results in its own file:// store are read through it")
 }
 
 func newResultsCommand() *cobra.Command {
@@ -63,7 +65,7 @@ prints them.
 		Example: `  benchwright results benchwright-results/fio-quickstart
   benchwright parse --tool osu lat.txt > lat.ndjson && benchwright results lat.ndjson
   benchwright results --format csv --all store/default/ > figures.csv`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cluster.inputsArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			runs, err := cluster.loadRuns(cmd.Context(), args)
 			if err != nil {
@@ -88,4 +90,12 @@ func writeResults(w io.Writer, flags tableFlags, runs []report.Run) error {
 		return report.WriteCSV(w, runs, rows)
 	}
 	return fmt.Errorf("unknown --format %q (text, md or csv)", flags.format)
+}
+
+// inputsArgs wants at least one input: an argument, or a --selector.
+func (f *clusterFlags) inputsArgs(_ *cobra.Command, args []string) error {
+	if len(args) == 0 && f.selector == "" {
+		return errors.New("name at least one input (a file, a directory, a store URL or a benchmark), or select benchmarks with -l")
+	}
+	return nil
 }

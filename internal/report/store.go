@@ -90,3 +90,29 @@ func (m multi) Samples(ctx context.Context, add func(string, results.Sample)) er
 	}
 	return nil
 }
+
+// Join reads sources one after the other, in order.
+func Join(sources ...Source) Source { return multi(sources) }
+
+// Fetched is a Source of one run's samples.ndjson, fetched when read (through
+// the API server's proxy to the manager, say); Name names its samples.
+type Fetched struct {
+	Name  string
+	Fetch func(ctx context.Context) ([]byte, error)
+}
+
+// Samples implements Source.
+func (f Fetched) Samples(ctx context.Context, add func(string, results.Sample)) error {
+	data, err := f.Fetch(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Name, err)
+	}
+	n, err := results.DecodeNDJSON(ctx, bytes.NewReader(data), func(s results.Sample) { add(f.Name, s) })
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%w: it holds no sample", ErrNotSamples)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Name, err)
+	}
+	return nil
+}

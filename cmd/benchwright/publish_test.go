@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr/testr"
+
+	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/artifactserver"
+)
+
+// oneToken lets one token publish in one namespace.
+type oneToken struct{ token, namespace string }
+
+func (o oneToken) AuthorizePublish(_ context.Context, token, namespace, _ string) error {
+	if token != o.token {
+		return fmt.Errorf("%w: unknown token", artifactserver.ErrUnauthenticated)
+	}
+	if namespace != o.namespace {
+		return fmt.Errorf("%w: not in %s", artifactserver.ErrForbidden, namespace)
+	}
+	return nil
+}
+
+func TestReportPublish(t *testing.T) {
+	ctx := context.Background()
+	store, err := artifacts.Open(ctx, "file://"+filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = store.Close() }()
+	srv := httptest.NewServer(artifactserver.NewPublishing(store, oneToken{"wf-token", "perf"}, testr.New(t)))
+	defer srv.Close()
+	dir := t.TempDir()
+	writeRun(t, dir, "fio-c2", "c2-standard-60", 1, 100000, 98000, 102000)
+	writeRun(t, dir, "fio-c3", "c3-highcpu-176", 1, 260000, 258000, 262000)
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("wf-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	_, stderr, err := runCLI(t, "report", dir, "-n", "perf", "--publish", "--campaign", "s0-x7k2p", "--server", srv.URL, "--token-file", token)
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, stderr)
+	}
+	for format, want := range map[string]string{"html": "<svg", "md": "| fio-c3 (c3-highcpu-176) speedup vs fio-c2", "csv": "run,kind,namespace"} {
+		key, _ := artifacts.CampaignReport("perf", "s0-x7k2p", format)
+		data, err := store.Get(ctx, key)
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("%s in the store: %v, lacks %q", key, err, want)
+		}
+		if !strings.Contains(stderr, "published "+srv.URL+"/campaigns/perf/s0-x7k2p/report."+format) {
+			t.Errorf("stderr does not name the %s report: %s", format, stderr)
+		}
+	}
+
+	// Refusals say what the server said; nothing needs a cluster to fail.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "hpc", "--campaign", "x", "--token-file", token}, "403 Forbidden: forbidden: not in hpc"},
+		{[]string{"-n", "perf", "--campaign", "x", "--token-file", dir}, "--publish needs a ServiceAccount token"},
+		{[]string{"-n", "perf", "--token-file", token}, "name the campaign with --campaign"},
+	} {
+		args := append([]string{"report", dir, "--publish", "--server", srv.URL}, c.args...)
+		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestCampaignFromSelector(t *testing.T) {
+	for sel, want := range map[string]string{
+		"benchwright.io/campaign=s0-x7k2p":            "s0-x7k2p",
+		"team=hpc,benchwright.io/campaign==s3-ladder": "s3-ladder",
+		"benchwright.io/campaign in (a,b)":            "",
+		"team=hpc":                                    "",
+	} {
+		got, err := publishFlags{}.campaignName(sel)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("campaignName(%q) = %q, %v; want %q", sel, got, err, want)
+		}
+	}
+}
