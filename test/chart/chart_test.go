@@ -1,0 +1,370 @@
+// Package chart_test renders charts/benchwright with the real helm binary
+// (HELM, or built by hack/cluster-tools.sh) and checks what it produces.
+package chart_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/benchwright/benchwright/test/util"
+)
+
+// gkeValues are the values of a GKE install with Workload Identity.
+const gkeValues = `
+gke: {project: my-project, location: us-central1, cluster: hpc}
+serviceAccount:
+  annotations: {iam.gke.io/gcp-service-account: benchwright@my-project.iam.gserviceaccount.com}
+artifactStore: {url: gs://my-bucket/benchwright}
+`
+
+func TestLint(t *testing.T) {
+	for _, values := range []string{"", gkeValues} {
+		if out, err := helm(t, "lint", "--strict", chartDir, "-f", valuesFile(t, values)); err != nil {
+			t.Errorf("%v\n%s", err, out)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	objs := render(t, "")
+
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.String())
+	}
+	slices.Sort(got)
+	want := []string{
+		"ClusterRole/benchwright-manager-role",
+		"ClusterRoleBinding/benchwright-manager",
+		"CustomResourceDefinition/benchmarkpools.benchwright.io",
+		"CustomResourceDefinition/mpibenchmarks.benchwright.io",
+		"CustomResourceDefinition/storagebenchmarks.benchwright.io",
+		"CustomResourceDefinition/tuningprofiles.benchwright.io",
+		"Deployment/benchwright-manager",
+		"PersistentVolumeClaim/benchwright-artifacts",
+		"Role/benchwright-leader-election",
+		"RoleBinding/benchwright-leader-election",
+		"Service/benchwright-manager",
+		"ServiceAccount/benchwright-manager",
+		"ServiceAccount/benchwright-tuner",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rendered objects (-want +got):\n%s", diff)
+	}
+	for _, o := range objs {
+		clusterScoped := o.Kind == "CustomResourceDefinition" || strings.HasPrefix(o.Kind, "Cluster")
+		if !clusterScoped && o.Namespace != namespace {
+			t.Errorf("%s is in namespace %q, want the release's %q", o, o.Namespace, namespace)
+		}
+	}
+
+	var d appsv1.Deployment
+	find(t, objs, "Deployment", "benchwright-manager").into(t, &d)
+	pod := d.Spec.Template.Spec
+	if *d.Spec.Replicas != 1 || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("replicas %d, strategy %q; want 1, Recreate", *d.Spec.Replicas, d.Spec.Strategy.Type)
+	}
+	if pod.ServiceAccountName != "benchwright-manager" {
+		t.Errorf("serviceAccountName %q", pod.ServiceAccountName)
+	}
+	c := pod.Containers[0]
+	wantArgs := []string{
+		"--leader-elect",
+		"--metrics-bind-address=:8080",
+		"--health-probe-bind-address=:8081",
+		"--artifact-server-bind-address=:8082",
+		"--artifact-store=file:///var/lib/benchwright/artifacts",
+		"--fio-image=ghcr.io/benchwright/fio:v0.1.0",
+		"--tuner-image=ghcr.io/benchwright/tuner:v0.1.0",
+		"--mpi-openmpi-image=ghcr.io/benchwright/mpi-openmpi:v0.1.0",
+		"--mpi-intel-image=ghcr.io/benchwright/mpi-intel:v0.1.0",
+		"--mpi-mpich-image=ghcr.io/benchwright/mpi-mpich:v0.1.0",
+	}
+	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
+		t.Errorf("manager args (-want +got):\n%s", diff)
+	}
+	if c.Image != "ghcr.io/benchwright/manager:v0.1.0" {
+		t.Errorf("manager image %q", c.Image)
+	}
+	// The manager puts the tuner DaemonSets in its own namespace.
+	if len(c.Env) != 1 || c.Env[0].Name != "POD_NAMESPACE" || c.Env[0].ValueFrom == nil ||
+		c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.namespace" {
+		t.Errorf("env %+v, want POD_NAMESPACE from metadata.namespace", c.Env)
+	}
+	if c.LivenessProbe.HTTPGet.Path != "/healthz" || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
+		t.Errorf("probes %+v %+v", c.LivenessProbe.HTTPGet, c.ReadinessProbe.HTTPGet)
+	}
+	sc := c.SecurityContext
+	if *sc.AllowPrivilegeEscalation || !*sc.ReadOnlyRootFilesystem || !*pod.SecurityContext.RunAsNonRoot {
+		t.Errorf("security contexts %+v %+v", sc, pod.SecurityContext)
+	}
+	if len(pod.Volumes) != 1 || pod.Volumes[0].PersistentVolumeClaim.ClaimName != "benchwright-artifacts" ||
+		c.VolumeMounts[0].MountPath != "/var/lib/benchwright" {
+		t.Errorf("volumes %+v, mounts %+v", pod.Volumes, c.VolumeMounts)
+	}
+
+	var pvc corev1.PersistentVolumeClaim
+	find(t, objs, "PersistentVolumeClaim", "benchwright-artifacts").into(t, &pvc)
+	if got := pvc.Spec.Resources.Requests.Storage().String(); got != "10Gi" || pvc.Annotations["helm.sh/resource-policy"] != "keep" {
+		t.Errorf("artifact PVC: %s, annotations %v", got, pvc.Annotations)
+	}
+
+	var svc corev1.Service
+	find(t, objs, "Service", "benchwright-manager").into(t, &svc)
+	var ports []int32
+	for _, p := range svc.Spec.Ports {
+		ports = append(ports, p.Port)
+	}
+	if !slices.Equal(ports, []int32{8080, 8082}) || !selects(svc.Spec.Selector, d.Spec.Template.Labels) {
+		t.Errorf("service ports %v, selector %v, pod labels %v", ports, svc.Spec.Selector, d.Spec.Template.Labels)
+	}
+}
+
+// selects reports whether a non-empty selector matches labels.
+func selects(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return len(selector) > 0
+}
+
+// TestCRDsMatchConfig: the chart's CRDs are config/crd/bases, plus the keep
+// annotation.
+func TestCRDsMatchConfig(t *testing.T) {
+	rendered := map[string]map[string]any{}
+	for _, o := range ofKind(render(t, ""), "CustomResourceDefinition") {
+		rendered[o.Name] = o.fields
+	}
+	files, err := filepath.Glob(filepath.Join(util.CRDDir(), "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs in %s: %v", util.CRDDir(), err)
+	}
+	if len(rendered) != len(files) {
+		t.Errorf("rendered %d CRDs, config/crd/bases has %d", len(rendered), len(files))
+	}
+	for _, f := range files {
+		var want map[string]any
+		readYAML(t, filepath.Join("config", "crd", "bases", filepath.Base(f)), &want)
+		name := want["metadata"].(map[string]any)["name"].(string)
+		got, ok := rendered[name]
+		if !ok {
+			t.Errorf("CRD %s of %s not rendered", name, f)
+			continue
+		}
+		annotations := got["metadata"].(map[string]any)["annotations"].(map[string]any)
+		if annotations["helm.sh/resource-policy"] != "keep" {
+			t.Errorf("CRD %s: annotations %v, want helm.sh/resource-policy: keep", name, annotations)
+		}
+		delete(annotations, "helm.sh/resource-policy")
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("CRD %s differs from %s (run hack/sync-chart.sh) (-config +chart):\n%s", name, f, diff)
+		}
+	}
+}
+
+// TestRulesMatchConfig: the chart's roles hold controller-gen's rules.
+func TestRulesMatchConfig(t *testing.T) {
+	objs := render(t, "")
+	for _, tc := range []struct{ kind, name, config string }{
+		{"ClusterRole", "benchwright-manager-role", "config/rbac/role.yaml"},
+		{"Role", "benchwright-leader-election", "config/rbac/leader_election_role.yaml"},
+	} {
+		var want, got rbacv1.ClusterRole
+		readYAML(t, tc.config, &want)
+		find(t, objs, tc.kind, tc.name).into(t, &got)
+		if len(want.Rules) == 0 {
+			t.Fatalf("%s has no rules", tc.config)
+		}
+		if diff := cmp.Diff(want.Rules, got.Rules); diff != "" {
+			t.Errorf("%s/%s rules differ from %s (run hack/sync-chart.sh) (-config +chart):\n%s", tc.kind, tc.name, tc.config, diff)
+		}
+	}
+}
+
+// TestVariants renders non-default values and checks least privilege in each.
+func TestVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name, values string
+		check        func(t *testing.T, objs []object, d *appsv1.Deployment)
+	}{
+		{"defaults", "", nil},
+		{"no CRDs", "crds: {enabled: false}", func(t *testing.T, objs []object, _ *appsv1.Deployment) {
+			if crds := ofKind(objs, "CustomResourceDefinition"); len(crds) != 0 {
+				t.Errorf("crds.enabled=false rendered %v", crds)
+			}
+		}},
+		{"bucket store", "artifactStore: {url: gs://bucket/bw}", func(t *testing.T, objs []object, d *appsv1.Deployment) {
+			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 {
+				t.Errorf("a gs:// store rendered %v", pvcs)
+			}
+			if len(d.Spec.Template.Spec.Volumes) != 0 {
+				t.Errorf("a gs:// store mounts %+v", d.Spec.Template.Spec.Volumes)
+			}
+			wantArg(t, d, "--artifact-store=gs://bucket/bw")
+		}},
+		{"GKE with Workload Identity", gkeValues, func(t *testing.T, objs []object, d *appsv1.Deployment) {
+			for _, a := range []string{"--gke-project=my-project", "--gke-location=us-central1", "--gke-cluster=hpc"} {
+				wantArg(t, d, a)
+			}
+			var sa corev1.ServiceAccount
+			find(t, objs, "ServiceAccount", "benchwright-manager").into(t, &sa)
+			if got := sa.Annotations["iam.gke.io/gcp-service-account"]; got != "benchwright@my-project.iam.gserviceaccount.com" {
+				t.Errorf("Workload Identity annotation %q", got)
+			}
+		}},
+		{"images", "images: {registry: r.example/bw, tag: v9, pullPolicy: Always, tuner: t.example/tuner@sha256:abc, mpi: {intel: my/intel:1}}",
+			func(t *testing.T, _ []object, d *appsv1.Deployment) {
+				c := d.Spec.Template.Spec.Containers[0]
+				if c.Image != "r.example/bw/manager:v9" || c.ImagePullPolicy != corev1.PullAlways {
+					t.Errorf("manager image %q, pull policy %q", c.Image, c.ImagePullPolicy)
+				}
+				for _, a := range []string{"--fio-image=r.example/bw/fio:v9", "--tuner-image=t.example/tuner@sha256:abc",
+					"--mpi-intel-image=my/intel:1", "--mpi-mpich-image=r.example/bw/mpi-mpich:v9"} {
+					wantArg(t, d, a)
+				}
+			}},
+		{"shared store, placement, extra args", `
+replicas: 3
+artifactStore: {url: "file:///var/lib/benchwright/runs", persistence: {existingClaim: shared, accessMode: ReadWriteMany}}
+nodeSelector: {pool: system}
+tolerations: [{key: dedicated, operator: Exists, effect: NoSchedule}]
+extraArgs: [--zap-log-level=debug]
+fullnameOverride: bw
+`, func(t *testing.T, objs []object, d *appsv1.Deployment) {
+			pod := d.Spec.Template.Spec
+			if *d.Spec.Replicas != 3 || pod.NodeSelector["pool"] != "system" || len(pod.Tolerations) != 1 {
+				t.Errorf("replicas %d, nodeSelector %v, tolerations %v", *d.Spec.Replicas, pod.NodeSelector, pod.Tolerations)
+			}
+			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 || pod.Volumes[0].PersistentVolumeClaim.ClaimName != "shared" {
+				t.Errorf("existingClaim: rendered %v, volumes %+v", pvcs, pod.Volumes)
+			}
+			if args := pod.Containers[0].Args; args[len(args)-1] != "--zap-log-level=debug" {
+				t.Errorf("extraArgs not last: %q", args)
+			}
+			if d.Name != "bw-manager" {
+				t.Errorf("fullnameOverride: Deployment %s", d.Name)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := render(t, tc.values)
+			if v := rbacViolations(objs); len(v) != 0 {
+				t.Errorf("least privilege:\n%s", strings.Join(v, "\n"))
+			}
+			deployments := ofKind(objs, "Deployment")
+			if len(deployments) != 1 {
+				t.Fatalf("rendered Deployments %v", deployments)
+			}
+			var d appsv1.Deployment
+			deployments[0].into(t, &d)
+			if tc.check != nil {
+				tc.check(t, objs, &d)
+			}
+		})
+	}
+}
+
+func wantArg(t *testing.T, d *appsv1.Deployment, arg string) {
+	t.Helper()
+	if args := d.Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, arg) {
+		t.Errorf("manager args %q lack %q", args, arg)
+	}
+}
+
+// TestRejected: the schema and the templates refuse bad values, saying why.
+func TestRejected(t *testing.T) {
+	for _, tc := range []struct{ values, want string }{
+		{`replicas: "x"`, "at '/replicas': got string, want integer"},
+		{`replica: 2`, "additional properties 'replica' not allowed"},
+		{`images: {pullPolicy: Sometimes}`, "at '/images/pullPolicy': value must be one of"},
+		{`artifactStore: {url: "http://example.com/x"}`, "at '/artifactStore/url'"},
+		{`gke: {proejct: p}`, "additional properties 'proejct' not allowed"},
+		{`gke: {project: p}`, "gke: set project, location and cluster together"},
+		{`artifactStore: {url: "file:///tmp/x"}`, "a file:// store must be under /var/lib/benchwright"},
+		{`replicas: 2`, "replicas > 1 with a file:// store needs artifactStore.persistence.accessMode ReadWriteMany"},
+		{`{replicas: 2, leaderElection: {enabled: false}, artifactStore: {url: "s3://b"}}`, "replicas > 1 needs leaderElection.enabled"},
+	} {
+		_, err := template(t, chartDir, tc.values)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("values %s: got error %v, want one with %q", tc.values, err, tc.want)
+		}
+	}
+}
+
+// TestSyncEscapesTemplateText: hack/sync-chart.sh keeps "{{" in a CRD literal
+// (a description may show a Go template).
+func TestSyncEscapesTemplateText(t *testing.T) {
+	root := t.TempDir()
+	copyFile(t, "hack/sync-chart.sh", root)
+	copyFile(t, "config/rbac/role.yaml", root)
+	copyFile(t, "config/rbac/leader_election_role.yaml", root)
+	for _, f := range []string{"Chart.yaml", "values.yaml", "values.schema.json", "templates/_helpers.tpl"} {
+		copyFile(t, filepath.Join("charts/benchwright", f), root)
+	}
+	crd := `---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: things.example.com
+spec:
+  group: example.com
+  names: {kind: Thing, plural: things}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        description: 'Templated as {{ .Values.name }}, {{{x}}} or {{- "q" }}.'
+        type: object
+`
+	writeFile(t, filepath.Join(root, "config/crd/bases/example.com_things.yaml"), crd)
+	if out, err := exec.Command(filepath.Join(root, "hack/sync-chart.sh")).CombinedOutput(); err != nil {
+		t.Fatalf("sync-chart.sh: %v\n%s", err, out)
+	}
+	objs, err := template(t, filepath.Join(root, "charts/benchwright"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := yaml.Unmarshal([]byte(crd), &want); err != nil {
+		t.Fatal(err)
+	}
+	got := find(t, objs, "CustomResourceDefinition", "things.example.com").fields
+	delete(got["metadata"].(map[string]any), "annotations")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CRD after sync-chart.sh and helm template (-want +got):\n%s", diff)
+	}
+}
+
+func copyFile(t *testing.T, rel, root string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(util.RepoRoot(), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, rel), string(b))
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

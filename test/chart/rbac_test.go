@@ -1,0 +1,148 @@
+package chart_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// tunerSA is the tuner's ServiceAccount, which must hold no RBAC.
+const tunerSA = "benchwright-tuner"
+
+// dangerousVerbs let a subject grant or take more than its rules say.
+var dangerousVerbs = []string{"*", "escalate", "bind", "impersonate"}
+
+// rbacViolations lists what in objs breaks least privilege: wildcards,
+// Secrets, privilege-granting verbs, aggregated roles, bindings of the tuner,
+// bindings to roles the chart does not render, a tuner with a token.
+func rbacViolations(objs []object) []string {
+	var out []string
+	add := func(o object, format string, args ...any) {
+		out = append(out, o.String()+": "+fmt.Sprintf(format, args...))
+	}
+	rendered := map[string]bool{} // "Kind/namespace/name" of the roles
+	for _, o := range objs {
+		switch o.Kind {
+		case "Role", "ClusterRole":
+			var r rbacv1.ClusterRole // a Role has the same rules
+			if err := yaml.Unmarshal(o.raw, &r); err != nil {
+				add(o, "%v", err)
+				continue
+			}
+			key := o.Kind + "//" + o.Name
+			if o.Kind == "Role" {
+				key = o.Kind + "/" + o.Namespace + "/" + o.Name
+			}
+			rendered[key] = true
+			if r.AggregationRule != nil {
+				add(o, "aggregates other roles")
+			}
+			for i, rule := range r.Rules {
+				for field, values := range map[string][]string{
+					"apiGroups": rule.APIGroups, "resources": rule.Resources, "verbs": rule.Verbs,
+					"resourceNames": rule.ResourceNames, "nonResourceURLs": rule.NonResourceURLs,
+				} {
+					if slices.Contains(values, "*") {
+						add(o, "rule %d: %s has *", i, field)
+					}
+				}
+				for _, res := range rule.Resources {
+					if res == "secrets" || strings.HasPrefix(res, "secrets/") {
+						add(o, "rule %d grants %s", i, res)
+					}
+				}
+				for _, v := range rule.Verbs {
+					if v != "*" && slices.Contains(dangerousVerbs, v) {
+						add(o, "rule %d grants verb %s", i, v)
+					}
+				}
+			}
+		}
+	}
+	for _, o := range objs {
+		switch o.Kind {
+		case "RoleBinding", "ClusterRoleBinding":
+			var b rbacv1.RoleBinding // a ClusterRoleBinding has the same fields
+			if err := yaml.Unmarshal(o.raw, &b); err != nil {
+				add(o, "%v", err)
+				continue
+			}
+			ns := ""
+			if b.RoleRef.Kind == "Role" {
+				ns = o.Namespace
+			}
+			if !rendered[b.RoleRef.Kind+"/"+ns+"/"+b.RoleRef.Name] {
+				add(o, "binds %s %s, which the chart does not render", b.RoleRef.Kind, b.RoleRef.Name)
+			}
+			for _, s := range b.Subjects {
+				if s.Kind == rbacv1.ServiceAccountKind && s.Name == tunerSA {
+					add(o, "binds the tuner's ServiceAccount")
+				}
+				if s.Kind != rbacv1.ServiceAccountKind {
+					add(o, "binds %s %s", s.Kind, s.Name)
+				}
+			}
+		case "ServiceAccount":
+			var sa corev1.ServiceAccount
+			if err := yaml.Unmarshal(o.raw, &sa); err != nil {
+				add(o, "%v", err)
+				continue
+			}
+			if sa.Name == tunerSA && (sa.AutomountServiceAccountToken == nil || *sa.AutomountServiceAccountToken) {
+				add(o, "mounts a token")
+			}
+		}
+	}
+	return out
+}
+
+// TestRBACViolations shows the checker finds each kind of violation, so a
+// chart that passes it does so for a reason.
+func TestRBACViolations(t *testing.T) {
+	role := func(kind, rules string) string {
+		return "apiVersion: rbac.authorization.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: r, namespace: ns}\nrules:\n" + rules + "\n"
+	}
+	binding := func(kind, roleKind, roleName, subject string) string {
+		return "apiVersion: rbac.authorization.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: b, namespace: ns}\n" +
+			"roleRef: {apiGroup: rbac.authorization.k8s.io, kind: " + roleKind + ", name: " + roleName + "}\n" +
+			"subjects: [" + subject + "]\n"
+	}
+	const manager = "{kind: ServiceAccount, name: manager, namespace: ns}"
+	good := role("ClusterRole", "- {apiGroups: [''], resources: [pods], verbs: [get]}") + "---\n" +
+		binding("ClusterRoleBinding", "ClusterRole", "r", manager)
+	if v := rbacViolations(mustDecode(t, good)); len(v) != 0 {
+		t.Fatalf("a least-privilege role and binding: got violations %q", v)
+	}
+	for _, tc := range []struct{ manifests, want string }{
+		{role("ClusterRole", "- {apiGroups: [''], resources: [pods], verbs: ['*']}"), "verbs has *"},
+		{role("Role", "- {apiGroups: [''], resources: ['*'], verbs: [get]}"), "resources has *"},
+		{role("ClusterRole", "- {apiGroups: ['*'], resources: [pods], verbs: [get]}"), "apiGroups has *"},
+		{role("ClusterRole", "- {nonResourceURLs: ['*'], verbs: [get]}"), "nonResourceURLs has *"},
+		{role("ClusterRole", "- {apiGroups: [''], resources: [pods, secrets], verbs: [get]}"), "grants secrets"},
+		{role("ClusterRole", "- {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [escalate]}"), "grants verb escalate"},
+		{role("ClusterRole", "- {apiGroups: [''], resources: [pods], verbs: [get]}\naggregationRule: {clusterRoleSelectors: [{matchLabels: {a: b}}]}"), "aggregates"},
+		{good + "---\n" + binding("RoleBinding", "ClusterRole", "r", "{kind: ServiceAccount, name: benchwright-tuner, namespace: ns}"), "binds the tuner"},
+		{binding("ClusterRoleBinding", "ClusterRole", "cluster-admin", manager), "binds ClusterRole cluster-admin, which the chart does not render"},
+		{good + "---\n" + binding("ClusterRoleBinding", "ClusterRole", "r", "{kind: User, name: alice}"), "binds User alice"},
+		{"apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: benchwright-tuner, namespace: ns}\n", "mounts a token"},
+	} {
+		v := rbacViolations(mustDecode(t, tc.manifests))
+		if len(v) != 1 || !strings.Contains(v[0], tc.want) {
+			t.Errorf("got violations %q, want one with %q in\n%s", v, tc.want, tc.manifests)
+		}
+	}
+}
+
+func mustDecode(t *testing.T, manifests string) []object {
+	t.Helper()
+	objs, err := decode(manifests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
