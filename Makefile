@@ -40,9 +40,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code, then the manifests.
 	$(MAKE) --no-print-directory manifests
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd) and RBAC (config/rbac).
+manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd), RBAC (config/rbac) and the chart's copies of them.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./..." output:rbac:artifacts:config=config/rbac
+	hack/sync-chart.sh
 
 .PHONY: fmt
 fmt: ## Run gofmt on the code.
@@ -65,15 +66,19 @@ verify: generate lint ## Regenerate, lint, and fail if anything changed.
 ##@ Test
 
 .PHONY: test
-test: test-unit test-integration ## Run unit and integration tests.
+test: test-unit test-integration test-chart ## Run unit, integration and chart tests.
 
 .PHONY: test-unit
 test-unit: ## Run unit tests (no API server).
-	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v /test/integration)
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /test/integration -e /test/chart)
 
 .PHONY: test-integration
 test-integration: envtest ## Run integration tests against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) ./test/integration/...
+
+.PHONY: test-chart
+test-chart: ## Lint and render the Helm chart with the real helm (built once from the module proxy).
+	go test $(GO_TEST_FLAGS) ./test/chart/...
 
 .PHONY: bench-envtest
 bench-envtest: envtest ## Benchmark creation-to-first-child latency of 100 StorageBenchmarks (Job) and 100 MPIBenchmarks (MPIJob) in envtest (p50/p99/max).

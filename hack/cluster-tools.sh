@@ -24,8 +24,13 @@ command -v go >/dev/null || { log "go not found in PATH"; exit 1; }
 mkdir -p "$BIN" "$CACHE/build"
 export GOFLAGS="-mod=mod -buildvcs=false"
 
-# kube-apiserver, etcd and kubectl come from the envtest assets script.
-KUBE_DIR=$("$HERE/envtest-assets.sh")
+wanted=("$@")
+# kube-apiserver, etcd and kubectl come from the envtest assets script; the
+# other Kubernetes binaries are built beside them, in its module.
+KUBE_DIR=$CACHE/k8s/$KUBE_VERSION-linux-$(go env GOARCH)
+for name in "${wanted[@]:-kube-scheduler}"; do
+  [[ $name == kube-* ]] && { KUBE_DIR=$("$HERE/envtest-assets.sh"); break; }
+done
 
 declare -A path=(
   [kube-controller-manager]="$KUBE_DIR/kube-controller-manager"
@@ -37,7 +42,6 @@ declare -A path=(
   [argo]="$BIN/argo-$ARGO_VERSION"
 )
 order=(kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator argo)
-wanted=("$@")
 ((${#wanted[@]})) || wanted=("${order[@]}")
 
 # Several test packages may call this at once: one builds, the others wait.
