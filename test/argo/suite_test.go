@@ -1,0 +1,281 @@
+// Package argo_test checks the chart's Argo campaign template, its RBAC and
+// the example campaigns against a real kube-apiserver (envtest) with Argo's
+// own CRDs. hack/argo-lint.sh runs argo lint on the same files.
+package argo_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+// argoVersion is the Argo Workflows release whose CRDs the test installs
+// (hack/cluster-tools.sh builds the same one).
+const argoVersion = "v3.6.10"
+
+const (
+	release   = "benchwright"
+	namespace = "benchwright-system"
+)
+
+var (
+	k8sClient client.Client
+	// skip says why the tests cannot run (no Argo CRDs), or is empty.
+	skip string
+)
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	crds, err := argoCRDs()
+	if err != nil {
+		skip = err.Error()
+		return m.Run()
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		out, err := exec.Command(filepath.Join(util.RepoRoot(), "hack", "envtest-assets.sh")).Output()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "envtest assets: %v (run hack/envtest-assets.sh)\n", err)
+			return 1
+		}
+		_ = os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	if err := benchv1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{util.CRDDir()}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "starting envtest: %v\n", err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+	if k8sClient, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		fmt.Fprintf(os.Stderr, "creating client: %v\n", err)
+		return 1
+	}
+	if err := installArgoCRDs(context.Background(), crds); err != nil {
+		fmt.Fprintf(os.Stderr, "installing Argo's CRDs from %s: %v\n", crds, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// argoCRDs is the directory of Argo's CRDs: $ARGO_CRDS, else the full CRDs of
+// the argo-workflows module that hack/cluster-tools.sh fetched.
+func argoCRDs() (string, error) {
+	if dir := os.Getenv("ARGO_CRDS"); dir != "" {
+		return dir, nil
+	}
+	cache := os.Getenv("BENCHWRIGHT_CACHE")
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		cache = filepath.Join(base, "benchwright")
+	}
+	wrapper := filepath.Join(cache, "build", "argo-"+argoVersion)
+	cmd := exec.Command("go", "list", "-m", "-json", "github.com/argoproj/argo-workflows/v3")
+	cmd.Dir = wrapper
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("no Argo CRDs: set ARGO_CRDS to the CRD directory of argo-workflows %s, "+
+			"or run hack/cluster-tools.sh argo (go list in %s: %v)", argoVersion, wrapper, err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		return "", fmt.Errorf("no Argo CRDs: the argo-workflows module is not downloaded (run hack/cluster-tools.sh argo)")
+	}
+	return filepath.Join(mod.Dir, "manifests", "base", "crds", "full"), nil
+}
+
+// installArgoCRDs creates Argo's full CRDs (with the whole schema) of
+// Workflows and WorkflowTemplates. As generated they are not structural, which
+// is why Argo installs "minimal" ones: here the inline templates get an open
+// object schema, and the steps of a step group the schema of a DAG task, which
+// has every field of a step (and two more).
+func installArgoCRDs(ctx context.Context, dir string) error {
+	for _, kind := range []string{"workflows", "workflowtemplates"} {
+		data, err := os.ReadFile(filepath.Join(dir, "argoproj.io_"+kind+".yaml"))
+		if err != nil {
+			return err
+		}
+		crd := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &crd.Object); err != nil {
+			return err
+		}
+		versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+		for _, v := range versions {
+			if schema, ok, _ := unstructured.NestedMap(v.(map[string]any), "schema", "openAPIV3Schema"); ok {
+				repairSchema(schema)
+				_ = unstructured.SetNestedMap(v.(map[string]any), schema, "schema", "openAPIV3Schema")
+			}
+		}
+		_ = unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions")
+		if err := k8sClient.Create(ctx, crd); err != nil {
+			return err
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
+				return false, err
+			}
+			conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+			for _, c := range conds {
+				if c := c.(map[string]any); c["type"] == "Established" && c["status"] == "True" {
+					return true, nil
+				}
+			}
+			return false, nil
+		}); err != nil {
+			return fmt.Errorf("%s not established: %w", crd.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// repairSchema makes Argo's generated schema structural (see installArgoCRDs).
+func repairSchema(schema map[string]any) {
+	props, _ := schema["properties"].(map[string]any)
+	if inline, ok := props["inline"].(map[string]any); ok && len(inline) == 0 {
+		props["inline"] = map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+	}
+	if group, ok, _ := unstructured.NestedMap(props, "steps", "items"); ok && group["items"] == nil {
+		if task, ok, _ := unstructured.NestedMap(props, "dag", "properties", "tasks", "items"); ok {
+			group["items"] = task
+			_ = unstructured.SetNestedMap(props, group, "steps", "items")
+		}
+	}
+	for _, p := range props {
+		if p, ok := p.(map[string]any); ok {
+			repairSchema(p)
+		}
+	}
+	for _, key := range []string{"items", "additionalProperties"} {
+		if sub, ok := schema[key].(map[string]any); ok {
+			repairSchema(sub)
+		}
+	}
+}
+
+func needArgo(t *testing.T) {
+	t.Helper()
+	if skip != "" {
+		t.Skip(skip)
+	}
+}
+
+// helmBinary is $HELM, else the helm hack/cluster-tools.sh builds.
+func helmBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("HELM"); p != "" {
+		return p
+	}
+	cmd := exec.Command(filepath.Join(util.RepoRoot(), "hack", "cluster-tools.sh"), "helm")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hack/cluster-tools.sh helm (set HELM to skip the build): %v", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if p, ok := strings.CutPrefix(line, "HELM="); ok {
+			return p
+		}
+	}
+	t.Fatalf("hack/cluster-tools.sh helm printed no HELM= line: %q", out)
+	return ""
+}
+
+// renderArgo renders the chart's Argo templates with argo.enabled.
+func renderArgo(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	cmd := exec.Command(helmBinary(t), "template", release, filepath.Join(util.RepoRoot(), "charts", "benchwright"),
+		"--namespace", namespace, "--set", "argo.enabled=true",
+		"--show-only", "templates/argo/workflowtemplate.yaml", "--show-only", "templates/argo/rbac.yaml")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
+	}
+	return decodeAll(t, out)
+}
+
+// decodeAll decodes a YAML stream, skipping empty documents.
+func decodeAll(t *testing.T, data []byte) []*unstructured.Unstructured {
+	t.Helper()
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		var fields map[string]any
+		if err := dec.Decode(&fields); err != nil {
+			if err.Error() == "EOF" {
+				return objs
+			}
+			t.Fatal(err)
+		}
+		if fields != nil {
+			objs = append(objs, &unstructured.Unstructured{Object: fields})
+		}
+	}
+}
+
+// readObject decodes a repository file holding one object.
+func readObject(t *testing.T, rel string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(util.RepoRoot(), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := decodeAll(t, data)
+	if len(objs) != 1 {
+		t.Fatalf("%s: want one object, got %d", rel, len(objs))
+	}
+	return objs[0]
+}
+
+func ofKind(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// ensureNamespace creates the chart's namespace once.
+func ensureNamespace(ctx context.Context, t *testing.T) {
+	t.Helper()
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(namespace)
+	if err := k8sClient.Create(ctx, ns); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+}
