@@ -8,6 +8,7 @@ SHELL := /usr/bin/env bash -o pipefail
 CONTROLLER_GEN_VERSION ?= v0.19.0
 GOLANGCI_LINT_VERSION  ?= v2.15.0
 KUBE_VERSION           ?= 1.33.4
+ARGO_VERSION           ?= v3.6.10
 CACHE                  ?= $(or $(BENCHWRIGHT_CACHE),$(HOME)/.cache/benchwright)
 LOCALBIN               ?= $(CACHE)/bin
 CONTROLLER_GEN         ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
@@ -66,11 +67,11 @@ verify: generate lint ## Regenerate, lint, and fail if anything changed.
 ##@ Test
 
 .PHONY: test
-test: test-unit test-integration test-chart ## Run unit, integration and chart tests.
+test: test-unit test-integration test-chart test-argo argo-lint ## Run unit, integration, chart and campaign-template tests.
 
 .PHONY: test-unit
 test-unit: ## Run unit tests (no API server).
-	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /test/integration -e /test/chart)
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /test/integration -e /test/chart -e /test/argo -e /test/e2e)
 
 .PHONY: test-integration
 test-integration: envtest ## Run integration tests against a real kube-apiserver and etcd.
@@ -79,6 +80,16 @@ test-integration: envtest ## Run integration tests against a real kube-apiserver
 .PHONY: test-chart
 test-chart: ## Lint and render the Helm chart with the real helm (built once from the module proxy).
 	go test $(GO_TEST_FLAGS) ./test/chart/...
+
+.PHONY: test-argo
+test-argo: envtest ## Create the campaign WorkflowTemplate and dry-run examples/campaigns against a real API server with Argo's CRDs.
+	export $$(hack/cluster-tools.sh helm argo) && \
+	ARGO_CRDS="$$(cd $(CACHE)/build/argo-$(ARGO_VERSION) && go list -m -f '{{.Dir}}' github.com/argoproj/argo-workflows/v3)/manifests/base/crds/full" \
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) ./test/argo/...
+
+.PHONY: argo-lint
+argo-lint: ## argo lint --offline on the chart's WorkflowTemplate and examples/campaigns.
+	hack/argo-lint.sh
 
 .PHONY: bench-envtest
 bench-envtest: envtest ## Benchmark creation-to-first-child latency of 100 StorageBenchmarks (Job) and 100 MPIBenchmarks (MPIJob) in envtest (p50/p99/max).

@@ -200,6 +200,12 @@ func TestVariants(t *testing.T) {
 		check        func(t *testing.T, objs []object, d *appsv1.Deployment)
 	}{
 		{"defaults", "", nil},
+		{"argo campaigns", "argo: {enabled: true}", func(t *testing.T, objs []object, _ *appsv1.Deployment) {
+			if len(ofKind(objs, "WorkflowTemplate")) != 1 || len(ofKind(objs, "ServiceAccount")) != 3 {
+				t.Errorf("argo.enabled=true rendered %d WorkflowTemplate(s), %d ServiceAccount(s); want the template and the campaign's account",
+					len(ofKind(objs, "WorkflowTemplate")), len(ofKind(objs, "ServiceAccount")))
+			}
+		}},
 		{"no CRDs", "crds: {enabled: false}", func(t *testing.T, objs []object, _ *appsv1.Deployment) {
 			if crds := ofKind(objs, "CustomResourceDefinition"); len(crds) != 0 {
 				t.Errorf("crds.enabled=false rendered %v", crds)
