@@ -91,6 +91,18 @@ type CPUTuning struct {
 	SMT string `json:"smt,omitempty"`
 }
 
+// TuningState is a TuningProfile's one-word state, derived from its conditions.
+// +kubebuilder:validation:Enum=Applying;Tuned;Degraded;Restoring
+type TuningState string
+
+// TuningProfile states.
+const (
+	TuningApplying  TuningState = "Applying"
+	TuningTuned     TuningState = "Tuned"
+	TuningDegraded  TuningState = "Degraded"
+	TuningRestoring TuningState = "Restoring"
+)
+
 // TuningProfileStatus is what each node reports.
 type TuningProfileStatus struct {
 	// observedGeneration is the generation the status was computed for.
@@ -111,6 +123,12 @@ type TuningProfileStatus struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=128
 	Requested []RequestedSetting `json:"requested,omitempty"`
+
+	// state is the one-word state `kubectl get` shows and workflows wait on:
+	// Applying, Tuned, Degraded (a value does not read back or is refused;
+	// the Degraded condition says which) or Restoring (being deleted).
+	// +optional
+	State TuningState `json:"state,omitempty"`
 
 	// tunedNodes counts nodes where every value reads back.
 	// +optional
@@ -180,7 +198,7 @@ type SettingMismatch struct {
 // +kubebuilder:printcolumn:name="Preset",type=string,JSONPath=`.spec.preset`
 // +kubebuilder:printcolumn:name="Tuned",type=integer,JSONPath=`.status.tunedNodes`
 // +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.desiredNodes`
-// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Tuned")].status`
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type TuningProfile struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -141,6 +141,7 @@ func (r *Reconciler) advance(ctx context.Context, p *benchv1.TuningProfile) (ctr
 // events of the conditions that changed.
 func (r *Reconciler) writeStatus(ctx context.Context, p *benchv1.TuningProfile, orig *benchv1.TuningProfileStatus) error {
 	p.Status.ObservedGeneration = p.Generation
+	p.Status.State = stateOf(p)
 	if equality.Semantic.DeepEqual(orig, &p.Status) {
 		return nil
 	}

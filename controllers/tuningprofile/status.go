@@ -184,3 +184,16 @@ func bound(s string) string {
 	}
 	return s + "..."
 }
+
+// stateOf is the profile's one-word state, from its conditions.
+func stateOf(p *benchv1.TuningProfile) benchv1.TuningState {
+	switch {
+	case !p.DeletionTimestamp.IsZero():
+		return benchv1.TuningRestoring
+	case meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.TuningConditionDegraded):
+		return benchv1.TuningDegraded
+	case meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.TuningConditionTuned):
+		return benchv1.TuningTuned
+	}
+	return benchv1.TuningApplying
+}

@@ -38,7 +38,7 @@ func (e *tuningEnv) poolNodes(t *testing.T, pool string) (in []string, out []str
 
 func isTuned(p *benchv1.TuningProfile) bool {
 	c := meta.FindStatusCondition(p.Status.Conditions, benchv1.TuningConditionTuned)
-	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == p.Generation
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == p.Generation && p.Status.State == benchv1.TuningTuned
 }
 
 func tpCondition(t *testing.T, p *benchv1.TuningProfile, typ string) metav1.Condition {
@@ -174,6 +174,9 @@ sysctls:
 		return meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.TuningConditionDegraded)
 	})
 	deg, tuned := tpCondition(t, p, benchv1.TuningConditionDegraded), tpCondition(t, p, benchv1.TuningConditionTuned)
+	if p.Status.State != benchv1.TuningDegraded {
+		t.Errorf("state %q, want Degraded", p.Status.State)
+	}
 	if deg.Reason != benchv1.ReasonMismatch || !strings.Contains(deg.Message, "vm.swappiness") || !strings.Contains(deg.Message, "tp-mismatch-bad") {
 		t.Errorf("Degraded: %+v", deg)
 	}
@@ -253,7 +256,7 @@ cpu: {smt: "off"}
 	waitGone(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "tp-del-tuner"}}, 10*time.Second)
 	held := waitProfile(t, "tp-del", "Restoring", func(p *benchv1.TuningProfile) bool {
 		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.TuningConditionTuned)
-		return c != nil && c.Reason == benchv1.ReasonRestoring
+		return c != nil && c.Reason == benchv1.ReasonRestoring && p.Status.State == benchv1.TuningRestoring
 	})
 	if !controllerutil.ContainsFinalizer(held, "benchwright.io/restore-nodes") || held.DeletionTimestamp.IsZero() {
 		t.Fatalf("profile without its finalizer while tuner pods run: %+v", held.ObjectMeta)
