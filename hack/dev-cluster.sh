@@ -1,0 +1,477 @@
+#!/usr/bin/env bash
+# A local benchwright cluster with simulated nodes, everything built from the Go
+# module proxy (hack/cluster-tools.sh) and run as local processes, no download:
+#
+#   kwokctl --runtime binary: etcd, kube-apiserver, kube-controller-manager,
+#     kube-scheduler and the kwok controller, which plays the kubelet of NODES
+#     fake nodes labelled like GKE nodes of MACHINE_TYPES, marks pods running
+#     and Job pods complete, and serves container logs from files (Logs,
+#     ClusterLogs objects);
+#   the MPI Operator's MPIJob CRD and its real controller (mpi-operator);
+#   benchwright's chart (helm install, replicas 0: kwok cannot run images) and
+#   the real manager (go build ./cmd/manager) run here, impersonating the
+#   chart's ServiceAccount, so it works with the chart's RBAC and nothing more.
+#
+#   hack/dev-cluster.sh up      # create or resume; rebuild/restart the manager if its code changed
+#   hack/dev-cluster.sh env     # export KUBECONFIG=... and the other facts, for eval
+#   hack/dev-cluster.sh down    # stop the processes, delete the cluster
+#   eval "$(hack/dev-cluster.sh env)"; kubectl get nodes
+#
+# Settings (environment): CLUSTER_NAME (benchwright), NODES (4), MACHINE_TYPES
+# ("c2-standard-60 c3-standard-88", nodes take them in turn), KWOK_WORKDIR
+# (~/.cache/benchwright/kwok), MANAGER_METRICS_PORT / MANAGER_PROBE_PORT /
+# MANAGER_ARTIFACT_PORT (first free from 18080/18081/18082), MANAGER_ARGS
+# (more manager flags), UP_TIMEOUT (seconds each component may take, 120).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
+CLUSTER_NAME=${CLUSTER_NAME:-benchwright}
+NODES=${NODES:-4}
+MACHINE_TYPES=${MACHINE_TYPES:-"c2-standard-60 c3-standard-88"}
+ZONE=${ZONE:-us-central1-a}
+UP_TIMEOUT=${UP_TIMEOUT:-120}
+KUBE_VERSION=${KUBE_VERSION:-1.33.4}
+export KWOK_WORKDIR=${KWOK_WORKDIR:-$CACHE/kwok}
+CLUSTER_DIR="$KWOK_WORKDIR/clusters/$CLUSTER_NAME"
+KUBECONFIG_FILE="$CLUSTER_DIR/kubeconfig.yaml"
+# Our own processes' files live beside kwokctl's (which `down` deletes), so
+# their logs survive the cluster.
+DEV="$KWOK_WORKDIR/dev/$CLUSTER_NAME"
+SYSTEM_NS=benchwright-system
+MPI_LOCK_NS=mpi-operator
+
+log() { echo "dev-cluster: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+usage() {
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+# tools sets the paths of the binaries (cluster-tools.sh builds what is missing).
+tools() {
+  local line
+  while IFS= read -r line; do
+    [[ "$line" == *=* ]] && declare -g "${line%%=*}=${line#*=}"
+  done < <("$HERE/cluster-tools.sh" kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator)
+  KUBE_DIR=$(KUBE_VERSION=$KUBE_VERSION "$HERE/envtest-assets.sh")
+  KUBECTL="$KUBE_DIR/kubectl"
+  # kwokctl runs the kubectl it finds on PATH, or downloads one.
+  export PATH="$KUBE_DIR:$PATH"
+  # Feature gates and runtime config follow the Kubernetes version.
+  export KWOK_KUBE_VERSION=v$KUBE_VERSION
+}
+
+k() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" "$@"; }
+
+# tail_log FILE: the end of a component's log, for a failure message.
+tail_log() {
+  echo "----- last lines of $1 -----" >&2
+  tail -n "${2:-40}" "$1" >&2 2>/dev/null || echo "(no log)" >&2
+  echo "-----" >&2
+}
+
+# wait_until TIMEOUT WHAT LOG CMD...: runs CMD every half second until it
+# succeeds; after TIMEOUT seconds fails with WHAT and the tail of LOG.
+wait_until() {
+  local timeout=$1 what=$2 logfile=$3; shift 3
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      log "$what did not come up within ${timeout}s"
+      [[ -n "$logfile" ]] && tail_log "$logfile"
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port BASE: BASE, or the first free port above it.
+free_port() {
+  local p=$1
+  while port_in_use "$p"; do p=$((p + 1)); done
+  echo "$p"
+}
+
+# running NAME: the pid in $DEV/NAME.pid runs $DEV's binary NAME (or the
+# binary recorded beside it), so a recycled pid is never taken for ours.
+running() {
+  local pidfile="$DEV/$1.pid" pid exe
+  [[ -f "$pidfile" ]] || return 1
+  pid=$(<"$pidfile")
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+  [[ "$exe" == "$(cat "$DEV/$1.exe" 2>/dev/null)" ]]
+}
+
+# stop NAME: ends our process NAME (SIGTERM, then SIGKILL after 10 s).
+stop() {
+  local name=$1 pid i
+  if running "$name"; then
+    pid=$(<"$DEV/$name.pid")
+    log "stopping $name (pid $pid)"
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+      [[ -d "/proc/$pid" ]] || break
+      sleep 0.1
+    done
+    [[ -d "/proc/$pid" ]] && kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$DEV/$name.pid"
+}
+
+# start NAME BINARY ARGS...: runs BINARY in the background, detached from this
+# shell, logging to $DEV/NAME.log (the previous log is kept as NAME.log.1).
+start() {
+  local name=$1 bin=$2; shift 2
+  [[ -f "$DEV/$name.log" ]] && mv -f "$DEV/$name.log" "$DEV/$name.log.1"
+  {
+    echo "# $(date -u +%FT%TZ) $bin $*"
+  } >"$DEV/$name.log"
+  # fd 8 is our lock: the process must not hold it.
+  setsid nohup "$bin" "$@" >>"$DEV/$name.log" 2>&1 </dev/null 8>&- &
+  echo $! >"$DEV/$name.pid"
+  readlink -f "$bin" >"$DEV/$name.exe"
+}
+
+# alive NAME: fails with the log's tail when NAME has exited.
+alive() {
+  running "$1" && return 0
+  log "$1 exited"
+  tail_log "$DEV/$1.log"
+  exit 1
+}
+
+cluster_up() {
+  if [[ -f "$CLUSTER_DIR/kwok.yaml" ]]; then
+    if k get --raw /readyz >/dev/null 2>&1; then
+      log "cluster $CLUSTER_NAME is running"
+      return
+    fi
+    log "starting the stopped cluster $CLUSTER_NAME"
+    "$KWOKCTL" start cluster --name "$CLUSTER_NAME" >"$DEV/kwokctl.log" 2>&1 8>&- || {
+      tail_log "$DEV/kwokctl.log"
+      die "kwokctl start cluster failed (kwokctl delete cluster --name $CLUSTER_NAME, or $0 down, starts afresh)"
+    }
+  else
+    log "creating cluster $CLUSTER_NAME in $CLUSTER_DIR"
+    "$KWOKCTL" create cluster --name "$CLUSTER_NAME" --runtime binary \
+      --etcd-binary "$KUBE_DIR/etcd" \
+      --kube-apiserver-binary "$KUBE_DIR/kube-apiserver" \
+      --kube-controller-manager-binary "$KUBE_CONTROLLER_MANAGER" \
+      --kube-scheduler-binary "$KUBE_SCHEDULER" \
+      --kwok-controller-binary "$KWOK" \
+      --enable-crds Logs,ClusterLogs \
+      --kubeconfig "" \
+      --timeout "${UP_TIMEOUT}s" --wait "${UP_TIMEOUT}s" >"$DEV/kwokctl.log" 2>&1 8>&- || {
+      tail_log "$DEV/kwokctl.log"
+      for f in "$CLUSTER_DIR"/logs/*.log; do [[ -f "$f" ]] && tail_log "$f" 15; done
+      die "kwokctl create cluster failed"
+    }
+  fi
+  wait_until "$UP_TIMEOUT" "kube-apiserver" "$CLUSTER_DIR/logs/kube-apiserver.log" k get --raw /readyz
+  # kube-controller-manager creates the default ServiceAccounts.
+  wait_until "$UP_TIMEOUT" "kube-controller-manager (no default ServiceAccount)" \
+    "$CLUSTER_DIR/logs/kube-controller-manager.log" k get serviceaccount default -n default
+}
+
+# machine_shape TYPE: "CPUS MEMORY" of a GCE machine type, roughly: standard
+# shapes have 4 GB per vCPU, highmem 8, highcpu 2 (c2d, c3, c3d, c4) or 1.
+machine_shape() {
+  local t=$1 series family cpus mem
+  series=${t%%-*}
+  family=${t#*-}
+  family=${family%-*}
+  cpus=${t##*-}
+  [[ "$cpus" =~ ^[0-9]+$ ]] || die "machine type $t: expected <series>-<standard|highcpu|highmem>-<vCPUs>"
+  case $family in
+    highmem) mem=$((cpus * 8)) ;;
+    highcpu)
+      case $series in
+        c2d | c3 | c3d | c4) mem=$((cpus * 2)) ;;
+        *) mem=$cpus ;;
+      esac
+      ;;
+    *) mem=$((cpus * 4)) ;;
+  esac
+  echo "$cpus ${mem}G"
+}
+
+# nodes_yaml: NODES nodes, named kwok-<machine-type>-<i>, taking the machine types in turn.
+nodes_yaml() {
+  local types=($MACHINE_TYPES) i t name cpus mem
+  for ((i = 0; i < NODES; i++)); do
+    t=${types[i % ${#types[@]}]}
+    read -r cpus mem < <(machine_shape "$t")
+    name="kwok-$t-$((i / ${#types[@]}))"
+    cat <<EOF
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: $name
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: "0"
+  labels:
+    kubernetes.io/hostname: $name
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    beta.kubernetes.io/os: linux
+    beta.kubernetes.io/arch: amd64
+    node.kubernetes.io/instance-type: $t
+    beta.kubernetes.io/instance-type: $t
+    topology.kubernetes.io/zone: $ZONE
+    topology.kubernetes.io/region: ${ZONE%-*}
+    cloud.google.com/gke-nodepool: pool-$t
+    cloud.google.com/machine-family: ${t%%-*}
+    cloud.google.com/gke-os-distribution: cos
+    type: kwok
+spec:
+  providerID: gce://benchwright-dev/$ZONE/$name
+status:
+  allocatable:
+    cpu: "$((cpus - 1))"
+    memory: $mem
+    pods: "110"
+    ephemeral-storage: 95Gi
+  capacity:
+    cpu: "$cpus"
+    memory: $mem
+    pods: "110"
+    ephemeral-storage: 100Gi
+  nodeInfo:
+    architecture: amd64
+    operatingSystem: linux
+    osImage: Container-Optimized OS from Google
+    kernelVersion: 6.1.100+
+EOF
+  done
+}
+
+nodes_up() {
+  local yaml want n
+  yaml=$(nodes_yaml)
+  want=$(sed -n 's/^  name: //p' <<<"$yaml" | sort)
+  k apply -f - <<<"$yaml" >/dev/null
+  # kwok nodes of an earlier NODES or MACHINE_TYPES go away.
+  for n in $(k get nodes -l type=kwok -o jsonpath='{.items[*].metadata.name}'); do
+    grep -qx "$n" <<<"$want" || { k delete node "$n" --wait=false >/dev/null && log "deleted node $n"; }
+  done
+  wait_until "$UP_TIMEOUT" "the kwok nodes (Ready)" "$CLUSTER_DIR/logs/kwok-controller.log" nodes_ready "$NODES"
+  log "$NODES kwok nodes Ready ($MACHINE_TYPES)"
+}
+
+# crd_established NAME: the CRD serves its kind.
+crd_established() {
+  [[ "$(k get crd "$1" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" == True ]]
+}
+
+# nodes_ready N: at least N kwok nodes are Ready.
+nodes_ready() {
+  local ready
+  ready=$(k get nodes -l type=kwok -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True)
+  ((ready >= $1))
+}
+
+mpi_operator_up() {
+  local dir crd
+  dir=$(cd "$ROOT" && go list -m -f '{{.Dir}}' github.com/kubeflow/mpi-operator) ||
+    die "cannot locate the mpi-operator module (go mod download in $ROOT)"
+  crd="$dir/manifests/base/kubeflow.org_mpijobs.yaml"
+  k apply --server-side --force-conflicts -f "$crd" >/dev/null
+  wait_until "$UP_TIMEOUT" "the MPIJob CRD (Established)" "" crd_established mpijobs.kubeflow.org
+  k create namespace "$MPI_LOCK_NS" --dry-run=client -o yaml | k apply -f - >/dev/null
+  if running mpi-operator; then
+    log "mpi-operator is running (pid $(<"$DEV/mpi-operator.pid"))"
+    return
+  fi
+  # Its health endpoint is :8080, fixed (cmd/mpi-operator/app/server.go).
+  port_in_use 8080 && die "port 8080 is taken: the mpi-operator binds its health check there and cannot be told otherwise ($(ss -ltnp 'sport = :8080' 2>/dev/null | tail -n +2))"
+  # As deploy/v2beta1/mpi-operator.yaml runs it, with the cluster's admin credentials.
+  start mpi-operator "$MPI_OPERATOR" -alsologtostderr --lock-namespace="$MPI_LOCK_NS" \
+    --kubeConfig "$KUBECONFIG_FILE" --threadiness 4 --kube-api-qps 50 --kube-api-burst 100
+  wait_until "$UP_TIMEOUT" "mpi-operator (leader election)" "$DEV/mpi-operator.log" \
+    bash -c "grep -q 'Leading started' '$DEV/mpi-operator.log' || { [[ -d /proc/$(<"$DEV/mpi-operator.pid") ]] || exit 0; exit 1; }"
+  alive mpi-operator
+  log "mpi-operator is running (pid $(<"$DEV/mpi-operator.pid"), log $DEV/mpi-operator.log)"
+}
+
+chart_up() {
+  local chart="$ROOT/charts/benchwright"
+  [[ -f "$chart/Chart.yaml" ]] || die "no chart at $chart (charts/benchwright/Chart.yaml)"
+  log "helm upgrade --install benchwright $chart (replicas 0: the manager runs here)"
+  "$HELM" upgrade --install benchwright "$chart" --kubeconfig "$KUBECONFIG_FILE" \
+    -n "$SYSTEM_NS" --create-namespace \
+    --set replicas=0 >"$DEV/helm.log" 2>&1 || {
+    tail_log "$DEV/helm.log"
+    die "helm upgrade --install failed"
+  }
+  local crd missing=()
+  for crd in benchmarkpools storagebenchmarks mpibenchmarks tuningprofiles; do
+    k get crd "$crd.benchwright.io" >/dev/null 2>&1 || missing+=("$crd")
+  done
+  ((${#missing[@]} == 0)) || die "the chart installed no CRD for ${missing[*]}"
+  for crd in benchmarkpools storagebenchmarks mpibenchmarks tuningprofiles; do
+    wait_until "$UP_TIMEOUT" "the $crd CRD (Established)" "" crd_established "$crd.benchwright.io"
+  done
+}
+
+# manager_facts reads from the chart's manager Deployment its ServiceAccount
+# and its container's args, which the local manager takes as its own.
+manager_facts() {
+  local deploy
+  deploy=$(k get deployments -n "$SYSTEM_NS" -o name | grep -m1 -e manager -e benchwright) ||
+    die "the chart made no manager Deployment in $SYSTEM_NS"
+  SERVICE_ACCOUNT=$(k get -n "$SYSTEM_NS" "$deploy" -o jsonpath='{.spec.template.spec.serviceAccountName}')
+  [[ -n "$SERVICE_ACCOUNT" ]] || die "$deploy names no serviceAccountName"
+  k get serviceaccount -n "$SYSTEM_NS" "$SERVICE_ACCOUNT" >/dev/null || die "$deploy runs as ServiceAccount $SERVICE_ACCOUNT, which the chart does not create"
+  mapfile -t CHART_ARGS < <(k get -n "$SYSTEM_NS" "$deploy" -o jsonpath='{range .spec.template.spec.containers[0].args[*]}{@}{"\n"}{end}')
+  DEPLOYMENT=$deploy
+}
+
+# manager_kubeconfig: the admin kubeconfig, impersonating the ServiceAccount.
+manager_kubeconfig() {
+  local user="system:serviceaccount:$SYSTEM_NS:$SERVICE_ACCOUNT"
+  k config view --raw --minify --flatten |
+    awk -v as="$user" '{ print } /^  user:/ && !done { print "    as: " as; done = 1 }' >"$DEV/manager.kubeconfig.tmp"
+  grep -q "as: $user" "$DEV/manager.kubeconfig.tmp" || die "could not write the impersonating kubeconfig"
+  mv "$DEV/manager.kubeconfig.tmp" "$DEV/manager.kubeconfig"
+  local who
+  who=$("$KUBECTL" --kubeconfig "$DEV/manager.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1) ||
+    die "the manager's kubeconfig does not work: $who"
+  [[ "$who" == "$user" ]] || die "the manager's kubeconfig acts as $who, not $user"
+}
+
+manager_up() {
+  manager_facts
+  manager_kubeconfig
+  log "building the manager"
+  (cd "$ROOT" && go build -o "$DEV/manager.new" ./cmd/manager) || die "go build ./cmd/manager failed"
+  local sum_new sum_old=""
+  sum_new=$(sha256sum "$DEV/manager.new" | cut -d' ' -f1)
+  [[ -f "$DEV/manager.sha256" ]] && sum_old=$(<"$DEV/manager.sha256")
+  local args_new args_old=""
+  args_new=$(printf '%s\n' "${CHART_ARGS[@]}" ${MANAGER_ARGS:-} "$SERVICE_ACCOUNT")
+  [[ -f "$DEV/manager.args" ]] && args_old=$(<"$DEV/manager.args")
+  if running manager && [[ "$sum_new" == "$sum_old" && "$args_new" == "$args_old" ]]; then
+    rm -f "$DEV/manager.new"
+    log "manager is running and up to date (pid $(<"$DEV/manager.pid"))"
+    return
+  fi
+  stop manager
+  mv -f "$DEV/manager.new" "$DEV/manager"
+  echo "$sum_new" >"$DEV/manager.sha256"
+  echo "$args_new" >"$DEV/manager.args"
+  MANAGER_METRICS_PORT=${MANAGER_METRICS_PORT:-$(free_port 18080)}
+  MANAGER_PROBE_PORT=${MANAGER_PROBE_PORT:-$(free_port $((MANAGER_METRICS_PORT + 1)))}
+  MANAGER_ARTIFACT_PORT=${MANAGER_ARTIFACT_PORT:-$(free_port $((MANAGER_PROBE_PORT + 1)))}
+  mkdir -p "$DEV/artifacts"
+  # The chart's args first; later flags win: local addresses, the local store,
+  # a single replica.
+  # shellcheck disable=SC2086
+  POD_NAMESPACE=$SYSTEM_NS KUBECONFIG="$DEV/manager.kubeconfig" start manager "$DEV/manager" \
+    "${CHART_ARGS[@]}" \
+    --kubeconfig "$DEV/manager.kubeconfig" \
+    --leader-elect=false \
+    --metrics-bind-address "127.0.0.1:$MANAGER_METRICS_PORT" \
+    --health-probe-bind-address "127.0.0.1:$MANAGER_PROBE_PORT" \
+    --artifact-server-bind-address "127.0.0.1:$MANAGER_ARTIFACT_PORT" \
+    --artifact-store "file://$DEV/artifacts" \
+    ${MANAGER_ARGS:-}
+  {
+    echo "MANAGER_METRICS_PORT=$MANAGER_METRICS_PORT"
+    echo "MANAGER_PROBE_PORT=$MANAGER_PROBE_PORT"
+    echo "MANAGER_ARTIFACT_PORT=$MANAGER_ARTIFACT_PORT"
+  } >"$DEV/manager.ports"
+  wait_until "$UP_TIMEOUT" "the manager (/readyz)" "$DEV/manager.log" \
+    bash -c "curl -sf 'http://127.0.0.1:$MANAGER_PROBE_PORT/readyz' || { [[ -d /proc/$(<"$DEV/manager.pid") ]] || exit 0; exit 1; }"
+  alive manager
+  # Ready means started; a controller whose cache cannot sync (RBAC missing a
+  # list or watch) would still fail within the cache sync timeout: look for it.
+  sleep 1
+  if grep -E 'is forbidden|failed to list|Timeout: failed waiting for' "$DEV/manager.log" >/dev/null; then
+    log "the manager reports errors with the chart's RBAC:"
+    grep -E 'is forbidden|failed to list|Timeout: failed waiting for' "$DEV/manager.log" | tail -n 10 >&2
+  fi
+  log "manager is running as $SERVICE_ACCOUNT (pid $(<"$DEV/manager.pid"), log $DEV/manager.log)"
+}
+
+write_env() {
+  # shellcheck disable=SC1091
+  source "$DEV/manager.ports"
+  cat >"$DEV/env" <<EOF
+CLUSTER_NAME=$CLUSTER_NAME
+KWOK_WORKDIR=$KWOK_WORKDIR
+KUBECONFIG=$KUBECONFIG_FILE
+KUBECTL=$KUBECTL
+KWOKCTL=$KWOKCTL
+HELM=$HELM
+DEV_CLUSTER_DIR=$DEV
+CLUSTER_LOGS=$CLUSTER_DIR/logs
+MANAGER_KUBECONFIG=$DEV/manager.kubeconfig
+MANAGER_SERVICE_ACCOUNT=system:serviceaccount:$SYSTEM_NS:$SERVICE_ACCOUNT
+MANAGER_PID=$(<"$DEV/manager.pid")
+MANAGER_LOG=$DEV/manager.log
+MANAGER_METRICS=http://127.0.0.1:$MANAGER_METRICS_PORT/metrics
+MANAGER_HEALTH=http://127.0.0.1:$MANAGER_PROBE_PORT/healthz
+MANAGER_ARTIFACTS_URL=http://127.0.0.1:$MANAGER_ARTIFACT_PORT/
+ARTIFACT_STORE=file://$DEV/artifacts
+MPI_OPERATOR_PID=$(<"$DEV/mpi-operator.pid")
+MPI_OPERATOR_LOG=$DEV/mpi-operator.log
+EOF
+}
+
+up() {
+  local began=$SECONDS
+  mkdir -p "$DEV"
+  exec 8>"$DEV/.lock"
+  flock 8
+  tools
+  cluster_up
+  nodes_up
+  mpi_operator_up
+  chart_up
+  manager_up
+  write_env
+  log "up in $((SECONDS - began))s: eval \"\$($0 env)\""
+}
+
+down() {
+  mkdir -p "$DEV"
+  exec 8>"$DEV/.lock"
+  flock 8
+  stop manager
+  stop mpi-operator
+  if [[ -d "$CLUSTER_DIR" ]]; then
+    local kwokctl
+    kwokctl=$("$HERE/cluster-tools.sh" kwokctl | sed -n 's/^KWOKCTL=//p')
+    log "deleting cluster $CLUSTER_NAME"
+    "$kwokctl" delete cluster --name "$CLUSTER_NAME" --kubeconfig "$DEV/kwokctl.kubeconfig" >"$DEV/kwokctl.log" 2>&1 || {
+      tail_log "$DEV/kwokctl.log"
+      die "kwokctl delete cluster failed"
+    }
+  else
+    log "no cluster $CLUSTER_NAME"
+  fi
+  rm -f "$DEV/env" "$DEV/manager.sha256" "$DEV/manager.args"
+}
+
+env_() {
+  [[ -f "$DEV/env" ]] || die "cluster $CLUSTER_NAME is not up: $0 up"
+  running manager || die "the manager of cluster $CLUSTER_NAME is not running: $0 up (log: $DEV/manager.log)"
+  local line
+  while IFS= read -r line; do
+    printf 'export %s=%q\n' "${line%%=*}" "${line#*=}"
+  done <"$DEV/env"
+}
+
+case ${1:-} in
+  up) up ;;
+  down) down ;;
+  env) env_ ;;
+  *) usage ;;
+esac
