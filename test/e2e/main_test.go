@@ -1,0 +1,163 @@
+//go:build e2e
+
+// Package e2e runs benchwright end to end on a local control plane with
+// simulated nodes (hack/dev-cluster.sh): a real kube-apiserver, etcd,
+// kube-controller-manager, kube-scheduler, kwok as the kubelet of every node,
+// the real MPI Operator, the chart installed by helm and the real manager
+// working with the chart's RBAC. kwok runs no container: pods go Running and
+// Job pods Succeeded at once, and what a container printed is served from a
+// file (kwok's Logs objects) built from real tool output in the shared
+// fixtures, so the manager reads and parses what fio, dd and OSU print.
+//
+//	go test -tags e2e ./test/e2e/                  # up, test, down (or reuse a running dev cluster)
+//	E2E_REUSE=1 go test -tags e2e ./test/e2e/      # a dev cluster that is up, as it is
+//	E2E_KEEP=1 ...                                 # leave the cluster it created running
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/fixtures"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+var (
+	scheme = runtime.NewScheme()
+
+	// env is what `hack/dev-cluster.sh env` printed: KUBECONFIG, KUBECTL,
+	// MANAGER_PID, MANAGER_METRICS, MANAGER_LOG, ...
+	env map[string]string
+	// k8s acts as the cluster's admin (not as the manager).
+	k8s       client.Client
+	clientset kubernetes.Interface
+	restCfg   *rest.Config
+	logs      *logServer
+)
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(benchv1.AddToScheme(scheme))
+	utilruntime.Must(mpiv2.AddToScheme(scheme))
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if dir, ok := fixtures.Dir(); !ok {
+		fmt.Fprintf(os.Stderr, "e2e: skipped: the real tool outputs are not at %s and %s is not set: the fake containers would have nothing to print\n", dir, fixtures.EnvVar)
+		return 0
+	}
+	script := filepath.Join(util.RepoRoot(), "hack", "dev-cluster.sh")
+	_, existed := devEnv(script)
+	switch {
+	case os.Getenv("E2E_REUSE") != "":
+		if !existed {
+			fmt.Fprintf(os.Stderr, "e2e: E2E_REUSE is set but no dev cluster is up (%s up)\n", script)
+			return 1
+		}
+	default:
+		// Idempotent: on a running dev cluster it only rebuilds and restarts
+		// the manager if its code changed.
+		began := time.Now()
+		if err := runScript(script, "up"); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %s up: %v\n", script, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "e2e: %s up took %s\n", script, time.Since(began).Round(100*time.Millisecond))
+		if !existed && os.Getenv("E2E_KEEP") == "" {
+			defer func() {
+				if err := runScript(script, "down"); err != nil {
+					fmt.Fprintf(os.Stderr, "e2e: %s down: %v\n", script, err)
+				}
+			}()
+		}
+	}
+	var ok bool
+	if env, ok = devEnv(script); !ok {
+		fmt.Fprintf(os.Stderr, "e2e: %s env failed after up\n", script)
+		return 1
+	}
+	if err := connect(env["KUBECONFIG"]); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	dir, err := os.MkdirTemp(env["DEV_CLUSTER_DIR"], "e2e-logs-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs = newLogServer(dir)
+	if err := logs.start(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: starting the log server: %v\n", err)
+		return 1
+	}
+	began := time.Now()
+	code := m.Run()
+	fmt.Fprintf(os.Stderr, "e2e: tests took %s\n", time.Since(began).Round(100*time.Millisecond))
+	return code
+}
+
+// runScript runs the dev-cluster script with its output on stderr.
+func runScript(script string, args ...string) error {
+	cmd := exec.Command(script, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+// devEnv is the running dev cluster's facts, if there is one.
+func devEnv(script string) (map[string]string, bool) {
+	var out bytes.Buffer
+	cmd := exec.Command(script, "env")
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		return nil, false
+	}
+	vars := map[string]string{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "="); ok {
+			vars[k] = v
+		}
+	}
+	return vars, vars["KUBECONFIG"] != ""
+}
+
+func connect(kubeconfig string) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
+	}
+	cfg.QPS, cfg.Burst = 200, 400
+	restCfg = cfg
+	if k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	clientset, err = kubernetes.NewForConfig(cfg)
+	return err
+}
