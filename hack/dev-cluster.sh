@@ -18,7 +18,9 @@
 #   eval "$(hack/dev-cluster.sh env)"; kubectl get nodes
 #
 # Settings (environment): CLUSTER_NAME (benchwright), NODES (4), MACHINE_TYPES
-# ("c2-standard-60 c3-standard-88", nodes take them in turn), KWOK_WORKDIR
+# ("c2-standard-60 c3-standard-88", nodes take them in turn; a running cluster
+# keeps the NODES and MACHINE_TYPES it was last brought up with unless they
+# are set), KWOK_WORKDIR
 # (~/.cache/benchwright/kwok), MANAGER_METRICS_PORT / MANAGER_PROBE_PORT /
 # MANAGER_ARTIFACT_PORT (first free from 18080/18081/18082), MANAGER_ARGS
 # (more manager flags), UP_TIMEOUT (seconds each component may take, 120).
@@ -28,6 +30,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
 CLUSTER_NAME=${CLUSTER_NAME:-benchwright}
+NODES_SET=${NODES:-}${MACHINE_TYPES:-}
 NODES=${NODES:-4}
 MACHINE_TYPES=${MACHINE_TYPES:-"c2-standard-60 c3-standard-88"}
 ZONE=${ZONE:-us-central1-a}
@@ -165,6 +168,7 @@ cluster_up() {
       --kube-scheduler-binary "$KUBE_SCHEDULER" \
       --kwok-controller-binary "$KWOK" \
       --enable-crds Logs,ClusterLogs \
+      ${DISABLE_QPS_LIMITS:+--disable-qps-limits} \
       --kubeconfig "" \
       --timeout "${UP_TIMEOUT}s" --wait "${UP_TIMEOUT}s" >"$DEV/kwokctl.log" 2>&1 8>&- || {
       tail_log "$DEV/kwokctl.log"
@@ -254,6 +258,10 @@ EOF
 
 nodes_up() {
   local yaml want n
+  if [[ -z "$NODES_SET" && -f "$DEV/nodes" ]]; then
+    # shellcheck disable=SC1091
+    source "$DEV/nodes"
+  fi
   yaml=$(nodes_yaml)
   want=$(sed -n 's/^  name: //p' <<<"$yaml" | sort)
   k apply -f - <<<"$yaml" >/dev/null
@@ -262,6 +270,7 @@ nodes_up() {
     grep -qx "$n" <<<"$want" || { k delete node "$n" --wait=false >/dev/null && log "deleted node $n"; }
   done
   wait_until "$UP_TIMEOUT" "the kwok nodes (Ready)" "$CLUSTER_DIR/logs/kwok-controller.log" nodes_ready "$NODES"
+  printf 'NODES=%q\nMACHINE_TYPES=%q\n' "$NODES" "$MACHINE_TYPES" >"$DEV/nodes"
   log "$NODES kwok nodes Ready ($MACHINE_TYPES)"
 }
 
@@ -412,6 +421,7 @@ KWOKCTL=$KWOKCTL
 HELM=$HELM
 DEV_CLUSTER_DIR=$DEV
 CLUSTER_LOGS=$CLUSTER_DIR/logs
+CLUSTER_PIDS=$CLUSTER_DIR/pids
 MANAGER_KUBECONFIG=$DEV/manager.kubeconfig
 MANAGER_SERVICE_ACCOUNT=system:serviceaccount:$SYSTEM_NS:$SERVICE_ACCOUNT
 MANAGER_PID=$(<"$DEV/manager.pid")
@@ -457,7 +467,7 @@ down() {
   else
     log "no cluster $CLUSTER_NAME"
   fi
-  rm -f "$DEV/env" "$DEV/manager.sha256" "$DEV/manager.args"
+  rm -f "$DEV/env" "$DEV/manager.sha256" "$DEV/manager.args" "$DEV/nodes"
 }
 
 env_() {
