@@ -33,6 +33,13 @@ func (k Kit) CreateOwned(ctx context.Context, owner, obj client.Object) (created
 	if err := controllerutil.SetControllerReference(owner, obj, k.Scheme); err != nil {
 		return false, err
 	}
+	// A child an earlier reconcile made is in the cache: found there it costs
+	// no request, where a create would fail with AlreadyExists and be read
+	// around the cache (two requests for nothing on every reconcile).
+	cached := obj.DeepCopyObject().(client.Object)
+	if err := k.Client.Get(ctx, client.ObjectKeyFromObject(obj), cached); err == nil && OwnedBy(cached, owner) {
+		return false, nil
+	}
 	err = k.Client.Create(ctx, obj)
 	if !apierrors.IsAlreadyExists(err) {
 		return err == nil, err

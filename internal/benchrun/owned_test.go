@@ -176,6 +176,15 @@ func TestCreateOwnedErrors(t *testing.T) {
 			t.Errorf("CreateOwned = %v, %v; want false, %v", created, err, gone)
 		}
 	})
+	t.Run("a child in the cache already is not created again", func(t *testing.T) {
+		k := newKit(t, &interceptor.Funcs{Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
+			t.Error("Create called for a child the cache holds")
+			return nil
+		}}, configMap(controllerRef("lat", "uid-lat", true)))
+		if created, err := k.CreateOwned(ctx, owner(), configMap()); created || err != nil {
+			t.Errorf("CreateOwned = %v, %v; want false, nil", created, err)
+		}
+	})
 	t.Run("an object controlled by another owner is not taken over", func(t *testing.T) {
 		k := newKit(t, nil)
 		obj := configMap(controllerRef("other", "uid-other", true))
