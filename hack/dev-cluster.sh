@@ -45,7 +45,7 @@ DEV="$KWOK_WORKDIR/dev/$CLUSTER_NAME"
 SYSTEM_NS=benchwright-system
 MPI_LOCK_NS=mpi-operator
 
-log() { echo "dev-cluster: $*" >&2; }
+log() { echo "dev-cluster [${SECONDS}s]: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 usage() {
@@ -69,10 +69,16 @@ tools() {
 
 k() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" "$@"; }
 
-# tail_log FILE: the end of a component's log, for a failure message.
+# tail_log FILE [N]: the first error lines and the end of a component's log,
+# for a failure message.
 tail_log() {
+  [[ -f "$1" ]] || { echo "(no log at $1)" >&2; return; }
+  if grep -qiE '(^|[^a-z])(error|fatal|panic|flag provided)' "$1"; then
+    echo "----- first errors in $1 -----" >&2
+    grep -m 5 -iE '(^|[^a-z])(error|fatal|panic|flag provided)' "$1" | cut -c1-400 >&2
+  fi
   echo "----- last lines of $1 -----" >&2
-  tail -n "${2:-40}" "$1" >&2 2>/dev/null || echo "(no log)" >&2
+  tail -n "${2:-40}" "$1" | cut -c1-400 >&2
   echo "-----" >&2
 }
 
@@ -264,7 +270,14 @@ nodes_up() {
   fi
   yaml=$(nodes_yaml)
   want=$(sed -n 's/^  name: //p' <<<"$yaml" | sort)
-  k apply -f - <<<"$yaml" >/dev/null
+  # Applying 100 nodes takes seconds: only when they changed or are missing.
+  local sum have
+  sum=$(sha256sum <<<"$yaml" | cut -d' ' -f1)
+  have=$(k get nodes -l type=kwok -o name | wc -l)
+  if [[ "$sum" != "$(cat "$DEV/nodes.sha256" 2>/dev/null)" || "$have" != "$NODES" ]]; then
+    k apply -f - <<<"$yaml" >/dev/null
+    echo "$sum" >"$DEV/nodes.sha256"
+  fi
   # kwok nodes of an earlier NODES or MACHINE_TYPES go away.
   for n in $(k get nodes -l type=kwok -o jsonpath='{.items[*].metadata.name}'); do
     grep -qx "$n" <<<"$want" || { k delete node "$n" --wait=false >/dev/null && log "deleted node $n"; }
@@ -435,6 +448,14 @@ MPI_OPERATOR_LOG=$DEV/mpi-operator.log
 EOF
 }
 
+# gc_synced_since STAMP: kube-controller-manager's garbage collector synced
+# its caches after STAMP ("MMDD HH:MM:SS.uuuuuu", klog's clock), which it
+# does on its 30 s resync when CRDs appeared.
+gc_synced_since() {
+  awk -v since="$1" '/"Caches are synced" controller="garbage collector"/ && substr($1, 2) " " $2 > since { found = 1 } END { exit !found }' \
+    "$CLUSTER_DIR/logs/kube-controller-manager.log"
+}
+
 up() {
   local began=$SECONDS
   mkdir -p "$DEV"
@@ -443,9 +464,21 @@ up() {
   tools
   cluster_up
   nodes_up
+  # Until the garbage collector watches a new CRD's kind, deleting such an
+  # object leaves its children (an MPIJob's launcher, pods, Secret) for up to
+  # 30 s: on a fresh cluster, wait for it, so up means ready.
+  local new_crds=""
+  k get crd mpijobs.kubeflow.org storagebenchmarks.benchwright.io >/dev/null 2>&1 || new_crds=1
   mpi_operator_up
   chart_up
+  local stamp
+  stamp=$(date +'%m%d %H:%M:%S.%6N')
   manager_up
+  if [[ -n "$new_crds" ]]; then
+    log "waiting for the garbage collector to watch the new CRDs (it looks every 30 s)"
+    wait_until 90 "kube-controller-manager's garbage collector (resync after the new CRDs)" \
+      "$CLUSTER_DIR/logs/kube-controller-manager.log" gc_synced_since "$stamp"
+  fi
   write_env
   log "up in $((SECONDS - began))s: eval \"\$($0 env)\""
 }
@@ -467,7 +500,7 @@ down() {
   else
     log "no cluster $CLUSTER_NAME"
   fi
-  rm -f "$DEV/env" "$DEV/manager.sha256" "$DEV/manager.args" "$DEV/nodes"
+  rm -f "$DEV/env" "$DEV/manager.sha256" "$DEV/manager.args" "$DEV/nodes" "$DEV/nodes.sha256"
 }
 
 env_() {
