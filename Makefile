@@ -35,6 +35,14 @@ demo: build ## Run the quickstart fio benchmark on this machine (installs fio if
 
 ##@ Development
 
+.PHONY: dev-cluster
+dev-cluster: ## A local control plane with kwok nodes, the MPI Operator and benchwright (chart + manager); `eval "$(hack/dev-cluster.sh env)"` to use it.
+	hack/dev-cluster.sh up
+
+.PHONY: dev-cluster-down
+dev-cluster-down: ## Stop and delete the local control plane.
+	hack/dev-cluster.sh down
+
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code, then the manifests.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
@@ -90,6 +98,14 @@ test-argo: envtest ## Create the campaign WorkflowTemplate and dry-run examples/
 .PHONY: argo-lint
 argo-lint: ## argo lint --offline on the chart's WorkflowTemplate and examples/campaigns.
 	hack/argo-lint.sh
+
+.PHONY: test-e2e
+test-e2e: ## End to end on a local control plane with kwok nodes: brings it up (hack/dev-cluster.sh), installs the chart with helm, runs the examples, tears it down.
+	go test -tags e2e $(GO_TEST_FLAGS) -timeout 30m ./test/e2e/
+
+.PHONY: bench-e2e
+bench-e2e: ## 200 StorageBenchmarks + 100 MPIBenchmarks on 100 kwok nodes: time to Succeeded, creation-to-child p50/p99, manager peak RSS, API requests per benchmark.
+	hack/bench-e2e.sh
 
 .PHONY: bench-envtest
 bench-envtest: envtest ## Benchmark creation-to-first-child latency of 100 StorageBenchmarks (Job) and 100 MPIBenchmarks (MPIJob) in envtest (p50/p99/max).
