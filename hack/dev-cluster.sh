@@ -15,15 +15,23 @@
 #   hack/dev-cluster.sh up      # create or resume; rebuild/restart the manager if its code changed
 #   hack/dev-cluster.sh env     # export KUBECONFIG=... and the other facts, for eval
 #   hack/dev-cluster.sh down    # stop the processes, delete the cluster
-#   eval "$(hack/dev-cluster.sh env)"; kubectl get nodes
+#   eval "$(hack/dev-cluster.sh env)"; "$KUBECTL" get nodes
 #
-# Settings (environment): CLUSTER_NAME (benchwright), NODES (4), MACHINE_TYPES
-# ("c2-standard-60 c3-standard-88", nodes take them in turn; a running cluster
-# keeps the NODES and MACHINE_TYPES it was last brought up with unless they
-# are set), KWOK_WORKDIR
-# (~/.cache/benchwright/kwok), MANAGER_METRICS_PORT / MANAGER_PROBE_PORT /
-# MANAGER_ARTIFACT_PORT (first free from 18080/18081/18082), MANAGER_ARGS
-# (more manager flags), UP_TIMEOUT (seconds each component may take, 120).
+# Settings (environment):
+#   CLUSTER_NAME        benchwright
+#   NODES               4; a running cluster keeps the NODES and MACHINE_TYPES
+#                       it was last brought up with unless they are set
+#   MACHINE_TYPES       "c2-standard-60 c3-standard-88" (nodes take them in turn)
+#   KWOK_WORKDIR        ~/.cache/benchwright/kwok (kwokctl's clusters/<name>; the
+#                       manager's and mpi-operator's logs, pids, binary and
+#                       artifact store in dev/<name>, kept by down)
+#   MANAGER_METRICS_PORT, MANAGER_PROBE_PORT, MANAGER_ARTIFACT_PORT
+#                       the first free from 18080, 18081, 18082
+#   MANAGER_ARGS        more manager flags (after the chart's)
+#   DISABLE_QPS_LIMITS  set: lift kube-controller-manager's and kube-scheduler's
+#                       client rate limits (20 and 50 requests/s); on create only
+#   UP_TIMEOUT          seconds each component may take to come up (120)
+# The MPI Operator's health endpoint is :8080, fixed: one dev cluster per machine.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
