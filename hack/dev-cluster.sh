@@ -376,6 +376,22 @@ manager_kubeconfig() {
   [[ "$who" == "$user" ]] || die "the manager's kubeconfig acts as $who, not $user"
 }
 
+# http_ok PORT PATH: GET http://127.0.0.1:PORT/PATH answers 200 (no curl needed).
+http_ok() {
+  local status
+  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+  printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$2" >&3
+  read -r -t 5 _ status _ <&3 || status=""
+  exec 3<&- 3>&-
+  [[ "$status" == 200 ]]
+}
+
+# manager_ready_or_gone PORT PID: the manager is ready, or it has exited
+# (which alive reports with its log).
+manager_ready_or_gone() {
+  http_ok "$1" /readyz || [[ ! -d "/proc/$2" ]]
+}
+
 manager_up() {
   manager_facts
   manager_kubeconfig
@@ -418,7 +434,7 @@ manager_up() {
     echo "MANAGER_ARTIFACT_PORT=$MANAGER_ARTIFACT_PORT"
   } >"$DEV/manager.ports"
   wait_until "$UP_TIMEOUT" "the manager (/readyz)" "$DEV/manager.log" \
-    bash -c "curl -sf 'http://127.0.0.1:$MANAGER_PROBE_PORT/readyz' || { [[ -d /proc/$(<"$DEV/manager.pid") ]] || exit 0; exit 1; }"
+    manager_ready_or_gone "$MANAGER_PROBE_PORT" "$(<"$DEV/manager.pid")"
   alive manager
   # Ready means started; a controller whose cache cannot sync (RBAC missing a
   # list or watch) would still fail within the cache sync timeout: look for it.
