@@ -148,6 +148,9 @@ func ParseJSON(data []byte) ([]results.Sample, error) {
 func decodeOutput(data []byte) (*fioOutput, error) {
 	start, ok := findDocument(data)
 	if !ok {
+		start, ok = reorderedDocument(data)
+	}
+	if !ok {
 		if len(bytes.TrimSpace(data)) == 0 {
 			return nil, results.ErrNoSamples
 		}
@@ -183,6 +186,22 @@ func findDocument(data []byte) (int, bool) {
 		}
 		start, found, from = s, true, s+1
 	}
+}
+
+// reorderedDocument accepts fio's JSON with its keys in another order (after
+// `jq -S`, say): an output that is one object holding "fio version" at its
+// top level.
+func reorderedDocument(data []byte) (int, bool) {
+	start := bytes.IndexByte(data, '{')
+	if start < 0 || len(bytes.TrimSpace(data[:start])) > 0 {
+		return 0, false
+	}
+	var top map[string]json.RawMessage
+	if end := results.JSONObjectLen(data[start:]); end < 0 || json.Unmarshal(data[start:start+end], &top) != nil {
+		return 0, false
+	}
+	_, ok := top["fio version"]
+	return start, ok
 }
 
 // jobGroup is the entries of one job: several when numjobs > 1 without

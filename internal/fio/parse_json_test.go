@@ -1,6 +1,8 @@
 package fio
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -392,5 +394,36 @@ func BenchmarkParseJSON100Jobs(b *testing.B) {
 		if err != nil || len(samples) != 900 {
 			b.Fatalf("%d samples, error %v", len(samples), err)
 		}
+	}
+}
+
+// TestParseJSONKeysSorted: fio's JSON after `jq -S` (keys sorted, "fio
+// version" no longer first) gives the same samples as fio's own order.
+func TestParseJSONKeysSorted(t *testing.T) {
+	data := readInput(t, "fio3.33_randread_4k_qd8_libaio.json")
+	want, err := ParseJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	sorted, err := json.MarshalIndent(doc, "", "  ") // encoding/json sorts map keys
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(sorted), []byte(`{`+"\n"+`  "fio version"`)) {
+		t.Fatal("the sorted document still starts with fio version: the test tests nothing")
+	}
+	got, err := ParseJSON(sorted)
+	if err != nil {
+		t.Fatalf("sorted keys: %v", err)
+	}
+	if diff := cmp.Diff(want, got, approx); diff != "" {
+		t.Errorf("samples (-fio's order +sorted):\n%s", diff)
+	}
+	if _, err := ParseJSON([]byte(`{"jobs": []}`)); err == nil || !strings.Contains(err.Error(), "no fio JSON object found") {
+		t.Errorf("an object without fio version: %v", err)
 	}
 }
