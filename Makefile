@@ -8,7 +8,6 @@ SHELL := /usr/bin/env bash -o pipefail
 CONTROLLER_GEN_VERSION ?= v0.19.0
 GOLANGCI_LINT_VERSION  ?= v2.15.0
 KUBE_VERSION           ?= 1.33.4
-ARGO_VERSION           ?= v3.6.10
 CACHE                  ?= $(or $(BENCHWRIGHT_CACHE),$(HOME)/.cache/benchwright)
 LOCALBIN               ?= $(CACHE)/bin
 CONTROLLER_GEN         ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
@@ -92,7 +91,6 @@ test-chart: ## Lint and render the Helm chart with the real helm (built once fro
 .PHONY: test-argo
 test-argo: envtest ## Create the campaign WorkflowTemplate and dry-run examples/campaigns against a real API server with Argo's CRDs.
 	export $$(hack/cluster-tools.sh helm argo) && \
-	ARGO_CRDS="$$(cd $(CACHE)/build/argo-$(ARGO_VERSION) && go list -m -f '{{.Dir}}' github.com/argoproj/argo-workflows/v3)/manifests/base/crds/full" \
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) ./test/argo/...
 
 .PHONY: argo-lint
