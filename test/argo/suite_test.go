@@ -189,31 +189,14 @@ func needArgo(t *testing.T) {
 	}
 }
 
-// helmBinary is $HELM, else the helm hack/cluster-tools.sh builds.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("HELM"); p != "" {
-		return p
-	}
-	cmd := exec.Command(filepath.Join(util.RepoRoot(), "hack", "cluster-tools.sh"), "helm")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("hack/cluster-tools.sh helm (set HELM to skip the build): %v", err)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if p, ok := strings.CutPrefix(line, "HELM="); ok {
-			return p
-		}
-	}
-	t.Fatalf("hack/cluster-tools.sh helm printed no HELM= line: %q", out)
-	return ""
-}
-
 // renderArgo renders the chart's Argo templates with argo.enabled.
 func renderArgo(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
-	cmd := exec.Command(helmBinary(t), "template", release, filepath.Join(util.RepoRoot(), "charts", "benchwright"),
+	helm, err := util.Helm()
+	if err != nil {
+		t.Fatalf("finding helm (set HELM to skip the build): %v", err)
+	}
+	cmd := exec.Command(helm, "template", release, filepath.Join(util.RepoRoot(), "charts", "benchwright"),
 		"--namespace", namespace, "--set", "argo.enabled=true",
 		"--show-only", "templates/argo/workflowtemplate.yaml", "--show-only", "templates/argo/rbac.yaml")
 	var stderr bytes.Buffer

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -26,30 +25,11 @@ const (
 
 var chartDir = filepath.Join(util.RepoRoot(), "charts", "benchwright")
 
-var helmPath = sync.OnceValues(func() (string, error) {
-	if p := os.Getenv("HELM"); p != "" {
-		return p, nil
-	}
-	// Builds helm from the module proxy on a cold cache (a few minutes).
-	cmd := exec.Command(filepath.Join(util.RepoRoot(), "hack", "cluster-tools.sh"), "helm")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("hack/cluster-tools.sh helm: %w", err)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if p, ok := strings.CutPrefix(line, "HELM="); ok {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("hack/cluster-tools.sh helm printed no HELM= line: %q", out)
-})
-
 // helm runs the helm binary in the repository root and returns its stdout;
 // the error holds its stderr.
 func helm(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	bin, err := helmPath()
+	bin, err := util.Helm()
 	if err != nil {
 		t.Fatalf("finding helm (set HELM to skip the build): %v", err)
 	}

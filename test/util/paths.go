@@ -1,4 +1,4 @@
-// Package util holds helpers shared by the integration and e2e tests.
+// Package util holds helpers shared by the test packages.
 package util
 
 import (
