@@ -109,7 +109,9 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 	case phaseFailed:
 		return ctrl.Result{}, r.runFailure(ctx, b, rep, obs)
 	case phaseLost:
-		return r.retry(ctx, b, launch, rep, attempt, obs)
+		return r.Retry(b, &b.Status.BenchmarkStatusCommon, benchrun.Lost{
+			Rep: rep, Attempt: attempt, Total: b.Spec.Repetitions, MaxRetries: b.Spec.MaxRetries, Why: obs.why,
+		}, nil, func(next int) (ctrl.Result, error) { return r.startAttempt(ctx, b, launch, rep, next) })
 	}
 	return r.collect(ctx, b, launch, st, job, rep, attempt, obs)
 }
@@ -210,23 +212,6 @@ func failedStep(raw []byte) string {
 		}
 	}
 	return benchrun.Diagnostics(raw)
-}
-
-// retry starts the next attempt of a repetition whose pods the cluster took
-// away, until spec.maxRetries is used up.
-func (r *Reconciler) retry(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep, attempt int, obs observation) (ctrl.Result, error) {
-	if attempt >= int(b.Spec.MaxRetries) {
-		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
-			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
-	}
-	r.Recorder.Eventf(b, corev1.EventTypeWarning, benchv1.ReasonEvicted, "Repetition %d/%d lost (%s); retrying (%d of %d)", rep+1, b.Spec.Repetitions, obs.why, attempt+1, b.Spec.MaxRetries)
-	res, err := r.startAttempt(ctx, b, l, rep, attempt+1)
-	if err == nil {
-		b.Status.Retries++
-		setRunning(b, metav1.ConditionFalse, benchv1.ReasonEvicted,
-			fmt.Sprintf("repetition %d/%d is starting again (retry %d of %d) after: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
-	}
-	return res, err
 }
 
 // stopChildren deletes the MPIJobs that still run after a failure, so that

@@ -114,7 +114,11 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 	case phaseToolFailed:
 		return ctrl.Result{}, r.toolFailure(ctx, b, rep, obs)
 	case phaseLost:
-		return r.retry(ctx, b, st, rep, attempt, obs)
+		// The other node slots of the attempt stop too: a distributed run restarts whole.
+		return r.Retry(b, &b.Status.BenchmarkStatusCommon, benchrun.Lost{
+			Rep: rep, Attempt: attempt, Total: total, MaxRetries: b.Spec.MaxRetries, Why: obs.why,
+		}, func() error { return r.deleteActiveJobs(ctx, st.jobsOf(rep, attempt)) },
+			func(next int) (ctrl.Result, error) { return r.startAttempt(ctx, b, rep, next) })
 	}
 	return r.collect(ctx, b, st, rep, attempt, obs)
 }
@@ -232,27 +236,6 @@ func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.StorageBenchmar
 	}
 	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
 		rep+1, b.Spec.Repetitions, what, obs.exitCode, pod.Name, benchrun.NodeOf(pod), quote))
-}
-
-// retry starts the next attempt of a repetition whose pod the cluster took
-// away, until spec.maxRetries is used up.
-func (r *Reconciler) retry(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs observation) (ctrl.Result, error) {
-	if attempt >= int(b.Spec.MaxRetries) {
-		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
-			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
-	}
-	// The other node slots of the attempt stop too: a distributed run restarts whole.
-	if err := r.deleteActiveJobs(ctx, st.jobsOf(rep, attempt)); err != nil {
-		return ctrl.Result{}, err
-	}
-	r.Recorder.Eventf(b, corev1.EventTypeWarning, benchv1.ReasonEvicted, "Repetition %d/%d lost (%s); retrying (%d of %d)", rep+1, b.Spec.Repetitions, obs.why, attempt+1, b.Spec.MaxRetries)
-	res, err := r.startAttempt(ctx, b, rep, attempt+1)
-	if err == nil {
-		b.Status.Retries++
-		setRunning(b, metav1.ConditionFalse, benchv1.ReasonEvicted,
-			fmt.Sprintf("repetition %d/%d is starting again (retry %d of %d) after: %s", rep+1, b.Spec.Repetitions, attempt+1, b.Spec.MaxRetries, obs.why))
-	}
-	return res, err
 }
 
 // stopChildren deletes the Jobs that still run after a failure, so that they
