@@ -55,15 +55,12 @@ func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.
 		ns = "default"
 	}
 	client := &http.Client{Timeout: 2 * time.Minute}
-	for _, f := range []struct {
-		format string
-		write  func(io.Writer) error
-	}{{"html", rep.WriteHTML}, {"md", rep.WriteMarkdown}, {"csv", rep.WriteCSV}} {
+	for _, f := range reportFormats {
 		var buf bytes.Buffer
-		if err := f.write(&buf); err != nil {
+		if err := writerOf(rep, f)(&buf); err != nil {
 			return err
 		}
-		target := server + "/campaigns/" + url.PathEscape(ns) + "/" + url.PathEscape(campaign) + "/report." + f.format
+		target := server + "/campaigns/" + url.PathEscape(ns) + "/" + url.PathEscape(campaign) + "/report." + f
 		if err := putReport(cmd.Context(), client, target, strings.TrimSpace(string(token)), buf.Bytes()); err != nil {
 			return err
 		}
@@ -72,8 +69,7 @@ func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.
 	if out == "" || out == "-" {
 		return nil
 	}
-	write := map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV}[format]
-	return writeFile(out, write)
+	return writeFile(out, writerOf(rep, format))
 }
 
 // campaignName is --campaign, else the campaign label's value in the selector.

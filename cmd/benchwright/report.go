@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,7 +46,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			if format == "" {
 				format = formatOf(out)
 			}
-			if format != "html" && format != "md" && format != "csv" {
+			if !slices.Contains(reportFormats, format) {
 				return fmt.Errorf("unknown --format %q (html, md or csv)", format)
 			}
 			runs, err := cluster.loadRuns(cmd.Context(), args)
@@ -64,7 +65,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			if pub.publish {
 				return pub.run(cmd, cluster, rep, out, format)
 			}
-			write := map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV}[format]
+			write := writerOf(rep, format)
 			if out == "" || out == "-" {
 				return write(cmd.OutOrStdout())
 			}
@@ -83,6 +84,15 @@ token needs create on campaignreports.benchwright.io in the namespace.
 	cluster.register(cmd)
 	pub.register(cmd)
 	return cmd
+}
+
+// reportFormats are the formats a report is written in, in the order
+// --publish stores them.
+var reportFormats = []string{"html", "md", "csv"}
+
+// writerOf is rep's writer of format, one of reportFormats.
+func writerOf(rep *report.Report, format string) func(io.Writer) error {
+	return map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV}[format]
 }
 
 // formatOf is the format a file name asks for.
