@@ -18,13 +18,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/yamldoc"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -205,36 +205,20 @@ func renderArgo(t *testing.T) []*unstructured.Unstructured {
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, stderr.String())
 	}
-	return decodeAll(t, out)
-}
-
-// decodeAll decodes a YAML stream, skipping empty documents.
-func decodeAll(t *testing.T, data []byte) []*unstructured.Unstructured {
-	t.Helper()
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		var fields map[string]any
-		if err := dec.Decode(&fields); err != nil {
-			if err.Error() == "EOF" {
-				return objs
-			}
-			t.Fatal(err)
-		}
-		if fields != nil {
-			objs = append(objs, &unstructured.Unstructured{Object: fields})
-		}
+	objs, err := yamldoc.Decode(out)
+	if err != nil {
+		t.Fatalf("helm template: %v", err)
 	}
+	return objs
 }
 
 // readObject decodes a repository file holding one object.
 func readObject(t *testing.T, rel string) *unstructured.Unstructured {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(util.RepoRoot(), rel))
+	objs, err := yamldoc.ReadFile(filepath.Join(util.RepoRoot(), rel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs := decodeAll(t, data)
 	if len(objs) != 1 {
 		t.Fatalf("%s: want one object, got %d", rel, len(objs))
 	}

@@ -100,6 +100,8 @@ func (o object) into(t *testing.T, v any) {
 }
 
 // decode splits helm's output into its manifests, skipping empty ones.
+// Unlike internal/yamldoc.Decode it keeps each raw document: into decodes
+// that strictly, which also rejects a key a template emits twice.
 func decode(manifests string) ([]object, error) {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(manifests)))
 	var objs []object
