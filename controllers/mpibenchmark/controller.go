@@ -98,12 +98,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 		setRunning(b, metav1.ConditionFalse, benchv1.ReasonStarting, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, obs.why))
 		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
 	case phaseRunning:
-		deadline := obs.started.Add(runTimeout(b))
-		if now.After(deadline) {
-			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", rep+1, total, runTimeout(b)))
-		}
-		setRunning(b, metav1.ConditionTrue, benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running (MPIJob %s)", rep+1, total, job.Name))
-		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
+		return r.Running(b, &b.Status.BenchmarkStatusCommon, rep, total, obs.started, b.Spec.Timeouts, " (MPIJob "+job.Name+")")
 	case phaseDeadline:
 		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, obs.why))
 	case phaseFailed:

@@ -55,6 +55,20 @@ func (e *Env) Starting(obj client.Object, kind string, st *benchv1.BenchmarkStat
 	return ctrl.Result{RequeueAfter: StartTimeout(t) + time.Second}
 }
 
+// Running keeps a running repetition rep (of total), started at started,
+// within the run timeout: past it, a Timeout Outcome; else Running True with
+// "repetition n/total is running" and note, looking again once the timeout
+// is over.
+func (e *Env) Running(obj client.Object, st *benchv1.BenchmarkStatusCommon, rep int, total int32, started time.Time, t benchv1.Timeouts, note string) (ctrl.Result, error) {
+	now, deadline := e.Now(), started.Add(RunTimeout(t))
+	if now.After(deadline) {
+		return ctrl.Result{}, Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", rep+1, total, RunTimeout(t)))
+	}
+	SetCondition(st, obj.GetGeneration(), benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning,
+		fmt.Sprintf("repetition %d/%d is running%s", rep+1, total, note))
+	return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
+}
+
 // Lost is attempt Attempt of repetition Rep (of Total) whose pods the cluster
 // took away, and why.
 type Lost struct {
