@@ -15,6 +15,7 @@ import (
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/report"
 )
 
@@ -44,7 +45,7 @@ type clusterBenchmark struct {
 func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.Source, error) {
 	var names []string
 	for _, a := range args {
-		if _, err := os.Stat(a); err != nil && !report.IsStoreURL(a) {
+		if _, err := os.Stat(a); err != nil && !artifacts.IsURL(a) {
 			names = append(names, a)
 		}
 	}

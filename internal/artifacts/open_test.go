@@ -39,3 +39,14 @@ func TestOpenFileCreatesDir(t *testing.T) {
 		t.Fatalf("%s not created: %v", dir, err)
 	}
 }
+
+func TestIsURL(t *testing.T) {
+	for s, want := range map[string]bool{
+		"gs://bucket/prefix": true, "s3://bucket": true, "azblob://c/p": true, "file:///var/lib/x": true,
+		"results/fio-c2": false, "/abs/samples.ndjson": false, "ftp://host/x": false, "gs:/bucket": false,
+	} {
+		if got := IsURL(s); got != want {
+			t.Errorf("IsURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

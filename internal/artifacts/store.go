@@ -125,6 +125,17 @@ func schemeList() string {
 	return strings.Join(schemes, "://, ") + "://"
 }
 
+// IsURL tells whether s is a URL of a scheme Open accepts (gs://, s3://,
+// azblob://, file://) rather than a local path.
+func IsURL(s string) bool {
+	for _, scheme := range schemes {
+		if strings.HasPrefix(s, scheme+"://") {
+			return true
+		}
+	}
+	return false
+}
+
 // URI is the full URL of key, e.g. gs://bucket/prefix/ns/Kind/name/uid/summary.json,
 // without query parameters. URI("") is the store's root.
 func (s *Store) URI(key string) string {

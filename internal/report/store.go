@@ -47,24 +47,13 @@ func (u StoreRuns) Samples(ctx context.Context, add func(string, results.Sample)
 	return nil
 }
 
-// IsStoreURL tells whether an argument names an artifact store rather than a
-// local file.
-func IsStoreURL(arg string) bool {
-	for _, scheme := range []string{"gs://", "s3://", "azblob://", "file://"} {
-		if strings.HasPrefix(arg, scheme) {
-			return true
-		}
-	}
-	return false
-}
-
 // Sources reads command-line arguments, local files and store URLs, in the
 // order given: the first run is the comparisons' baseline.
 func Sources(args []string) Source {
 	var all multi
 	var files Files
 	for _, a := range args {
-		if !IsStoreURL(a) {
+		if !artifacts.IsURL(a) {
 			files = append(files, a)
 			continue
 		}
