@@ -210,9 +210,13 @@ func (f clusterFlags) client() (client.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	ns := f.namespace
-	if ns == "" {
-		ns = "default"
+	return c, f.ns(), nil
+}
+
+// ns is --namespace, "default" when not given.
+func (f clusterFlags) ns() string {
+	if f.namespace == "" {
+		return "default"
 	}
-	return c, ns, nil
+	return f.namespace
 }

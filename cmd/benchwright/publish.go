@@ -50,10 +50,7 @@ func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.
 	if err != nil {
 		return fmt.Errorf("--publish needs a ServiceAccount token: %w (run it in a pod, or give --token-file)", err)
 	}
-	ns := cluster.namespace
-	if ns == "" {
-		ns = "default"
-	}
+	ns := cluster.ns()
 	client := &http.Client{Timeout: 2 * time.Minute}
 	for _, f := range reportFormats {
 		var buf bytes.Buffer
