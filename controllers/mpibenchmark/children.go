@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -69,17 +68,6 @@ func (c *children) podsOf(j *mpiv2.MPIJob) []*corev1.Pod {
 		}
 	}
 	return out
-}
-
-// finishTime is when the launcher's container ended, for samples whose tool
-// prints no time of its own.
-func finishTime(p *corev1.Pod) (t time.Time) {
-	for _, cs := range p.Status.ContainerStatuses {
-		if term := cs.State.Terminated; term != nil && term.FinishedAt.After(t) {
-			t = term.FinishedAt.UTC()
-		}
-	}
-	return t
 }
 
 // summaryNote is the headline of an event: latency and peak bandwidth so far.

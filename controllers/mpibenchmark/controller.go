@@ -161,7 +161,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 		}
 		nodes = append(nodes, n)
 	}
-	labelSamples(b, samples, nodes, rep, attempt, finishTime(pod))
+	labelSamples(b, samples, nodes, rep, attempt, benchrun.FinishTime(pod))
 	summaries, err := run.AddRepetition(ctx, rep, samples, nodes, summarizeOptions(b))
 	if err != nil {
 		return ctrl.Result{}, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -134,20 +133,9 @@ func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, ra
 func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int) {
 	benchrun.Origin{
 		Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
-		Repetition: rep, Attempt: attempt, Node: out.node, Finished: finishTime(out.pod),
+		Repetition: rep, Attempt: attempt, Node: out.node, Finished: benchrun.FinishTime(out.pod),
 	}.Label(out.samples)
 	for _, s := range out.samples {
 		s.Labels[results.LabelNode] = out.pod.Spec.NodeName
 	}
-}
-
-// finishTime is when the pod's last container ended, for samples whose tool
-// prints no time of its own.
-func finishTime(p *corev1.Pod) (t time.Time) {
-	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
-		if term := cs.State.Terminated; term != nil && term.FinishedAt.After(t) {
-			t = term.FinishedAt.UTC()
-		}
-	}
-	return t
 }

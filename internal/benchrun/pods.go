@@ -2,6 +2,8 @@ package benchrun
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -68,4 +70,15 @@ func Place(spec *corev1.PodSpec, p benchv1.Placement) {
 		}
 	}
 	spec.Tolerations = append(spec.Tolerations, p.Tolerations...)
+}
+
+// FinishTime is when the pod's last container ended, init containers
+// included, for samples whose tool prints no time of its own.
+func FinishTime(p *corev1.Pod) (t time.Time) {
+	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+		if term := cs.State.Terminated; term != nil && term.FinishedAt.After(t) {
+			t = term.FinishedAt.UTC()
+		}
+	}
+	return t
 }
