@@ -67,7 +67,7 @@ func parameters(t *testing.T, obj *unstructured.Unstructured) []parameter {
 func TestAcceptedByAPIServer(t *testing.T) {
 	needArgo(t)
 	ctx := context.Background()
-	ensureNamespace(ctx, t)
+	util.EnsureNamespace(ctx, t, k8sClient, namespace)
 	if err := k8sClient.Create(ctx, workflowTemplate(t, renderArgo(t)), client.FieldValidation("Strict")); err != nil {
 		t.Fatalf("creating the WorkflowTemplate: %v", err)
 	}
@@ -115,7 +115,7 @@ type entry struct {
 func TestExampleMatrices(t *testing.T) {
 	needArgo(t)
 	ctx := context.Background()
-	ensureNamespace(ctx, t)
+	util.EnsureNamespace(ctx, t, k8sClient, namespace)
 	defaults := map[string]string{}
 	for _, p := range parameters(t, workflowTemplate(t, renderArgo(t))) {
 		if p.Value != nil {
@@ -240,7 +240,7 @@ func TestReportFlags(t *testing.T) {
 func TestServiceAccountAccess(t *testing.T) {
 	needArgo(t)
 	ctx := context.Background()
-	ensureNamespace(ctx, t)
+	util.EnsureNamespace(ctx, t, k8sClient, namespace)
 	for _, o := range renderArgo(t) {
 		if o.GetKind() == "WorkflowTemplate" {
 			continue

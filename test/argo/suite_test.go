@@ -234,15 +234,3 @@ func ofKind(objs []*unstructured.Unstructured, kind string) []*unstructured.Unst
 	}
 	return out
 }
-
-// ensureNamespace creates the chart's namespace once.
-func ensureNamespace(ctx context.Context, t *testing.T) {
-	t.Helper()
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetName(namespace)
-	if err := k8sClient.Create(ctx, ns); err != nil && !strings.Contains(err.Error(), "already exists") {
-		t.Fatal(err)
-	}
-}

@@ -1,19 +1,16 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -100,7 +97,7 @@ func TestConfigManifestsAreAccepted(t *testing.T) {
 			continue // installed by envtest already
 		}
 		if obj.GetKind() != "Namespace" && obj.GetNamespace() != "" {
-			ensureNamespace(ctx, t, obj.GetNamespace())
+			util.EnsureNamespace(ctx, t, k8sClient, obj.GetNamespace())
 		}
 		if err := k8sClient.Create(ctx, obj, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
 			t.Errorf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
@@ -113,17 +110,6 @@ func TestConfigManifestsAreAccepted(t *testing.T) {
 	}
 	if kinds["CustomResourceDefinition"] != 4 {
 		t.Errorf("config/default has %d CRDs, want 4", kinds["CustomResourceDefinition"])
-	}
-}
-
-func ensureNamespace(ctx context.Context, tb testing.TB, name string) {
-	tb.Helper()
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetName(name)
-	if err := k8sClient.Create(ctx, ns); err != nil && !strings.Contains(err.Error(), "already exists") {
-		tb.Fatal(err)
 	}
 }
 

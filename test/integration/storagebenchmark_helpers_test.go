@@ -26,6 +26,7 @@ import (
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // storageEnv is one test's namespace, with the StorageBenchmark controller
@@ -74,7 +75,7 @@ func testNamespace(tb testing.TB, prefix string) string {
 		ns = ns[:63]
 	}
 	ns = strings.TrimRight(ns, "-")
-	ensureNamespace(context.Background(), tb, ns)
+	util.EnsureNamespace(context.Background(), tb, k8sClient, ns)
 	return ns
 }
 
