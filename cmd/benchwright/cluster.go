@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -166,7 +167,7 @@ func (f clusterFlags) lookup(ctx context.Context, names []string) ([]clusterBenc
 	}
 	var out []clusterBenchmark
 	for _, n := range names {
-		i := indexOf(all, n)
+		i := slices.IndexFunc(all, func(b clusterBenchmark) bool { return b.name == n })
 		if i < 0 {
 			return nil, fmt.Errorf("%s is neither a file nor a benchmark in namespace %s", n, ns)
 		}
@@ -185,15 +186,6 @@ func (f clusterFlags) lookup(ctx context.Context, names []string) ([]clusterBenc
 		}
 	}
 	return out, nil
-}
-
-func indexOf(all []clusterBenchmark, name string) int {
-	for i, b := range all {
-		if b.name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // client connects with the current kubeconfig (or in-cluster config).
