@@ -66,25 +66,18 @@ func mpiSamples() []results.Sample {
 }
 
 func TestGoldenStorage(t *testing.T) {
-	runs := group(t, storageSamples())
-	rep, err := New(runs, Options{Title: "fio on C2 and C3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var md, csv bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteCSV(&csv); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "storage.md", md.Bytes())
-	golden(t, "storage.csv", csv.Bytes())
+	goldenReport(t, storageSamples(), "fio on C2 and C3", "storage")
 }
 
 func TestGoldenMPI(t *testing.T) {
-	runs := group(t, mpiSamples())
-	rep, err := New(runs, Options{Title: "OSU on-node vs off-node"})
+	goldenReport(t, mpiSamples(), "OSU on-node vs off-node", "mpi")
+}
+
+// goldenReport compares the Markdown and CSV reports of samples, titled
+// title, with testdata/name.md and testdata/name.csv.
+func goldenReport(t *testing.T, samples []results.Sample, title, name string) {
+	t.Helper()
+	rep, err := New(group(t, samples), Options{Title: title})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +88,8 @@ func TestGoldenMPI(t *testing.T) {
 	if err := rep.WriteCSV(&csv); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "mpi.md", md.Bytes())
-	golden(t, "mpi.csv", csv.Bytes())
+	golden(t, name+".md", md.Bytes())
+	golden(t, name+".csv", csv.Bytes())
 }
 
 func TestGoldenCompareAndResults(t *testing.T) {
