@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,13 +50,9 @@ func run(m *testing.M) int {
 		skip = err.Error()
 		return m.Run()
 	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		out, err := exec.Command(filepath.Join(util.RepoRoot(), "hack", "envtest-assets.sh")).Output()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "envtest assets: %v (run hack/envtest-assets.sh)\n", err)
-			return 1
-		}
-		_ = os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	if err := util.SetEnvtestAssets(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {

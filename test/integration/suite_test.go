@@ -6,9 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,18 +32,9 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		// Build or find the cached assets, so `go test ./test/integration/...` works
-		// without the Makefile.
-		out, err := exec.Command(filepath.Join(util.RepoRoot(), "hack", "envtest-assets.sh")).Output()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "envtest assets: %v (run hack/envtest-assets.sh)\n", err)
-			return 1
-		}
-		if err := os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out))); err != nil {
-			fmt.Fprintf(os.Stderr, "setting KUBEBUILDER_ASSETS: %v\n", err)
-			return 1
-		}
+	if err := util.SetEnvtestAssets(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		panic(err)

@@ -29,3 +29,20 @@ var Helm = sync.OnceValues(func() (string, error) {
 	}
 	return "", fmt.Errorf("hack/cluster-tools.sh helm printed no HELM= line: %q", out)
 })
+
+// SetEnvtestAssets sets KUBEBUILDER_ASSETS, when it is unset, to the
+// directory hack/envtest-assets.sh builds or finds in the cache, so that
+// `go test` works without the Makefile.
+func SetEnvtestAssets() error {
+	if os.Getenv("KUBEBUILDER_ASSETS") != "" {
+		return nil
+	}
+	out, err := exec.Command(filepath.Join(RepoRoot(), "hack", "envtest-assets.sh")).Output()
+	if err != nil {
+		return fmt.Errorf("envtest assets: %w (run hack/envtest-assets.sh)", err)
+	}
+	if err := os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out))); err != nil {
+		return fmt.Errorf("setting KUBEBUILDER_ASSETS: %w", err)
+	}
+	return nil
+}
