@@ -70,9 +70,6 @@ func runStepsFile(ctx context.Context, file string, stdout, stderr io.Writer, si
 			return 0, fmt.Errorf("%s: step %d has no argv", file, i+1)
 		}
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	res, err := mpi.RunSteps(ctx, l.Steps, stdout, mpi.RunOptions{Signals: sigs})
 	if err != nil {
 		return 0, err
