@@ -3,6 +3,7 @@
 # chart/workflow checks need, from the Go module proxy, since no binary can be
 # downloaded here:
 #   kube-controller-manager, kube-scheduler  (next to the envtest assets)
+#   kubelet, kube-proxy                      (the same; only for make real-cluster)
 #   kwok, kwokctl, helm, mpi-operator, argo  (versioned names under $CACHE/bin)
 # Prints KEY=path lines. Cached outside the repo: a warm run only checks files.
 #
@@ -29,12 +30,14 @@ wanted=("$@")
 # other Kubernetes binaries are built beside them, in its module.
 KUBE_DIR=$CACHE/k8s/$KUBE_VERSION-linux-$(go env GOARCH)
 for name in "${wanted[@]:-kube-scheduler}"; do
-  [[ $name == kube-* ]] && { KUBE_DIR=$("$HERE/envtest-assets.sh"); break; }
+  [[ $name == kube-* || $name == kubelet ]] && { KUBE_DIR=$("$HERE/envtest-assets.sh"); break; }
 done
 
 declare -A path=(
   [kube-controller-manager]="$KUBE_DIR/kube-controller-manager"
   [kube-scheduler]="$KUBE_DIR/kube-scheduler"
+  [kubelet]="$KUBE_DIR/kubelet"
+  [kube-proxy]="$KUBE_DIR/kube-proxy"
   [kwok]="$BIN/kwok-$KWOK_VERSION"
   [kwokctl]="$BIN/kwokctl-$KWOK_VERSION"
   [helm]="$BIN/helm-$HELM_VERSION"
@@ -42,6 +45,7 @@ declare -A path=(
   [argo]="$BIN/argo-$ARGO_VERSION"
 )
 order=(kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator argo)
+# kubelet and kube-proxy are built only when asked for (hack/real-cluster.sh).
 ((${#wanted[@]})) || wanted=("${order[@]}")
 
 # Several test packages may call this at once: one builds, the others wait.
@@ -88,7 +92,7 @@ kube() {
 LDFLAGS_EXTRA=""
 for name in "${wanted[@]}"; do
   case $name in
-    kube-controller-manager | kube-scheduler) kube "$name" ;;
+    kube-controller-manager | kube-scheduler | kubelet | kube-proxy) kube "$name" ;;
     kwok) wrapped kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok ;;
     kwokctl) wrapped kwokctl "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwokctl ;;
     helm)
@@ -98,7 +102,7 @@ for name in "${wanted[@]}"; do
       ;;
     mpi-operator) wrapped mpi-operator "$MPI_OPERATOR_VERSION" github.com/kubeflow/mpi-operator/cmd/mpi-operator ;;
     argo) wrapped argo "$ARGO_VERSION" github.com/argoproj/argo-workflows/v3/cmd/argo ;;
-    *) log "unknown tool $name (one of: ${order[*]})"; exit 2 ;;
+    *) log "unknown tool $name (one of: ${order[*]} kubelet kube-proxy)"; exit 2 ;;
   esac
 done
 

@@ -42,7 +42,9 @@ const (
 	container   = "tuner"
 	settingsKey = "settings.json"
 	settingsDir = "/etc/benchwright/tuning"
-	// stateDir is a hostPath: the originals outlive the pod.
+	// stateDir is a hostPath: the originals outlive the pod. Each node keeps
+	// its originals in a directory of its own name, so nodes that share a
+	// filesystem (several kubelets on one machine) never take each other's.
 	stateDir = "/var/lib/benchwright/tuning"
 	// gracePeriod leaves the tuner time to restore every value (SMT on
 	// brings CPUs back online, which takes seconds on large machines).
@@ -153,7 +155,7 @@ func tunerContainer(p *benchv1.TuningProfile, image string) corev1.Container {
 	return corev1.Container{
 		Name: container, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
 		Args: []string{
-			"--settings=" + settingsDir + "/" + settingsKey, "--state-dir=" + stateDir,
+			"--settings=" + settingsDir + "/" + settingsKey, "--state-dir=" + stateDir + "/$(NODE_NAME)",
 			"--profile=" + p.Name, "--generation=" + strconv.FormatInt(p.Generation, 10), "--node=$(NODE_NAME)",
 		},
 		Env: []corev1.EnvVar{

@@ -65,7 +65,7 @@ func TestConstructTunerDaemonSetOnAPool(t *testing.T) {
 					Containers: []corev1.Container{{
 						Name: "tuner", Image: "registry.example/tuner:1", ImagePullPolicy: corev1.PullIfNotPresent,
 						Args: []string{
-							"--settings=/etc/benchwright/tuning/settings.json", "--state-dir=/var/lib/benchwright/tuning",
+							"--settings=/etc/benchwright/tuning/settings.json", "--state-dir=/var/lib/benchwright/tuning/$(NODE_NAME)",
 							"--profile=mpi-latency", "--generation=3", "--node=$(NODE_NAME)",
 						},
 						Env: []corev1.EnvVar{

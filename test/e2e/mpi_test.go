@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // The quickstart OSU benchmark through the real MPI Operator: per repetition
@@ -22,7 +23,7 @@ import (
 func TestMPIQuickstartOSU(t *testing.T) {
 	ns := newNamespace(t)
 	b := &benchv1.MPIBenchmark{}
-	loadExample(t, "quickstart/osu-latency.yaml", b)
+	util.LoadExample(t, "quickstart/osu-latency.yaml", b)
 	b.Namespace = ns
 	ctx := context.Background()
 	if err := k8s.Create(ctx, b); err != nil {
@@ -48,7 +49,7 @@ func TestMPIQuickstartOSU(t *testing.T) {
 
 	// cleanPodPolicy Running: the MPI Operator deletes the workers, which
 	// kwok keeps running, once the launcher is done.
-	waitFor(t, 30*time.Second, "worker pods deleted (cleanPodPolicy: Running)", func() (bool, string) {
+	util.WaitFor(t, 30*time.Second, "worker pods deleted (cleanPodPolicy: Running)", func() (bool, string) {
 		var pods corev1.PodList
 		if err := k8s.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{roleLabel: "worker"}); err != nil {
 			return false, err.Error()
@@ -101,7 +102,7 @@ func TestMPIQuickstartOSU(t *testing.T) {
 
 	out := kubectl(t, "get", "mpibenchmarks", "-n", ns)
 	t.Logf("kubectl get mpibenchmarks:\n%s", out)
-	row := table(t, out)[0]
+	row := util.Table(t, out)[0]
 	for col, want := range map[string]string{"NAME": b.Name, "SUITE": "osu", "MPI": "OpenMPI", "STATE": "Succeeded", "PROGRESS": "3/3", "LAYOUT": "1x2 core"} {
 		if row[col] != want {
 			t.Errorf("kubectl get: column %s = %q, want %q (row %v)", col, row[col], want, row)
@@ -111,5 +112,5 @@ func TestMPIQuickstartOSU(t *testing.T) {
 		t.Errorf("kubectl get: no latency or peak bandwidth in %v", row)
 	}
 	checkArtifacts(t, b.Status.ArtifactURI, int(b.Spec.Repetitions))
-	deleteAndWaitGone(t, b)
+	util.DeleteAndWaitGone(t, k8s, b, time.Minute)
 }

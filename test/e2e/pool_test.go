@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // kwokNodes are the dev cluster's nodes by machine type.
@@ -60,7 +61,7 @@ func TestPoolTuningAndBenchmark(t *testing.T) {
 	suffix := rand.String(5)
 
 	pool := &benchv1.BenchmarkPool{}
-	loadExample(t, "pools/existing.yaml", pool)
+	util.LoadExample(t, "pools/existing.yaml", pool)
 	pool.Name = "e2e-" + strings.SplitN(machine, "-", 2)[0] + "-" + suffix
 	pool.Spec.Existing.NodeSelector = map[string]string{benchv1.MachineTypeLabel: machine}
 	if err := k8s.Create(ctx, pool); err != nil {
@@ -72,7 +73,7 @@ func TestPoolTuningAndBenchmark(t *testing.T) {
 			_ = k8s.Delete(context.Background(), pool)
 		}
 	})
-	waitFor(t, time.Minute, "pool "+pool.Name+" Ready", func() (bool, string) {
+	util.WaitFor(t, time.Minute, "pool "+pool.Name+" Ready", func() (bool, string) {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(pool), pool); err != nil {
 			return false, err.Error()
 		}
@@ -82,12 +83,12 @@ func TestPoolTuningAndBenchmark(t *testing.T) {
 	checkPoolMarks(t, pool.Name, poolNodes)
 	out := kubectl(t, "get", "benchmarkpools", pool.Name)
 	t.Logf("kubectl get benchmarkpools:\n%s", out)
-	if row := table(t, out)[0]; row["PROVIDER"] != "existing" || row["READY"] != fmt.Sprint(len(poolNodes)) {
+	if row := util.Table(t, out)[0]; row["PROVIDER"] != "existing" || row["READY"] != fmt.Sprint(len(poolNodes)) {
 		t.Errorf("kubectl get benchmarkpools: row %v, want provider existing, ready %d", row, len(poolNodes))
 	}
 
 	profile := &benchv1.TuningProfile{}
-	loadExample(t, "tuning/network-latency.yaml", profile)
+	util.LoadExample(t, "tuning/network-latency.yaml", profile)
 	profile.Name = "e2e-latency-" + suffix
 	profile.Spec.Pool = benchv1.PoolName(pool.Name)
 	if err := k8s.Create(ctx, profile); err != nil {
@@ -99,7 +100,7 @@ func TestPoolTuningAndBenchmark(t *testing.T) {
 			_ = k8s.Delete(context.Background(), profile)
 		}
 	})
-	waitFor(t, time.Minute, "profile "+profile.Name+" Tuned", func() (bool, string) {
+	util.WaitFor(t, time.Minute, "profile "+profile.Name+" Tuned", func() (bool, string) {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(profile), profile); err != nil {
 			return false, err.Error()
 		}
@@ -121,14 +122,14 @@ func TestPoolTuningAndBenchmark(t *testing.T) {
 	}
 	out = kubectl(t, "get", "tuningprofiles", profile.Name)
 	t.Logf("kubectl get tuningprofiles:\n%s", out)
-	if row := table(t, out)[0]; row["POOL"] != pool.Name || row["STATE"] != "Tuned" || row["TUNED"] != fmt.Sprint(len(poolNodes)) {
+	if row := util.Table(t, out)[0]; row["POOL"] != pool.Name || row["STATE"] != "Tuned" || row["TUNED"] != fmt.Sprint(len(poolNodes)) {
 		t.Errorf("kubectl get tuningprofiles: row %v", row)
 	}
 
 	// A benchmark on the pool, with the profile.
 	ns := newNamespace(t)
 	b := &benchv1.StorageBenchmark{}
-	loadExample(t, "quickstart/fio.yaml", b)
+	util.LoadExample(t, "quickstart/fio.yaml", b)
 	b.Namespace = ns
 	b.Spec.NodeSelector = nil
 	b.Spec.Pool = benchv1.PoolName(pool.Name)
@@ -152,13 +153,13 @@ func TestPoolTuningAndBenchmark(t *testing.T) {
 			t.Errorf("status.nodes has %s, outside pool %s %v", n, pool.Name, poolNodes)
 		}
 	}
-	deleteAndWaitGone(t, b)
+	util.DeleteAndWaitGone(t, k8s, b, time.Minute)
 
 	// Deleting the profile takes its DaemonSet and pods away, then the profile.
 	if err := k8s.Delete(ctx, profile); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Minute, "profile "+profile.Name+" and its tuner pods gone", func() (bool, string) {
+	util.WaitFor(t, time.Minute, "profile "+profile.Name+" and its tuner pods gone", func() (bool, string) {
 		err := k8s.Get(ctx, client.ObjectKeyFromObject(profile), profile)
 		left := tunerPods(t, profile.Name)
 		var ds appsv1.DaemonSetList
@@ -173,7 +174,7 @@ func TestPoolTuningAndBenchmark(t *testing.T) {
 	if err := k8s.Delete(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Minute, "pool "+pool.Name+" gone", func() (bool, string) {
+	util.WaitFor(t, time.Minute, "pool "+pool.Name+" gone", func() (bool, string) {
 		err := k8s.Get(ctx, client.ObjectKeyFromObject(pool), pool)
 		return apierrors.IsNotFound(err), fmt.Sprintf("%v", err)
 	})

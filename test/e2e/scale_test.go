@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
 	"github.com/benchwright/benchwright/internal/mpi"
 )
 
@@ -47,11 +48,11 @@ func TestScale(t *testing.T) {
 	logs.skipNamespace(ns)
 
 	sb := &benchv1.StorageBenchmark{}
-	loadExample(t, "quickstart/fio.yaml", sb)
+	util.LoadExample(t, "quickstart/fio.yaml", sb)
 	sb.Spec.Repetitions = 1
 	sb.Spec.Expectations = nil
 	mb := &benchv1.MPIBenchmark{}
-	loadExample(t, "quickstart/osu-latency.yaml", mb)
+	util.LoadExample(t, "quickstart/osu-latency.yaml", mb)
 	mb.Spec.Repetitions = 1
 	fioOut, _, err := fioOutput(sb.Spec.Fio)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
 	"github.com/benchwright/benchwright/internal/benchrun"
 )
 
@@ -26,7 +27,7 @@ import (
 func TestStorageQuickstartFio(t *testing.T) {
 	ns := newNamespace(t)
 	b := &benchv1.StorageBenchmark{}
-	loadExample(t, "quickstart/fio.yaml", b)
+	util.LoadExample(t, "quickstart/fio.yaml", b)
 	b.Namespace = ns
 	if err := k8s.Create(context.Background(), b); err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestStorageQuickstartFio(t *testing.T) {
 		}
 	}
 
-	rows := table(t, kubectl(t, "get", "storagebenchmarks", "-n", ns))
+	rows := util.Table(t, kubectl(t, "get", "storagebenchmarks", "-n", ns))
 	t.Logf("kubectl get storagebenchmarks:\n%s", kubectl(t, "get", "storagebenchmarks", "-n", ns))
 	row := rows[0]
 	for col, want := range map[string]string{"NAME": b.Name, "STATE": "Succeeded", "PROGRESS": "3/3", "VOLUMES": "emptyDir"} {
@@ -73,7 +74,7 @@ func TestStorageQuickstartFio(t *testing.T) {
 	if h := row["RESULT"]; !strings.Contains(h, "IOPS") || !strings.HasPrefix(h, "12") {
 		t.Errorf("kubectl get: RESULT = %q, want about 126k IOPS (%.0f)", h, want["randread-4k-qd16"].ReadIOPS)
 	}
-	deleteAndWaitGone(t, b)
+	util.DeleteAndWaitGone(t, k8s, b, time.Minute)
 }
 
 // checkFioFigures compares each job's status figures with its fio report's.
@@ -143,7 +144,7 @@ func checkArtifacts(t *testing.T, uri string, reps int) {
 func TestStorageDDOnPersistentVolume(t *testing.T) {
 	ns := newNamespace(t)
 	b := &benchv1.StorageBenchmark{}
-	loadExample(t, "seeds/s4-dd-io-modes.yaml", b)
+	util.LoadExample(t, "seeds/s4-dd-io-modes.yaml", b)
 	b.Namespace = ns
 	ctx := context.Background()
 
@@ -193,7 +194,7 @@ func TestStorageDDOnPersistentVolume(t *testing.T) {
 	}
 	out := kubectl(t, "get", "storagebenchmarks", "-n", ns)
 	t.Logf("kubectl get storagebenchmarks:\n%s", out)
-	row := table(t, out)[0]
+	row := util.Table(t, out)[0]
 	if row["STATE"] != "Succeeded" || row["VOLUMES"] != "1x50Gi premium-rwo" || !strings.Contains(row["RESULT"], "/s") {
 		t.Errorf("kubectl get: row %v, want state Succeeded, volumes 1x50Gi premium-rwo, a bandwidth result", row)
 	}
@@ -204,5 +205,5 @@ func TestStorageDDOnPersistentVolume(t *testing.T) {
 	if got.Spec.VolumeName != pv.Name {
 		t.Errorf("claim %s is bound to %q, want %s", claim, got.Spec.VolumeName, pv.Name)
 	}
-	deleteAndWaitGone(t, b)
+	util.DeleteAndWaitGone(t, k8s, b, time.Minute)
 }

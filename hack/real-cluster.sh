@@ -1,0 +1,742 @@
+#!/usr/bin/env bash
+# A real Kubernetes cluster on this machine, for what must truly run (make
+# test-real): real kubelets running real containers, no kwok, no registry.
+#
+#   network namespace bw-net: the bridge bwbr0 (10.99.0.1/24) that joins the
+#     nodes, and the control plane on it: etcd, kube-apiserver (:6443),
+#     kube-controller-manager, kube-scheduler, and the MPI Operator's
+#     controller (a process, with the admin's credentials, as dev-cluster runs it);
+#   NODES nodes (1 or 2), each in its own network namespace bw-node-N
+#     (10.99.0.1N on the bridge): its own containerd (runc, overlayfs, the CNI
+#     bridge cni0 with pod subnet 10.244.N.0/24), kubelet v1.33.4 (its own root
+#     dir and cgroupRoot /benchwright-node-N) and kube-proxy (iptables);
+#     labelled like GKE nodes of MACHINE_TYPE in node pool NODE_POOL;
+#   this host reaches the bridge through the veth bw-host (10.99.0.254): the
+#     kubeconfig points at https://10.99.0.1:6443;
+#   images from hack/real-images.sh imported into every node's containerd, a
+#     default StorageClass of static local volumes, and benchwright's chart
+#     installed by helm: the manager runs as a pod from its image.
+#
+#   hack/real-cluster.sh up      # create or resume (idempotent); a changed manager is rolled out
+#   hack/real-cluster.sh env     # export KUBECONFIG=... and the other facts, for eval
+#   hack/real-cluster.sh down    # stop everything; leaves no process, mount, netns or cgroup
+#   eval "$(hack/real-cluster.sh env)"; kubectl get nodes
+#
+# Settings (environment):
+#   NODES             2 (or 1)
+#   MACHINE_TYPE      n2-standard-2 (the instance-type label; this machine has 2 cores)
+#   NODE_POOL         real-pool
+#   REAL_CLUSTER_DIR  ~/.cache/benchwright/real-cluster (state, logs, volumes)
+#   UP_TIMEOUT        seconds each component may take to come up (120)
+# Needs root, and Debian's containerd, runc, containernetworking-plugins,
+# iptables, openssl, debootstrap and buildah (installed when missing).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
+DIR=${REAL_CLUSTER_DIR:-$CACHE/real-cluster}
+RUN=/run/benchwright-real
+NODES=${NODES:-2}
+MACHINE_TYPE=${MACHINE_TYPE:-n2-standard-2}
+NODE_POOL=${NODE_POOL:-real-pool}
+ZONE=${ZONE:-us-central1-a}
+UP_TIMEOUT=${UP_TIMEOUT:-120}
+KUBE_VERSION=${KUBE_VERSION:-1.33.4}
+
+NET_NS=bw-net
+BRIDGE=bwbr0
+CP_IP=10.99.0.1
+HOST_IP=10.99.0.254
+SERVICE_CIDR=10.96.0.0/16
+KUBERNETES_SVC_IP=10.96.0.1
+DNS_IP=10.96.0.10
+CLUSTER_CIDR=10.244.0.0/16
+SYSTEM_NS=benchwright-system
+MPI_LOCK_NS=mpi-operator
+STORAGE_CLASS=local-static
+# The kernel settings a kubelet changes on its machine (protectKernelDefaults
+# false): recorded by up, restored by down.
+KUBELET_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
+
+node_name() { echo "real-node-$1"; }
+node_ns() { echo "bw-node-$1"; }
+node_ip() { echo "10.99.0.1$1"; }
+pod_cidr() { echo "10.244.$1.0/24"; }
+
+log() { echo "real-cluster [${SECONDS}s]: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+usage() {
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+in_ns() { local ns=$1; shift; nsenter --net="/run/netns/$ns" "$@"; }
+
+# tail_log FILE [N]: the first error lines and the end of a component's log.
+tail_log() {
+  [[ -f "$1" ]] || { echo "(no log at $1)" >&2; return; }
+  if grep -qiE '(^E[0-9]{4}|level=error|[^a-z](error|fatal|panic):)' "$1"; then
+    echo "----- first errors in $1 -----" >&2
+    grep -m 5 -iE '(^E[0-9]{4}|level=error|[^a-z](error|fatal|panic):)' "$1" | cut -c1-400 >&2
+  fi
+  echo "----- last lines of $1 -----" >&2
+  tail -n "${2:-30}" "$1" | cut -c1-400 >&2
+  echo "-----" >&2
+}
+
+# wait_until TIMEOUT WHAT LOG CMD...: runs CMD every half second until it
+# succeeds; after TIMEOUT seconds fails naming WHAT, with the tail of LOG.
+wait_until() {
+  local timeout=$1 what=$2 logfile=$3; shift 3
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      log "$what: not ready within ${timeout}s"
+      [[ -n "$logfile" ]] && tail_log "$logfile"
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+
+# running NAME: the pid in $DIR/run/NAME.pid is alive and runs the binary
+# recorded beside it, so a recycled pid is never taken for ours.
+running() {
+  local pid exe
+  [[ -f "$DIR/run/$1.pid" ]] || return 1
+  pid=$(<"$DIR/run/$1.pid")
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+  [[ "$exe" == "$(cat "$DIR/run/$1.exe" 2>/dev/null)" ]]
+}
+
+# start NAME NETNS BINARY ARGS...: runs BINARY in network namespace NETNS,
+# detached, logging to $DIR/logs/NAME.log (the previous log kept as .1).
+start() {
+  local name=$1 ns=$2 bin=$3; shift 3
+  running "$name" && return 0
+  [[ -f "$DIR/logs/$name.log" ]] && mv -f "$DIR/logs/$name.log" "$DIR/logs/$name.log.1"
+  echo "# $(date -u +%FT%TZ) netns $ns: $bin $*" >"$DIR/logs/$name.log"
+  setsid nohup nsenter --net="/run/netns/$ns" "$bin" "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null 8>&- 9>&- &
+  echo $! >"$DIR/run/$name.pid"
+  readlink -f "$bin" >"$DIR/run/$name.exe"
+  # nsenter execs the binary: wait until the pid shows it.
+  local i
+  for ((i = 0; i < 50; i++)); do
+    running "$name" && return 0
+    [[ -d /proc/$! ]] || break
+    sleep 0.1
+  done
+  log "$name did not start"
+  tail_log "$DIR/logs/$name.log"
+  exit 1
+}
+
+# alive NAME: fails with the log's tail when NAME has exited.
+alive() {
+  running "$1" && return 0
+  log "$1 exited"
+  tail_log "$DIR/logs/$1.log"
+  exit 1
+}
+
+# stop NAME: SIGTERM, then SIGKILL after 10 s.
+stop() {
+  local pid i
+  if running "$1"; then
+    pid=$(<"$DIR/run/$1.pid")
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+      [[ -d "/proc/$pid" ]] || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$DIR/run/$1.pid"
+}
+
+tools() {
+  "$HERE/ensure-packages.sh" containerd runc containernetworking-plugins iptables openssl conntrack iproute2 util-linux debootstrap buildah
+  local line
+  while IFS= read -r line; do
+    [[ "$line" == *=* ]] && declare -g "${line%%=*}=${line#*=}"
+  done < <("$HERE/cluster-tools.sh" kube-controller-manager kube-scheduler kubelet kube-proxy helm mpi-operator)
+  KUBE_DIR=$(KUBE_VERSION=$KUBE_VERSION "$HERE/envtest-assets.sh")
+  KUBECTL="$KUBE_DIR/kubectl"
+}
+
+k() { "$KUBECTL" --kubeconfig "$DIR/admin.kubeconfig" "$@"; }
+
+# --- certificates and kubeconfigs -------------------------------------------
+
+# cert NAME SUBJECT [SANS]: a key and a certificate signed by the cluster's CA.
+cert() {
+  local name=$1 subj=$2 sans=${3:-} ext
+  [[ -f "$DIR/pki/$name.crt" ]] && return 0
+  ext="$DIR/pki/$name.ext"
+  {
+    echo "basicConstraints=CA:FALSE"
+    echo "keyUsage=critical,digitalSignature,keyEncipherment"
+    if [[ -n "$sans" ]]; then
+      echo "extendedKeyUsage=serverAuth,clientAuth"
+      echo "subjectAltName=$sans"
+    else
+      echo "extendedKeyUsage=clientAuth"
+    fi
+  } >"$ext"
+  openssl req -new -newkey rsa:2048 -nodes -keyout "$DIR/pki/$name.key" -subj "$subj" \
+    -out "$DIR/pki/$name.csr" 2>/dev/null
+  openssl x509 -req -in "$DIR/pki/$name.csr" -CA "$DIR/pki/ca.crt" -CAkey "$DIR/pki/ca.key" \
+    -CAcreateserial -days 365 -extfile "$ext" -out "$DIR/pki/$name.crt.tmp" 2>/dev/null
+  mv "$DIR/pki/$name.crt.tmp" "$DIR/pki/$name.crt"
+  rm -f "$DIR/pki/$name.csr" "$ext"
+}
+
+# kubeconfig NAME CERT: a kubeconfig for the client certificate CERT.
+kubeconfig() {
+  local file="$DIR/$1.kubeconfig"
+  [[ -f "$file" ]] && return 0
+  cat >"$file.tmp" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: real
+  cluster:
+    server: https://$CP_IP:6443
+    certificate-authority-data: $(base64 -w0 "$DIR/pki/ca.crt")
+users:
+- name: $2
+  user:
+    client-certificate-data: $(base64 -w0 "$DIR/pki/$2.crt")
+    client-key-data: $(base64 -w0 "$DIR/pki/$2.key")
+contexts:
+- name: real
+  context: {cluster: real, user: $2}
+current-context: real
+EOF
+  mv "$file.tmp" "$file"
+}
+
+pki() {
+  mkdir -p "$DIR/pki"
+  if [[ ! -f "$DIR/pki/ca.crt" ]]; then
+    openssl req -x509 -new -newkey rsa:2048 -nodes -days 3650 -subj "/CN=benchwright-real-ca" \
+      -keyout "$DIR/pki/ca.key" -out "$DIR/pki/ca.crt" 2>/dev/null
+  fi
+  [[ -f "$DIR/pki/sa.key" ]] || {
+    openssl genrsa -out "$DIR/pki/sa.key" 2048 2>/dev/null
+    openssl rsa -in "$DIR/pki/sa.key" -pubout -out "$DIR/pki/sa.pub" 2>/dev/null
+  }
+  cert apiserver "/CN=kube-apiserver" \
+    "IP:$CP_IP,IP:$KUBERNETES_SVC_IP,IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+  cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
+  cert admin "/O=system:masters/CN=admin"
+  cert controller-manager "/CN=system:kube-controller-manager"
+  cert scheduler "/CN=system:kube-scheduler"
+  cert kube-proxy "/CN=system:kube-proxy"
+  kubeconfig admin admin
+  kubeconfig controller-manager controller-manager
+  kubeconfig scheduler scheduler
+  kubeconfig kube-proxy kube-proxy
+  local i
+  for ((i = 1; i <= NODES; i++)); do
+    cert "node-$i" "/O=system:nodes/CN=system:node:$(node_name "$i")"
+    kubeconfig "node-$i" "node-$i"
+  done
+}
+
+# --- network ------------------------------------------------------------------
+
+ns_exists() { [[ -e "/run/netns/$1" ]]; }
+
+network() {
+  if ! ns_exists "$NET_NS"; then
+    ip netns add "$NET_NS"
+  fi
+  in_ns "$NET_NS" ip link set lo up
+  if ! in_ns "$NET_NS" ip link show "$BRIDGE" >/dev/null 2>&1; then
+    in_ns "$NET_NS" ip link add "$BRIDGE" type bridge
+    in_ns "$NET_NS" ip addr add "$CP_IP/24" dev "$BRIDGE"
+  fi
+  in_ns "$NET_NS" ip link set "$BRIDGE" up
+  # This host's way onto the bridge (kubectl, helm, the tests).
+  if ! ip link show bw-host >/dev/null 2>&1; then
+    ip link add bw-host type veth peer name bwh netns "$NET_NS"
+    ip addr add "$HOST_IP/24" dev bw-host
+  fi
+  ip link set bw-host up
+  in_ns "$NET_NS" ip link set bwh master "$BRIDGE" up
+  local i ns j
+  for ((i = 1; i <= NODES; i++)); do
+    ns=$(node_ns "$i")
+    ns_exists "$ns" || ip netns add "$ns"
+    if ! in_ns "$ns" ip link show eth0 >/dev/null 2>&1; then
+      ip link add "bwn$i" netns "$NET_NS" type veth peer name eth0 netns "$ns"
+      in_ns "$ns" ip addr add "$(node_ip "$i")/24" dev eth0
+    fi
+    in_ns "$NET_NS" ip link set "bwn$i" master "$BRIDGE" up
+    in_ns "$ns" ip link set lo up
+    in_ns "$ns" ip link set eth0 up
+    # Pods are routed through their node; bridged pod traffic passes iptables
+    # (kube-proxy's service rules).
+    in_ns "$ns" sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
+    in_ns "$NET_NS" ip route replace "$(pod_cidr "$i")" via "$(node_ip "$i")"
+    ip route replace "$(pod_cidr "$i")" via "$(node_ip "$i")"
+    for ((j = 1; j <= NODES; j++)); do
+      ((j == i)) || in_ns "$ns" ip route replace "$(pod_cidr "$j")" via "$(node_ip "$j")"
+    done
+    # Services' cluster IPs are translated on the node (kube-proxy).
+    in_ns "$ns" ip route replace "$SERVICE_CIDR" dev eth0
+  done
+}
+
+# --- control plane --------------------------------------------------------------
+
+apiserver_ready() { k get --raw /readyz; }
+
+control_plane() {
+  mkdir -p "$DIR/etcd"
+  start etcd "$NET_NS" "$KUBE_DIR/etcd" --name real --data-dir "$DIR/etcd" \
+    --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
+    --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
+    --initial-cluster real=http://127.0.0.1:2380 --log-level warn
+  local p="$DIR/pki"
+  start kube-apiserver "$NET_NS" "$KUBE_DIR/kube-apiserver" \
+    --etcd-servers http://127.0.0.1:2379 \
+    --bind-address 0.0.0.0 --secure-port 6443 --advertise-address "$CP_IP" \
+    --service-cluster-ip-range "$SERVICE_CIDR" \
+    --client-ca-file "$p/ca.crt" --tls-cert-file "$p/apiserver.crt" --tls-private-key-file "$p/apiserver.key" \
+    --kubelet-client-certificate "$p/apiserver-kubelet-client.crt" --kubelet-client-key "$p/apiserver-kubelet-client.key" \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
+    --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+    --allow-privileged=true --profiling=false --v 1
+  wait_until "$UP_TIMEOUT" "kube-apiserver (/readyz)" "$DIR/logs/kube-apiserver.log" apiserver_ready
+  start kube-controller-manager "$NET_NS" "$KUBE_CONTROLLER_MANAGER" \
+    --kubeconfig "$DIR/controller-manager.kubeconfig" \
+    --authentication-kubeconfig "$DIR/controller-manager.kubeconfig" \
+    --authorization-kubeconfig "$DIR/controller-manager.kubeconfig" \
+    --service-account-private-key-file "$p/sa.key" --root-ca-file "$p/ca.crt" \
+    --use-service-account-credentials=true \
+    --cluster-signing-cert-file "$p/ca.crt" --cluster-signing-key-file "$p/ca.key" \
+    --leader-elect=false --bind-address 127.0.0.1 --profiling=false --v 1
+  start kube-scheduler "$NET_NS" "$KUBE_SCHEDULER" \
+    --kubeconfig "$DIR/scheduler.kubeconfig" \
+    --authentication-kubeconfig "$DIR/scheduler.kubeconfig" \
+    --authorization-kubeconfig "$DIR/scheduler.kubeconfig" \
+    --leader-elect=false --bind-address 127.0.0.1 --profiling=false --v 1
+  wait_until "$UP_TIMEOUT" "kube-controller-manager (the default ServiceAccount)" \
+    "$DIR/logs/kube-controller-manager.log" k get serviceaccount default -n default
+  alive kube-scheduler
+}
+
+# --- nodes ----------------------------------------------------------------------
+
+# cgroup_root N: /benchwright-node-N in every cgroup v1 hierarchy (the
+# kubelet wants its cgroupRoot to exist); cpuset's needs its CPUs and memory nodes.
+cgroup_root() {
+  local d
+  for d in /sys/fs/cgroup/*/; do
+    [[ -f "$d/cgroup.procs" && "$d" != */unified/ ]] || continue
+    mkdir -p "$d/benchwright-node-$1"
+    if [[ -f "$d/cpuset.cpus" ]]; then
+      cat "$d/cpuset.cpus" >"$d/benchwright-node-$1/cpuset.cpus"
+      cat "$d/cpuset.mems" >"$d/benchwright-node-$1/cpuset.mems"
+    fi
+  done
+}
+
+node_files() {
+  local i=$1 nd="$DIR/node-$i" run="$RUN/node-$i"
+  mkdir -p "$nd/containerd" "$nd/cni/conf" "$nd/cni/ipam" "$nd/kubelet" "$nd/manifests" "$nd/pod-logs" "$run"
+  cat >"$nd/containerd.toml" <<EOF
+version = 2
+root = "$nd/containerd/root"
+state = "$run/containerd"
+[grpc]
+  address = "$run/containerd.sock"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$nd/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$PAUSE_REF"
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        BinaryName = "runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$nd/cni/conf"
+EOF
+  cat >"$nd/cni/conf/10-bridge.conflist" <<EOF
+{
+  "cniVersion": "0.4.0",
+  "name": "benchwright-node-$i",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "cni0",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "ranges": [[{"subnet": "$(pod_cidr "$i")"}]],
+        "routes": [{"dst": "0.0.0.0/0"}],
+        "dataDir": "$nd/cni/ipam"
+      }
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+EOF
+  # Pods resolve nothing outside the cluster: no traffic leaves the namespaces.
+  printf 'nameserver %s\nsearch cluster.local\noptions ndots:5\n' "$DNS_IP" >"$nd/resolv.conf"
+  cat >"$nd/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cgroupDriver: cgroupfs
+cgroupRoot: /benchwright-node-$i
+failCgroupV1: false
+containerRuntimeEndpoint: unix://$run/containerd.sock
+imageServiceEndpoint: unix://$run/containerd.sock
+staticPodPath: $nd/manifests
+podLogsDir: $nd/pod-logs
+address: $(node_ip "$i")
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $DIR/pki/ca.crt}
+authorization:
+  mode: Webhook
+clusterDomain: cluster.local
+clusterDNS: [$DNS_IP]
+resolvConf: $nd/resolv.conf
+failSwapOn: false
+protectKernelDefaults: false
+evictionHard:
+  memory.available: "100Mi"
+  nodefs.available: "1%"
+  imagefs.available: "1%"
+  nodefs.inodesFree: "1%"
+imageGCHighThresholdPercent: 99
+imageGCLowThresholdPercent: 98
+syncFrequency: 10s
+fileCheckFrequency: 5s
+serializeImagePulls: false
+EOF
+}
+
+containerd_ready() { ctr --address "$RUN/node-$1/containerd.sock" version; }
+
+# import_images N: every image of real-images.sh in node N's containerd.
+import_images() {
+  local sock="$RUN/node-$1/containerd.sock" name ref archive have
+  have=$(ctr --address "$sock" -n k8s.io images ls -q)
+  while read -r name ref archive; do
+    grep -qxF "$ref" <<<"$have" && continue
+    log "importing $name into $(node_name "$1")"
+    ctr --address "$sock" -n k8s.io images import --no-unpack=false "$archive" >/dev/null ||
+      die "ctr images import $archive into $(node_name "$1") failed"
+  done <"$DIR/images"
+}
+
+node_ready() {
+  [[ "$(k get node "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" == True ]]
+}
+
+nodes() {
+  local i ns name nd
+  for ((i = 1; i <= NODES; i++)); do
+    ns=$(node_ns "$i") name=$(node_name "$i") nd="$DIR/node-$i"
+    node_files "$i"
+    cgroup_root "$i"
+    start "containerd-$i" "$ns" /usr/bin/containerd --config "$nd/containerd.toml"
+    wait_until "$UP_TIMEOUT" "containerd of $name" "$DIR/logs/containerd-$i.log" containerd_ready "$i"
+    import_images "$i"
+    start "kubelet-$i" "$ns" "$KUBELET" --config "$nd/kubelet.yaml" \
+      --kubeconfig "$DIR/node-$i.kubeconfig" --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
+      --hostname-override "$name" --node-ip "$(node_ip "$i")" \
+      --node-labels "node.kubernetes.io/instance-type=$MACHINE_TYPE,topology.kubernetes.io/zone=$ZONE,topology.kubernetes.io/region=${ZONE%-*}" \
+      --v 1
+    start "kube-proxy-$i" "$ns" "$KUBE_PROXY" --kubeconfig "$DIR/kube-proxy.kubeconfig" \
+      --hostname-override "$name" --cluster-cidr "$CLUSTER_CIDR" --proxy-mode iptables \
+      --conntrack-max-per-core 0 --metrics-bind-address 127.0.0.1:10249 \
+      --healthz-bind-address 127.0.0.1:10256 --v 1
+  done
+  for ((i = 1; i <= NODES; i++)); do
+    name=$(node_name "$i")
+    wait_until "$UP_TIMEOUT" "node $name (Ready)" "$DIR/logs/kubelet-$i.log" node_ready "$name"
+    alive "kube-proxy-$i"
+    # What the kubelet may not set on itself (NodeRestriction), as GKE labels its nodes.
+    k label node "$name" --overwrite >/dev/null \
+      "beta.kubernetes.io/instance-type=$MACHINE_TYPE" \
+      "cloud.google.com/gke-nodepool=$NODE_POOL" \
+      "cloud.google.com/machine-family=${MACHINE_TYPE%%-*}" \
+      "cloud.google.com/gke-os-distribution=debian" \
+      "benchwright.io/real-node=true"
+  done
+}
+
+# --- what runs on the cluster ----------------------------------------------------
+
+crd_established() {
+  [[ "$(k get crd "$1" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" == True ]]
+}
+
+storage() {
+  k apply -f - >/dev/null <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: $STORAGE_CLASS
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+reclaimPolicy: Retain
+EOF
+  # The manager's artifact store: a local volume on the first node.
+  local path="$DIR/volumes/manager-store"
+  mkdir -p "$path"
+  k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: benchwright-manager-store
+  labels: {benchwright.io/real-cluster: "true"}
+spec:
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: $STORAGE_CLASS
+  local: {path: $path}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: kubernetes.io/hostname, operator: In, values: [$(node_name 1)]}
+EOF
+}
+
+mpi_operator() {
+  local dir
+  dir=$(cd "$ROOT" && go list -m -f '{{.Dir}}' github.com/kubeflow/mpi-operator) ||
+    die "cannot locate the mpi-operator module (go mod download in $ROOT)"
+  k apply --server-side --force-conflicts -f "$dir/manifests/base/kubeflow.org_mpijobs.yaml" >/dev/null
+  wait_until "$UP_TIMEOUT" "the MPIJob CRD (Established)" "" crd_established mpijobs.kubeflow.org
+  k create namespace "$MPI_LOCK_NS" --dry-run=client -o yaml | k apply -f - >/dev/null
+  start mpi-operator "$NET_NS" "$MPI_OPERATOR" -alsologtostderr --lock-namespace="$MPI_LOCK_NS" \
+    --kubeConfig "$DIR/admin.kubeconfig" --threadiness 2
+}
+
+# image_ref NAME: the reference real-images.sh gave image NAME.
+image_ref() { awk -v n="$1" '$1 == n { print $2 }' "$DIR/images"; }
+
+chart() {
+  log "helm upgrade --install benchwright (the manager from $(image_ref manager))"
+  "$HELM" upgrade --install benchwright "$ROOT/charts/benchwright" --kubeconfig "$DIR/admin.kubeconfig" \
+    -n "$SYSTEM_NS" --create-namespace --wait=false \
+    --set "images.manager=$(image_ref manager)" \
+    --set "images.fio=$(image_ref fio)" \
+    --set "images.tuner=$(image_ref tuner)" \
+    --set "images.mpi.openmpi=$(image_ref mpi-openmpi)" \
+    --set "images.mpi.mpich=$(image_ref mpi-mpich)" >"$DIR/logs/helm.log" 2>&1 || {
+    tail_log "$DIR/logs/helm.log"
+    die "helm upgrade --install failed"
+  }
+  # The node tuner is privileged: the namespace allows it (README).
+  k label namespace "$SYSTEM_NS" --overwrite pod-security.kubernetes.io/enforce=privileged >/dev/null
+  local crd
+  for crd in benchmarkpools storagebenchmarks mpibenchmarks tuningprofiles; do
+    wait_until "$UP_TIMEOUT" "the $crd CRD (Established)" "" crd_established "$crd.benchwright.io"
+  done
+  deploy=$(k get deployments -n "$SYSTEM_NS" -o name | grep -m1 manager) || die "the chart made no manager Deployment"
+  if ! k rollout status -n "$SYSTEM_NS" "$deploy" --timeout "${UP_TIMEOUT}s" >/dev/null 2>&1; then
+    log "the manager did not become ready:"
+    k get pods -n "$SYSTEM_NS" -o wide >&2 || true
+    k describe pods -n "$SYSTEM_NS" 2>/dev/null | sed -n '/^Events:/,$p' | tail -n 15 >&2 || true
+    k logs -n "$SYSTEM_NS" "$deploy" --tail 30 >&2 2>/dev/null || true
+    exit 1
+  fi
+}
+
+# gc_synced_since STAMP: kube-controller-manager's garbage collector synced its
+# caches after STAMP (klog's "MMDD HH:MM:SS.uuuuuu"), as it does on its 30 s
+# resync after CRDs appeared; until then deleting a new kind's object leaves
+# its children.
+gc_synced_since() {
+  awk -v since="$1" '/"Caches are synced" controller="garbage collector"/ && substr($1, 2) " " $2 > since { found = 1 } END { exit !found }' \
+    "$DIR/logs/kube-controller-manager.log"
+}
+
+write_env() {
+  local i names=()
+  for ((i = 1; i <= NODES; i++)); do names+=("$(node_name "$i")"); done
+  cat >"$DIR/env" <<EOF
+KUBECONFIG=$DIR/admin.kubeconfig
+KUBECTL=$KUBECTL
+HELM=$HELM
+REAL_CLUSTER_DIR=$DIR
+REAL_NODES=$(IFS=,; echo "${names[*]}")
+REAL_NODE_NETNS=$(for ((i = 1; i <= NODES; i++)); do printf '%s,' "$(node_ns "$i")"; done | sed 's/,$//')
+REAL_STORAGE_CLASS=$STORAGE_CLASS
+REAL_VOLUMES=$DIR/volumes
+REAL_LOGS=$DIR/logs
+SYSTEM_NAMESPACE=$SYSTEM_NS
+MPI_OPERATOR_LOG=$DIR/logs/mpi-operator.log
+EOF
+  local name ref archive
+  while read -r name ref archive; do
+    name=${name^^}
+    echo "IMAGE_${name//-/_}=$ref"
+  done <"$DIR/images" >>"$DIR/env"
+}
+
+record_sysctls() {
+  [[ -f "$DIR/host-sysctls" ]] && return 0
+  local s
+  for s in "${KUBELET_SYSCTLS[@]}"; do echo "$s=$(sysctl -n "$s")"; done >"$DIR/host-sysctls"
+}
+
+up() {
+  local began=$SECONDS
+  [[ $(id -u) -eq 0 ]] || die "needs root (network namespaces, containerd, kubelet)"
+  ((NODES == 1 || NODES == 2)) || die "NODES=$NODES: 1 or 2"
+  mkdir -p "$DIR/run" "$DIR/logs" "$DIR/volumes" "$RUN"
+  exec 8>"$DIR/.lock"
+  flock 8
+  if [[ -f "$DIR/nodes" && "$(<"$DIR/nodes")" != "$NODES" ]]; then
+    die "the cluster runs with NODES=$(<"$DIR/nodes"): $0 down first"
+  fi
+  echo "$NODES" >"$DIR/nodes"
+  tools
+  hack_images=$("$HERE/real-images.sh") || die "building the images failed"
+  echo "$hack_images" >"$DIR/images"
+  PAUSE_REF=$(image_ref pause)
+  record_sysctls
+  pki
+  network
+  control_plane
+  local new_crds=""
+  k get crd mpijobs.kubeflow.org storagebenchmarks.benchwright.io >/dev/null 2>&1 || new_crds=1
+  local stamp
+  stamp=$(date +'%m%d %H:%M:%S.%6N')
+  nodes
+  storage
+  mpi_operator
+  chart
+  if [[ -n "$new_crds" ]]; then
+    log "waiting for the garbage collector to watch the new CRDs (it looks every 30 s)"
+    wait_until 90 "kube-controller-manager's garbage collector (resync after the new CRDs)" \
+      "$DIR/logs/kube-controller-manager.log" gc_synced_since "$stamp"
+  fi
+  write_env
+  log "up in $((SECONDS - began))s: eval \"\$($0 env)\""
+}
+
+# kill_node_pids N: every process in node N's cgroups (the containers) and
+# every containerd shim of its containerd, SIGKILLed.
+kill_node_pids() {
+  local pids
+  pids=$(find /sys/fs/cgroup/*/benchwright-node-"$1" -name cgroup.procs -exec cat {} + 2>/dev/null || true)
+  pids+=" $(pgrep -f "containerd-shim.* -address $RUN/node-$1/containerd.sock" || true)"
+  # shellcheck disable=SC2086
+  [[ -n "${pids// /}" ]] && kill -9 $pids 2>/dev/null || true
+}
+
+# unmount_under DIR: every mount point under DIR, deepest first.
+unmount_under() {
+  local m
+  while read -r m; do
+    umount -l "$m" 2>/dev/null || true
+  done < <(awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r)
+}
+
+# remove_cgroups N: node N's cgroup trees, deepest first.
+remove_cgroups() {
+  local d
+  for d in /sys/fs/cgroup/*/benchwright-node-"$1"; do
+    [[ -d "$d" ]] || continue
+    find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done
+}
+
+down() {
+  mkdir -p "$DIR/run"
+  exec 8>"$DIR/.lock"
+  flock 8
+  local n i
+  n=$(cat "$DIR/nodes" 2>/dev/null || echo 2)
+  stop mpi-operator
+  for ((i = 1; i <= n; i++)); do
+    stop "kubelet-$i"
+    stop "kube-proxy-$i"
+  done
+  for ((i = 1; i <= n; i++)); do
+    kill_node_pids "$i"
+    stop "containerd-$i"
+    kill_node_pids "$i"
+  done
+  stop kube-scheduler
+  stop kube-controller-manager
+  stop kube-apiserver
+  stop etcd
+  for ((i = 1; i <= n; i++)); do
+    unmount_under "$DIR/node-$i"
+    unmount_under "$RUN/node-$i"
+    sleep 0.2
+    remove_cgroups "$i"
+    ip netns delete "$(node_ns "$i")" 2>/dev/null || true
+    ip route del "$(pod_cidr "$i")" 2>/dev/null || true
+  done
+  ip link delete bw-host 2>/dev/null || true
+  ip netns delete "$NET_NS" 2>/dev/null || true
+  if [[ -f "$DIR/host-sysctls" ]]; then
+    local line
+    while read -r line; do sysctl -qw "$line" || true; done <"$DIR/host-sysctls"
+  fi
+  rm -rf "$RUN"
+  # Keep the logs of the last run; the rest goes.
+  find "$DIR" -mindepth 1 -maxdepth 1 -not -name logs -exec rm -rf {} + 2>/dev/null || true
+  leftovers
+}
+
+# leftovers: fails naming any process, mount, netns or cgroup of ours still there.
+leftovers() {
+  local found=()
+  pgrep -f "$RUN/|$DIR/(node-|admin|controller|scheduler|etcd)" >/dev/null && found+=("processes: $(pgrep -af "$RUN/|$DIR/(node-|admin|controller|scheduler|etcd)" | head -3 | tr '\n' ';')")
+  grep -qE " ($DIR|$RUN)[/ ]" /proc/self/mountinfo && found+=("mounts under $DIR or $RUN")
+  ip netns list 2>/dev/null | grep -qE '^bw-(net|node-)' && found+=("network namespaces: $(ip netns list | grep -E '^bw-' | tr '\n' ' ')")
+  compgen -G "/sys/fs/cgroup/*/benchwright-node-*" >/dev/null && found+=("cgroups: $(echo /sys/fs/cgroup/*/benchwright-node-* | head -c 200)")
+  if ((${#found[@]})); then
+    log "left behind: ${found[*]}"
+    exit 1
+  fi
+  log "down: no process, mount, network namespace or cgroup left"
+}
+
+env_() {
+  [[ -f "$DIR/env" ]] || die "the real cluster is not up: $0 up"
+  running kube-apiserver || die "the real cluster's kube-apiserver is not running: $0 up (log: $DIR/logs/kube-apiserver.log)"
+  local line
+  while IFS= read -r line; do
+    printf 'export %s=%q\n' "${line%%=*}" "${line#*=}"
+  done <"$DIR/env"
+}
+
+case ${1:-} in
+  up) up ;;
+  down) down ;;
+  env) env_ ;;
+  *) usage ;;
+esac

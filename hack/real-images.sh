@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# Builds benchwright's images without a registry, for the real cluster
+# (hack/real-cluster.sh) and for anyone without Docker:
+#
+#   1. a Debian bookworm base made with debootstrap from the mirror apt already
+#      uses, tagged as every FROM the Dockerfiles name (debian:bookworm,
+#      debian:bookworm-slim), plus golang:1.26 (that base with this machine's
+#      Go) and gcr.io/distroless/static (its passwd, group, CA certificates and
+#      time zones only);
+#   2. the real Dockerfiles of images/ with `buildah bud --pull=never`: manager,
+#      fio, tuner, and mpi-debian twice (MPI=openmpi, MPI=mpich), the benchmark
+#      sources (OSU, IMB, IOR) taken from SOURCES (no download);
+#   3. the pod sandbox image (hack/pause), which a kubelet otherwise pulls.
+#
+# Each image is cached under $CACHE/images as an OCI archive named by a digest
+# of everything it is built from (Dockerfile, build arguments, sources, base),
+# so a warm run builds nothing. buildah's own storage (layers) is kept in
+# $CACHE/images/storage. Prints one line per image: NAME REF ARCHIVE.
+#
+#   hack/real-images.sh                 # all images
+#   hack/real-images.sh pause fio       # only these
+#
+# Settings (environment):
+#   SOURCES   the benchmark source archives (default ../shared/src beside the
+#             repository; see its SOURCES.md)
+#   MIRROR    the Debian mirror (default: the first URIs/deb line of apt's sources)
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
+IMAGES="$CACHE/images"
+SOURCES=${SOURCES:-$ROOT/../shared/src}
+SUITE=bookworm
+REPO=ghcr.io/benchwright
+ALL=(pause manager fio tuner mpi-openmpi mpi-mpich)
+
+# The benchmark sources as ../shared/src holds them (SOURCES.md): the archive
+# names and checksums the mpi-debian Dockerfile checks.
+OSU_VERSION=7.4
+OSU_SHA256=c14a3e3f5f95b9ccf8c745fcdef161e029b472c28762306f9471a4b7d4dc5242
+IMB_VERSION=2021.11
+IMB_SHA256=082c9d040c01b01261b88c13e535b5c1996a071afd80bc1f10cf87dbfda10e57
+IOR_VERSION=4.0.0
+IOR_SHA256=3e1965e7ba7dd6449e710b95ae073fb351237f80134be7366eedea02bf40512f
+
+log() { echo "real-images [${SECONDS}s]: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+[[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, buildah): run it as root or with sudo"
+"$HERE/ensure-packages.sh" debootstrap buildah containerd
+
+mkdir -p "$IMAGES/tmp"
+exec 9>"$IMAGES/.lock"
+flock 9
+
+B=(buildah --root "$IMAGES/storage" --runroot /run/benchwright-buildah)
+
+# digest ARGS...: a short digest of strings and the contents of files/directories.
+digest() {
+  local a
+  for a in "$@"; do
+    if [[ -d "$a" ]]; then
+      (cd "$a" && find . -type f -not -name '*_test.go' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    elif [[ -f "$a" ]]; then
+      sha256sum <"$a"
+    else
+      echo "$a"
+    fi
+  done | sha256sum | cut -c1-12
+}
+
+# present REF: buildah's storage holds REF.
+present() { "${B[@]}" inspect --type image "$1" >/dev/null 2>&1; }
+
+# load NAME REF: REF is in buildah's storage, from the cached archive if need be.
+load() {
+  present "$2" && return 0
+  [[ -f "$IMAGES/$1.oci.tar" ]] || return 1
+  local id
+  # An archive of another key (an older build) holds another reference: rebuild.
+  id=$("${B[@]}" pull -q "oci-archive:$IMAGES/$1.oci.tar:$2" 2>/dev/null) || return 1
+  "${B[@]}" tag "$id" "$2"
+}
+
+# save NAME REF: writes REF to the cached archive NAME.oci.tar.
+save() {
+  local tmp="$IMAGES/tmp/$1.oci.tar"
+  rm -f "$tmp"
+  "${B[@]}" push -q "$2" "oci-archive:$tmp:$2" >/dev/null
+  mv -f "$tmp" "$IMAGES/$1.oci.tar"
+}
+
+mirror() {
+  [[ -n "${MIRROR:-}" ]] && { echo "$MIRROR"; return; }
+  local m
+  m=$(grep -hs -m1 '^URIs:' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null | awk '{print $2; exit}')
+  [[ -n "$m" ]] || m=$(grep -hs -m1 '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '{print $2; exit}')
+  echo "${m:-http://deb.debian.org/debian}"
+}
+
+# base: the debootstrapped bookworm (minbase, as debian:bookworm-slim), tagged
+# debian:bookworm and debian:bookworm-slim.
+base() {
+  local m key name ref rootfs
+  m=$(mirror)
+  key=$(digest "$SUITE" "$m" minbase-v1 "$(grep -hs 'Acquire::' /etc/apt/apt.conf.d/* || true)")
+  name="base-$SUITE-$key"
+  ref="localhost/benchwright/debian:$SUITE-$key"
+  if ! load "$name" "$ref"; then
+    rootfs="$IMAGES/tmp/rootfs-$key"
+    rm -rf "$rootfs"
+    log "debootstrap $SUITE from $m (cold: ~4 min)"
+    debootstrap --variant=minbase "$SUITE" "$rootfs" "$m" >"$IMAGES/tmp/debootstrap.log" 2>&1 || {
+      tail -n 20 "$IMAGES/tmp/debootstrap.log" >&2
+      die "debootstrap failed (log: $IMAGES/tmp/debootstrap.log)"
+    }
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+    # The Dockerfiles' apt-get reaches the same mirror, with apt's settings for it.
+    printf 'deb %s %s main\ndeb %s %s-updates main\n' "$m" "$SUITE" "$m" "$SUITE" >"$rootfs/etc/apt/sources.list"
+    grep -hs 'Acquire::' /etc/apt/apt.conf.d/* >"$rootfs/etc/apt/apt.conf.d/99benchwright-mirror" || true
+    local c
+    c=$("${B[@]}" from scratch)
+    "${B[@]}" copy "$c" "$rootfs" / >/dev/null
+    "${B[@]}" config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$c"
+    "${B[@]}" commit -q --rm "$c" "$ref" >/dev/null
+    rm -rf "$rootfs"
+    save "$name" "$ref"
+  fi
+  "${B[@]}" tag "$ref" docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim
+  BASE_REF=$ref BASE_KEY=$key
+}
+
+# golang: the base with this machine's Go, tagged golang:1.26 (GO_IMAGE).
+golang() {
+  local goroot ver key name ref c
+  goroot=$(go env GOROOT)
+  ver=$(go env GOVERSION)
+  key=$(digest "$BASE_KEY" "$ver" "$(go env GOPROXY GOSUMDB)" /etc/ssl/certs/ca-certificates.crt go-v1)
+  name="golang-$key"
+  ref="localhost/benchwright/golang:$key"
+  if ! load "$name" "$ref"; then
+    log "golang image: the base with $ver from $goroot"
+    c=$("${B[@]}" from --pull=never "$BASE_REF")
+    "${B[@]}" copy "$c" "$goroot" /usr/local/go >/dev/null
+    "${B[@]}" run "$c" -- sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends ca-certificates gcc libc6-dev git >/dev/null && rm -rf /var/lib/apt/lists/*'
+    # The module proxy is reached as this machine reaches it: with its CAs.
+    "${B[@]}" copy "$c" /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt >/dev/null
+    "${B[@]}" config --env GOPATH=/go --env GOTOOLCHAIN=local \
+      --env "GOPROXY=$(go env GOPROXY)" --env "GOSUMDB=$(go env GOSUMDB)" \
+      --env PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      --workingdir /go "$c"
+    "${B[@]}" commit -q --rm "$c" "$ref" >/dev/null
+    save "$name" "$ref"
+  fi
+  "${B[@]}" tag "$ref" docker.io/library/golang:1.26
+}
+
+# distroless: what gcr.io/distroless/static holds that the manager and tuner
+# use: passwd/group with nonroot (65532), CA certificates, time zones, /tmp.
+distroless() {
+  local key name ref c rootfs
+  key=$(digest "$BASE_KEY" distroless-v1)
+  name="distroless-$key"
+  ref="localhost/benchwright/distroless-static:$key"
+  if ! load "$name" "$ref"; then
+    log "distroless/static from the base"
+    rootfs="$IMAGES/tmp/distroless-$key"
+    rm -rf "$rootfs"
+    mkdir -p "$rootfs"/{etc/ssl/certs,usr/share,tmp,home/nonroot,root}
+    chmod 1777 "$rootfs/tmp"
+    c=$("${B[@]}" from --pull=never "$BASE_REF")
+    "${B[@]}" run "$c" -- sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends ca-certificates tzdata >/dev/null'
+    local mnt
+    mnt=$("${B[@]}" mount "$c")
+    cp "$mnt/etc/ssl/certs/ca-certificates.crt" "$rootfs/etc/ssl/certs/"
+    cp -a "$mnt/usr/share/zoneinfo" "$rootfs/usr/share/"
+    "${B[@]}" umount "$c" >/dev/null
+    "${B[@]}" rm "$c" >/dev/null
+    printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$rootfs/etc/passwd"
+    printf 'root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n' >"$rootfs/etc/group"
+    chown 65532:65532 "$rootfs/home/nonroot"
+    c=$("${B[@]}" from scratch)
+    "${B[@]}" copy "$c" "$rootfs" / >/dev/null
+    "${B[@]}" config --env PATH=/usr/local/bin:/usr/bin:/bin --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt "$c"
+    "${B[@]}" commit -q --rm "$c" "$ref" >/dev/null
+    rm -rf "$rootfs"
+    save "$name" "$ref"
+  fi
+  "${B[@]}" tag "$ref" gcr.io/distroless/static:nonroot gcr.io/distroless/static:latest
+}
+
+# pause: the pod sandbox, hack/pause built static.
+pause() {
+  local key ref
+  key=$(digest "$HERE/pause/main.go" "$(go env GOVERSION)")
+  ref="$REPO/pause:$key"
+  if ! load "pause" "$ref"; then
+    log "pause image"
+    local out="$IMAGES/tmp/pause" c
+    (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out" ./hack/pause)
+    c=$("${B[@]}" from scratch)
+    "${B[@]}" copy "$c" "$out" /pause >/dev/null
+    "${B[@]}" config --entrypoint '["/pause"]' --user 65535:65535 "$c"
+    "${B[@]}" commit -q --rm "$c" "$ref" >/dev/null
+    save "pause" "$ref"
+  fi
+  echo "pause $ref $IMAGES/pause.oci.tar"
+}
+
+GO_TREES=("$ROOT/go.mod" "$ROOT/go.sum" "$ROOT/api" "$ROOT/cmd" "$ROOT/controllers" "$ROOT/internal")
+
+# dockerfile NAME DOCKERFILE [--build-arg ...]: builds the Dockerfile from the
+# repository root as REPO/NAME, with the host's Go caches mounted so the Go
+# stages download and compile only what changed.
+dockerfile() {
+  local name=$1 file=$2; shift 2
+  local key ref extra=() trees=()
+  # Images that build the Go code change with it.
+  grep -q '^COPY go.mod' "$ROOT/$file" && trees=("${GO_TREES[@]}")
+  key=$(digest "$ROOT/$file" "$BASE_KEY" "$GO_KEY" "$*" ${trees[@]+"${trees[@]}"} ${SRC_FILES[@]+"${SRC_FILES[@]}"})
+  ref="$REPO/$name:dev-$key"
+  if ! load "$name" "$ref"; then
+    log "buildah bud $file $* -> $ref"
+    [[ -n "${SRC_FILES[*]:-}" ]] && extra+=(-v "$SOURCES:/sources:ro" --build-arg SOURCE_DIR=/sources)
+    local blog="$IMAGES/tmp/$name.build.log"
+    # Docker's image format, as docker build makes: the Dockerfiles' SHELL needs it.
+    "${B[@]}" bud --pull=never --layers --format=docker --isolation=chroot --network=host \
+      -v "$(go env GOMODCACHE):/go/pkg/mod" -v "$(go env GOCACHE):/root/.cache/go-build" \
+      ${extra[@]+"${extra[@]}"} "$@" -f "$ROOT/$file" -t "$ref" "$ROOT" >"$blog" 2>&1 || {
+      grep -iE -m5 'error|fail' "$blog" >&2 || true
+      tail -n 30 "$blog" >&2
+      die "building $name failed (log: $blog)"
+    }
+    save "$name" "$ref"
+  fi
+  echo "$name $ref $IMAGES/$name.oci.tar"
+}
+
+wanted=("$@")
+((${#wanted[@]})) || wanted=("${ALL[@]}")
+for n in "${wanted[@]}"; do
+  [[ " ${ALL[*]} " == *" $n "* ]] || die "unknown image $n (one of: ${ALL[*]})"
+done
+
+base
+golang
+distroless
+GO_KEY=$(digest "$(go env GOVERSION)")
+SRC_FILES=()
+for n in "${wanted[@]}"; do
+  case $n in
+    pause) pause ;;
+    manager) dockerfile manager images/manager/Dockerfile ;;
+    fio) dockerfile fio images/fio/Dockerfile ;;
+    tuner) dockerfile tuner images/tuner/Dockerfile ;;
+    mpi-openmpi | mpi-mpich)
+      [[ -d "$SOURCES" ]] || die "no benchmark sources at $SOURCES (set SOURCES to the directory with osu-micro-benchmarks-$OSU_VERSION.tar.gz, mpi-benchmarks-IMB-v$IMB_VERSION.tar.gz, ior-$IOR_VERSION.tar.gz)"
+      SRC_FILES=("$SOURCES/osu-micro-benchmarks-$OSU_VERSION.tar.gz" "$SOURCES/mpi-benchmarks-IMB-v$IMB_VERSION.tar.gz" "$SOURCES/ior-$IOR_VERSION.tar.gz")
+      dockerfile "$n" images/mpi-debian/Dockerfile --build-arg "MPI=${n#mpi-}" \
+        --build-arg OSU_VERSION=$OSU_VERSION --build-arg OSU_SHA256=$OSU_SHA256 \
+        --build-arg IMB_VERSION=$IMB_VERSION --build-arg IMB_SHA256=$IMB_SHA256 \
+        --build-arg IOR_VERSION=$IOR_VERSION --build-arg IOR_SHA256=$IOR_SHA256
+      SRC_FILES=()
+      ;;
+  esac
+done

@@ -1,0 +1,133 @@
+//go:build real
+
+package real
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+var (
+	scheme = runtime.NewScheme()
+	// env is what `hack/real-cluster.sh env` printed: KUBECONFIG, KUBECTL,
+	// REAL_NODES, REAL_VOLUMES, IMAGE_FIO, ...
+	env map[string]string
+	// k8s acts as the cluster's admin (not as the manager).
+	k8s       client.Client
+	clientset kubernetes.Interface
+	kc        util.Kubectl
+)
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(benchv1.AddToScheme(scheme))
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if os.Getuid() != 0 {
+		fmt.Fprintln(os.Stderr, "real: needs root (network namespaces, containerd, kubelet): run make test-real as root")
+		return 1
+	}
+	script := filepath.Join(util.RepoRoot(), "hack", "real-cluster.sh")
+	_, existed := clusterEnv(script)
+	if os.Getenv("REAL_REUSE") != "" {
+		if !existed {
+			fmt.Fprintf(os.Stderr, "real: REAL_REUSE is set but no real cluster is up (%s up)\n", script)
+			return 1
+		}
+	} else {
+		began := time.Now()
+		if err := runScript(script, "up"); err != nil {
+			fmt.Fprintf(os.Stderr, "real: %s up: %v\n", script, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "real: %s up took %s\n", script, time.Since(began).Round(100*time.Millisecond))
+		if !existed && os.Getenv("REAL_KEEP") == "" {
+			defer func() {
+				if err := runScript(script, "down"); err != nil {
+					fmt.Fprintf(os.Stderr, "real: %s down: %v\n", script, err)
+				}
+			}()
+		}
+	}
+	var ok bool
+	if env, ok = clusterEnv(script); !ok {
+		fmt.Fprintf(os.Stderr, "real: %s env failed after up\n", script)
+		return 1
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", env["KUBECONFIG"])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "real: kubeconfig: %v\n", err)
+		return 1
+	}
+	if k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		fmt.Fprintf(os.Stderr, "real: %v\n", err)
+		return 1
+	}
+	if clientset, err = kubernetes.NewForConfig(cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "real: %v\n", err)
+		return 1
+	}
+	kc = util.Kubectl{Bin: env["KUBECTL"], Kubeconfig: env["KUBECONFIG"]}
+	began := time.Now()
+	code := m.Run()
+	fmt.Fprintf(os.Stderr, "real: tests took %s\n", time.Since(began).Round(100*time.Millisecond))
+	return code
+}
+
+func runScript(script string, args ...string) error {
+	cmd := exec.Command(script, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+// clusterEnv is the running real cluster's facts, if there is one.
+func clusterEnv(script string) (map[string]string, bool) {
+	var out bytes.Buffer
+	cmd := exec.Command(script, "env")
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		return nil, false
+	}
+	vars := map[string]string{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "="); ok {
+			vars[k] = v
+		}
+	}
+	return vars, vars["KUBECONFIG"] != ""
+}
+
+// nodes are the real nodes' names.
+func nodes() []string { return strings.Split(env["REAL_NODES"], ",") }
+
+// nodeNetns is the network namespace of real node i (0-based).
+func nodeNetns(i int) string { return strings.Split(env["REAL_NODE_NETNS"], ",")[i] }
+
+// ctx is a context for one API call or a short wait.
+func ctx() context.Context { return context.Background() }
