@@ -42,6 +42,18 @@ dev-cluster: ## A local control plane with kwok nodes, the MPI Operator and benc
 dev-cluster-down: ## Stop and delete the local control plane.
 	hack/dev-cluster.sh down
 
+.PHONY: real-cluster
+real-cluster: ## A real cluster here (root): control plane + 2 real kubelets with containerd in network namespaces, images built without a registry, the chart by helm; `eval "$$(hack/real-cluster.sh env)"` to use it.
+	hack/real-cluster.sh up
+
+.PHONY: real-cluster-down
+real-cluster-down: ## Stop the real cluster; leaves no process, mount, network namespace or cgroup.
+	hack/real-cluster.sh down
+
+.PHONY: real-images
+real-images: ## Build images/ with buildah from a debootstrapped Debian base (no registry; cached by digest).
+	hack/real-images.sh
+
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code, then the manifests.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
@@ -78,7 +90,7 @@ test: test-unit test-integration test-chart test-argo argo-lint ## Run unit, int
 
 .PHONY: test-unit
 test-unit: ## Run unit tests (no API server).
-	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /test/integration -e /test/chart -e /test/argo -e /test/e2e)
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /test/integration -e /test/chart -e /test/argo -e /test/e2e -e /test/real)
 
 .PHONY: test-integration
 test-integration: envtest ## Run integration tests against a real kube-apiserver and etcd.
@@ -100,6 +112,14 @@ argo-lint: ## argo lint --offline on the chart's WorkflowTemplate and examples/c
 .PHONY: test-e2e
 test-e2e: ## End to end on a local control plane with kwok nodes: brings it up (hack/dev-cluster.sh), installs the chart with helm, runs the examples, tears it down.
 	go test -tags e2e $(GO_TEST_FLAGS) -timeout 30m ./test/e2e/
+
+.PHONY: test-real
+test-real: ## On a real cluster here (root): brings it up, runs real fio, dd and the tuner through the chart's manager pod, tears it down.
+	go test -tags real $(GO_TEST_FLAGS) -timeout 60m ./test/real/
+
+.PHONY: bench-real
+bench-real: ## StorageBenchmark vs a bare fio pod on a real node, alternated (PAIRS=5): IOPS ratio per pair and the operator's added seconds.
+	go test -tags real ./test/real/ -run '^$$' -bench 'FioStorageBenchmarkVsBarePod' -benchtime=1x -count=1 -timeout 60m
 
 .PHONY: bench-e2e
 bench-e2e: ## 200 StorageBenchmarks + 100 MPIBenchmarks on 100 kwok nodes: time to Succeeded, creation-to-child p50/p99, manager peak RSS, API requests per benchmark.

@@ -127,7 +127,11 @@ func constructPVCs(b *benchv1.StorageBenchmark) []*corev1.PersistentVolumeClaim 
 // jobParams picks one Job of a repetition.
 type jobParams struct {
 	rep, slot, attempt int
-	image              string
+	// image runs the tool: the spec's, or the manager's fio image.
+	image string
+	// dropCachesImage runs the privileged page-cache drop: always the
+	// manager's own fio image, never one a user named.
+	dropCachesImage string
 }
 
 // constructJob is the Job of one node slot of one repetition attempt. It runs

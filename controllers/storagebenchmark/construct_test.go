@@ -331,7 +331,8 @@ func TestDropCaches(t *testing.T) {
 		b.Spec.DropCaches = true
 		b.Spec.Fio.Jobs[0].Direct = ptr.To(false)
 	})
-	pod := mustJob(t, b, jobParams{image: "fio:3.36"}).Spec.Template.Spec
+	// A user's image runs the tool; the privileged step runs the manager's.
+	pod := mustJob(t, b, jobParams{image: "example.com/team/fio:custom", dropCachesImage: "fio:3.36"}).Spec.Template.Spec
 	want := []corev1.Container{{
 		Name: "drop-caches", Image: "fio:3.36", ImagePullPolicy: corev1.PullIfNotPresent,
 		Command: []string{"/bin/sh"}, Args: []string{"-c", "sync && echo 3 > /proc/sys/vm/drop_caches"},

@@ -148,7 +148,7 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 		image = r.Image
 	}
 	for slot := range int(b.Spec.Nodes) {
-		job, err := constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
+		job, err := constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: r.Image})
 		if err != nil {
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}

@@ -42,7 +42,7 @@ func constructPodSpec(b *benchv1.StorageBenchmark, p jobParams) (*corev1.PodSpec
 		if len(init) > 0 && init[0].Name == ddPrepareContainer {
 			at = 1
 		}
-		init = slices.Insert(init, at, dropCachesStep(p.image))
+		init = slices.Insert(init, at, dropCachesStep(p.dropCachesImage))
 	}
 
 	spec := &corev1.PodSpec{
@@ -122,7 +122,8 @@ func restrictedContainer() *corev1.SecurityContext {
 
 // dropCachesStep empties the node's page cache before the tool runs. Writing
 // /proc/sys/vm/drop_caches needs a privileged root container: it is the only
-// privileged part of a storage benchmark, and only with dropCaches: true.
+// privileged part of a storage benchmark, only with dropCaches: true, and it
+// runs the manager's own fio image, whatever image the spec names.
 func dropCachesStep(image string) corev1.Container {
 	return corev1.Container{
 		Name: dropCachesContainer, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,

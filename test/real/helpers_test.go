@@ -25,9 +25,9 @@ import (
 
 // newNamespace is a namespace of the test's own, deleted when it ends (unless
 // it failed and REAL_KEEP is set, to look at).
-func newNamespace(t *testing.T) string {
+func newNamespace(t testing.TB) string {
 	t.Helper()
-	name := "real-" + strings.ToLower(strings.TrimPrefix(t.Name(), "Test"))
+	name := "real-" + strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(t.Name(), "Test"), "Benchmark"))
 	name = strings.NewReplacer("/", "-", "_", "-").Replace(name)
 	if len(name) > 40 {
 		name = name[:40]
@@ -80,7 +80,7 @@ func waitSucceeded(t *testing.T, b client.Object, st *benchv1.BenchmarkStatusCom
 
 // diagnose logs what helps to understand a failed test: the namespace's
 // objects and events, and the manager's log tail.
-func diagnose(t *testing.T, ns string) {
+func diagnose(t testing.TB, ns string) {
 	t.Logf("kubectl get storagebenchmarks,jobs,pods,pvc -n %s -o wide:\n%s", ns,
 		kc.Try("get", "storagebenchmarks,jobs,pods,pvc", "-n", ns, "-o", "wide"))
 	t.Logf("events in %s:\n%s", ns, kc.Try("get", "events", "-n", ns, "--sort-by", ".lastTimestamp"))
