@@ -112,10 +112,19 @@ running() {
 }
 
 # start NAME NETNS BINARY ARGS...: runs BINARY in network namespace NETNS,
-# detached, logging to $DIR/logs/NAME.log (the previous log kept as .1).
+# detached, logging to $DIR/logs/NAME.log (the previous log kept as .1). A
+# running NAME is kept if it runs with the same binary and arguments, else
+# restarted.
 start() {
   local name=$1 ns=$2 bin=$3; shift 3
-  running "$name" && return 0
+  local args
+  args=$(printf '%s\n' "$ns" "$(sha256sum <"$bin")" "$@")
+  if running "$name"; then
+    [[ "$args" == "$(cat "$DIR/run/$name.args" 2>/dev/null)" ]] && return 0
+    log "restarting $name (its binary or arguments changed)"
+    stop "$name"
+  fi
+  echo "$args" >"$DIR/run/$name.args"
   [[ -f "$DIR/logs/$name.log" ]] && mv -f "$DIR/logs/$name.log" "$DIR/logs/$name.log.1"
   echo "# $(date -u +%FT%TZ) netns $ns: $bin $*" >"$DIR/logs/$name.log"
   setsid nohup nsenter --net="/run/netns/$ns" "$bin" "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null 8>&- 9>&- &
@@ -311,6 +320,7 @@ control_plane() {
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+    --kubelet-preferred-address-types InternalIP \
     --allow-privileged=true --profiling=false --v 1
   wait_until "$UP_TIMEOUT" "kube-apiserver (/readyz)" "$DIR/logs/kube-apiserver.log" apiserver_ready
   start kube-controller-manager "$NET_NS" "$KUBE_CONTROLLER_MANAGER" \

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -40,6 +41,7 @@ var (
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(benchv1.AddToScheme(scheme))
+	utilruntime.Must(mpiv2.AddToScheme(scheme))
 }
 
 func TestMain(m *testing.M) {
@@ -117,10 +119,23 @@ func clusterEnv(script string) (map[string]string, bool) {
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
 		if k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "="); ok {
-			vars[k] = v
+			vars[k] = unquote(v)
 		}
 	}
 	return vars, vars["KUBECONFIG"] != ""
+}
+
+// unquote undoes bash's printf %q for values without quotes: a backslash
+// escapes the character after it.
+func unquote(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }
 
 // nodes are the real nodes' names.
