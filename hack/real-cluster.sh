@@ -371,6 +371,9 @@ state = "$run/containerd"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$PAUSE_REF"
   restrict_oom_score_adj = true
+  # Pods' network namespaces under this node's state dir, not /run/netns:
+  # down unmounts them with the rest.
+  netns_mounts_under_state_dir = true
   stream_server_address = "127.0.0.1"
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
@@ -710,6 +713,10 @@ down() {
     ip route del "$(pod_cidr "$i")" 2>/dev/null || true
   done
   ip link delete bw-host 2>/dev/null || true
+  # The node tuner's originals (a hostPath per node name), empty once restored.
+  for ((i = 1; i <= n; i++)); do
+    rmdir "/var/lib/benchwright/tuning/$(node_name "$i")" 2>/dev/null || true
+  done
   ip netns delete "$NET_NS" 2>/dev/null || true
   if [[ -f "$DIR/host-sysctls" ]]; then
     local line

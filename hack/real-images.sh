@@ -56,6 +56,14 @@ flock 9
 
 B=(buildah --root "$IMAGES/storage" --runroot /run/benchwright-buildah)
 
+# The storage is ours alone: no working container or mount outlives a run,
+# whether it built or failed.
+cleanup() {
+  "${B[@]}" rm --all >/dev/null 2>&1 || true
+  umount "$IMAGES/storage/overlay" 2>/dev/null || true
+}
+trap cleanup EXIT
+
 # digest ARGS...: a short digest of strings and the contents of files/directories.
 digest() {
   local a
