@@ -27,8 +27,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/test/util"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // TestScale is hack/bench-e2e.sh's measurement: E2E_SCALE_STORAGE (200)

@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/test/util"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // The quickstart fio benchmark as a person applies it: three repetitions of
