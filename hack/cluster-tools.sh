@@ -4,6 +4,8 @@
 # downloaded here:
 #   kube-controller-manager, kube-scheduler  (next to the envtest assets)
 #   kubelet, kube-proxy                      (the same; only for make real-cluster)
+#   coredns                                  (the cluster DNS of make real-cluster: a
+#                                             build with the plugins it uses only)
 #   kwok, kwokctl, helm, mpi-operator, argo  (versioned names under $CACHE/bin)
 # Prints KEY=path lines. Cached outside the repo: a warm run only checks files.
 #
@@ -16,6 +18,7 @@ KWOK_VERSION=${KWOK_VERSION:-v0.7.0}
 HELM_VERSION=${HELM_VERSION:-v3.19.0}
 MPI_OPERATOR_VERSION=${MPI_OPERATOR_VERSION:-v0.6.0}
 ARGO_VERSION=${ARGO_VERSION:-v3.6.10}
+COREDNS_VERSION=${COREDNS_VERSION:-v1.14.7}
 CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
 BIN="$CACHE/bin"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -43,9 +46,10 @@ declare -A path=(
   [helm]="$BIN/helm-$HELM_VERSION"
   [mpi-operator]="$BIN/mpi-operator-$MPI_OPERATOR_VERSION"
   [argo]="$BIN/argo-$ARGO_VERSION"
+  [coredns]="$BIN/coredns-$COREDNS_VERSION"
 )
 order=(kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator argo)
-# kubelet and kube-proxy are built only when asked for (hack/real-cluster.sh).
+# kubelet, kube-proxy and coredns are built only when asked for (hack/real-cluster.sh).
 ((${#wanted[@]})) || wanted=("${order[@]}")
 
 # Several test packages may call this at once: one builds, the others wait.
@@ -89,6 +93,45 @@ kube() {
   )
 }
 
+# coredns: CoreDNS with the plugins a cluster's DNS needs (kubernetes, cache,
+# errors, health, ready, log, loop), as CoreDNS documents for slim builds:
+# its own main registers them, no plugin.cfg code generation.
+coredns() {
+  local out=${path[coredns]} work="$CACHE/build/coredns-$COREDNS_VERSION"
+  [[ -x "$out" ]] && return 0
+  log "building coredns $COREDNS_VERSION (kubernetes, cache, errors, health, ready, log, loop) from the module proxy"
+  mkdir -p "$work"
+  (
+    cd "$work"
+    [[ -f go.mod ]] || go mod init benchwright.io/coredns >/dev/null 2>&1
+    cat >main.go <<'GO'
+package main
+
+import (
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/coremain"
+	_ "github.com/coredns/coredns/plugin/cache"
+	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/health"
+	_ "github.com/coredns/coredns/plugin/kubernetes"
+	_ "github.com/coredns/coredns/plugin/log"
+	_ "github.com/coredns/coredns/plugin/loop"
+	_ "github.com/coredns/coredns/plugin/ready"
+)
+
+func init() {
+	dnsserver.Directives = []string{"errors", "log", "health", "ready", "cache", "loop", "kubernetes"}
+}
+
+func main() { coremain.Run() }
+GO
+    go get "github.com/coredns/coredns@$COREDNS_VERSION" >get.log 2>&1 || { cat get.log >&2; exit 1; }
+    go mod tidy >>get.log 2>&1 || { cat get.log >&2; exit 1; }
+    go build -trimpath -ldflags "-s -w" -o "$out.tmp.$$" .
+    mv "$out.tmp.$$" "$out"
+  )
+}
+
 LDFLAGS_EXTRA=""
 for name in "${wanted[@]}"; do
   case $name in
@@ -102,7 +145,8 @@ for name in "${wanted[@]}"; do
       ;;
     mpi-operator) wrapped mpi-operator "$MPI_OPERATOR_VERSION" github.com/kubeflow/mpi-operator/cmd/mpi-operator ;;
     argo) wrapped argo "$ARGO_VERSION" github.com/argoproj/argo-workflows/v3/cmd/argo ;;
-    *) log "unknown tool $name (one of: ${order[*]} kubelet kube-proxy)"; exit 2 ;;
+    coredns) coredns ;;
+    *) log "unknown tool $name (one of: ${order[*]} kubelet kube-proxy coredns)"; exit 2 ;;
   esac
 done
 

@@ -170,8 +170,16 @@ sysctls:
 - {name: vm.swappiness, value: "10"}
 - {name: net.core.busy_poll, value: "50"}
 `)
-	p := waitProfile(t, "tp-mismatch", "Degraded", func(p *benchv1.TuningProfile) bool {
-		return meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.TuningConditionDegraded)
+	// Degraded comes with the bad node's first report; the good node's tuner
+	// may report later (its pod starts on its own): wait until both have.
+	p := waitProfile(t, "tp-mismatch", "Degraded, with a report from each node", func(p *benchv1.TuningProfile) bool {
+		reported := 0
+		for _, n := range p.Status.Nodes {
+			if n.Tuned || len(n.Mismatches) > 0 {
+				reported++
+			}
+		}
+		return meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.TuningConditionDegraded) && reported == 2
 	})
 	deg, tuned := tpCondition(t, p, benchv1.TuningConditionDegraded), tpCondition(t, p, benchv1.TuningConditionTuned)
 	if p.Status.State != benchv1.TuningDegraded {
