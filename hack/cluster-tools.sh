@@ -46,7 +46,7 @@ declare -A path=(
   [helm]="$BIN/helm-$HELM_VERSION"
   [mpi-operator]="$BIN/mpi-operator-$MPI_OPERATOR_VERSION"
   [argo]="$BIN/argo-$ARGO_VERSION"
-  [coredns]="$BIN/coredns-$COREDNS_VERSION"
+  [coredns]="$BIN/coredns-$COREDNS_VERSION-k8s"
 )
 order=(kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator argo)
 # kubelet, kube-proxy and coredns are built only when asked for (hack/real-cluster.sh).
@@ -93,13 +93,13 @@ kube() {
   )
 }
 
-# coredns: CoreDNS with the plugins a cluster's DNS needs (kubernetes, cache,
-# errors, health, ready, log, loop), as CoreDNS documents for slim builds:
+# coredns: CoreDNS with the plugins a cluster's DNS needs (bind, kubernetes,
+# cache, errors, health, ready, log, loop), as CoreDNS documents for slim builds:
 # its own main registers them, no plugin.cfg code generation.
 coredns() {
   local out=${path[coredns]} work="$CACHE/build/coredns-$COREDNS_VERSION"
   [[ -x "$out" ]] && return 0
-  log "building coredns $COREDNS_VERSION (kubernetes, cache, errors, health, ready, log, loop) from the module proxy"
+  log "building coredns $COREDNS_VERSION (bind, kubernetes, cache, errors, health, ready, log, loop) from the module proxy"
   mkdir -p "$work"
   (
     cd "$work"
@@ -110,6 +110,7 @@ package main
 import (
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/coremain"
+	_ "github.com/coredns/coredns/plugin/bind"
 	_ "github.com/coredns/coredns/plugin/cache"
 	_ "github.com/coredns/coredns/plugin/errors"
 	_ "github.com/coredns/coredns/plugin/health"
@@ -120,7 +121,8 @@ import (
 )
 
 func init() {
-	dnsserver.Directives = []string{"errors", "log", "health", "ready", "cache", "loop", "kubernetes"}
+	// In the order of CoreDNS's plugin.cfg: the order a query passes them.
+	dnsserver.Directives = []string{"bind", "ready", "health", "errors", "log", "cache", "kubernetes", "loop"}
 }
 
 func main() { coremain.Run() }

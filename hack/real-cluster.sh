@@ -4,8 +4,10 @@
 #
 #   network namespace bw-net: the bridge bwbr0 (10.99.0.1/24) that joins the
 #     nodes, and the control plane on it: etcd, kube-apiserver (:6443),
-#     kube-controller-manager, kube-scheduler, and the MPI Operator's
-#     controller (a process, with the admin's credentials, as dev-cluster runs it);
+#     kube-controller-manager, kube-scheduler, the cluster DNS (CoreDNS on
+#     10.99.0.1:53, behind the Service kube-system/kube-dns 10.96.0.10), and
+#     the MPI Operator's controller (a process, with the admin's credentials,
+#     as dev-cluster runs it);
 #   NODES nodes (1 or 2), each in its own network namespace bw-node-N
 #     (10.99.0.1N on the bridge): its own containerd (runc, overlayfs, the CNI
 #     bridge cni0 with pod subnet 10.244.N.0/24), kubelet v1.33.4 (its own root
@@ -170,7 +172,7 @@ tools() {
   local line
   while IFS= read -r line; do
     [[ "$line" == *=* ]] && declare -g "${line%%=*}=${line#*=}"
-  done < <("$HERE/cluster-tools.sh" kube-controller-manager kube-scheduler kubelet kube-proxy helm mpi-operator)
+  done < <("$HERE/cluster-tools.sh" kube-controller-manager kube-scheduler kubelet kube-proxy helm mpi-operator coredns)
   KUBE_DIR=$(KUBE_VERSION=$KUBE_VERSION "$HERE/envtest-assets.sh")
   KUBECTL="$KUBE_DIR/kubectl"
 }
@@ -244,10 +246,12 @@ pki() {
   cert controller-manager "/CN=system:kube-controller-manager"
   cert scheduler "/CN=system:kube-scheduler"
   cert kube-proxy "/CN=system:kube-proxy"
+  cert coredns "/CN=system:coredns"
   kubeconfig admin admin
   kubeconfig controller-manager controller-manager
   kubeconfig scheduler scheduler
   kubeconfig kube-proxy kube-proxy
+  kubeconfig coredns coredns
   local i
   for ((i = 1; i <= NODES; i++)); do
     cert "node-$i" "/O=system:nodes/CN=system:node:$(node_name "$i")"
@@ -503,6 +507,81 @@ nodes() {
 
 # --- what runs on the cluster ----------------------------------------------------
 
+# dns_ready: CoreDNS's ready plugin answers 200 once the kubernetes plugin
+# has synced with the API server.
+dns_ready() {
+  in_ns "$NET_NS" bash -c 'exec 3<>/dev/tcp/127.0.0.1/8181 && printf "GET /ready HTTP/1.0\r\n\r\n" >&3 && read -r -t 5 _ status _ <&3 && [[ $status == 200 ]]'
+}
+
+# dns: CoreDNS as a process beside the control plane, reading the cluster as
+# system:coredns (the RBAC of CoreDNS's own manifests), answering for
+# cluster.local only (nothing is forwarded: no query leaves the namespaces),
+# and the kube-dns Service whose cluster IP the kubelets give pods.
+dns() {
+  k apply -f - >/dev/null <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "system:coredns"}
+rules:
+- apiGroups: [""]
+  resources: [endpoints, services, pods, namespaces]
+  verbs: [list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "system:coredns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:coredns"}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: "system:coredns"}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kube-dns
+  namespace: kube-system
+  labels: {k8s-app: kube-dns}
+spec:
+  clusterIP: $DNS_IP
+  ports:
+  - {name: dns, port: 53, protocol: UDP, targetPort: 53}
+  - {name: dns-tcp, port: 53, protocol: TCP, targetPort: 53}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: kube-dns-control-plane
+  namespace: kube-system
+  labels: {kubernetes.io/service-name: kube-dns, endpointslice.kubernetes.io/managed-by: benchwright-real-cluster}
+addressType: IPv4
+endpoints:
+- addresses: [$CP_IP]
+  conditions: {ready: true}
+ports:
+- {name: dns, port: 53, protocol: UDP}
+- {name: dns-tcp, port: 53, protocol: TCP}
+EOF
+  cat >"$DIR/Corefile" <<EOF
+.:53 {
+    bind $CP_IP
+    errors
+    health 127.0.0.1:8091
+    ready 127.0.0.1:8181
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig $DIR/coredns.kubeconfig real
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }
+    cache 30
+    loop
+}
+EOF
+  start coredns "$NET_NS" "$COREDNS" -conf "$DIR/Corefile"
+  wait_until "$UP_TIMEOUT" "CoreDNS (/ready)" "$DIR/logs/coredns.log" dns_ready
+}
+
 crd_established() {
   [[ "$(k get crd "$1" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" == True ]]
 }
@@ -645,6 +724,7 @@ up() {
   local stamp
   stamp=$(date +'%m%d %H:%M:%S.%6N')
   nodes
+  dns
   storage
   mpi_operator
   chart
@@ -691,6 +771,7 @@ down() {
   local n i
   n=$(cat "$DIR/nodes" 2>/dev/null || echo 2)
   stop mpi-operator
+  stop coredns
   for ((i = 1; i <= n; i++)); do
     stop "kubelet-$i"
     stop "kube-proxy-$i"
