@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +30,10 @@ header and a trailer line:
 
   ==> benchwright step 1/2: mpirun -np 2 ... osu_latency -m 1:8 <==
   ==> benchwright step 1/2 exited with code 0 after 12.345s <==
+
+Before the first step it waits (up to 2 minutes) until this pod's own host
+name and every host of the MPI Operator's hostfile resolve: a pod's DNS name
+appears a moment after it started, and MPICH's proxies dial the launcher by name.
 
 The run stops at the first step that fails and exits with its code (127: the
 program is not on PATH). SIGTERM and SIGINT are passed to the running step; the
@@ -70,6 +78,7 @@ func runStepsFile(ctx context.Context, file string, stdout, stderr io.Writer, si
 			return 0, fmt.Errorf("%s: step %d has no argv", file, i+1)
 		}
 	}
+	waitForDNS(ctx, stderr)
 	res, err := mpi.RunSteps(ctx, l.Steps, stdout, mpi.RunOptions{Signals: sigs})
 	if err != nil {
 		return 0, err
@@ -79,4 +88,44 @@ func runStepsFile(ctx context.Context, file string, stdout, stderr io.Writer, si
 		return 128 + int(s), nil
 	}
 	return res.ExitCode, nil
+}
+
+// dnsWait bounds waitForDNS: past it, mpirun runs and says what it cannot reach.
+const dnsWait = 2 * time.Minute
+
+// waitForDNS waits until the workers' names resolve and this pod's own
+// address is in its headless Service's DNS answer (its own name resolves at
+// once from /etc/hosts, but the workers find it through DNS), saying so on
+// stderr when it waited or gave up. Without a hostfile (not an MPI Operator
+// launcher) there is nothing to wait for.
+func waitForDNS(ctx context.Context, stderr io.Writer) {
+	hosts, err := mpi.HostfileHosts(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchwright steps: reading the hostfile: %v\n", err)
+	}
+	if len(hosts) == 0 {
+		return
+	}
+	var service, ownIP string
+	if self, err := os.Hostname(); err == nil {
+		if svc, ip, ok := mpi.OwnRecord("/etc/hosts", self); ok {
+			// Absolute: no search domain is tried first.
+			service, ownIP = svc+".", ip
+			hosts = append(hosts, service)
+		}
+	}
+	lookup := func(ctx context.Context, host string) error {
+		addrs, err := net.DefaultResolver.LookupHost(ctx, host)
+		if err == nil && host == service && !slices.Contains(addrs, ownIP) {
+			return fmt.Errorf("%s does not list this pod (%s) yet: %v", host, ownIP, addrs)
+		}
+		return err
+	}
+	took, err := mpi.WaitForHosts(ctx, hosts, dnsWait, lookup)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "benchwright steps: going on without DNS: %v\n", err)
+	case took > time.Second:
+		fmt.Fprintf(stderr, "benchwright steps: %s resolved after %s\n", strings.Join(hosts, ", "), took.Round(100*time.Millisecond))
+	}
 }

@@ -72,7 +72,7 @@ func TestParseLauncherLog(t *testing.T) {
 	one := osuBench("osu_latency")
 	oneLaunch := mustLaunch(t, one)
 	argvLat, argvBW := twoLaunch.Steps[0].Argv, twoLaunch.Steps[1].Argv
-	header := "mpirun -np 2 --map-by ppr:1:node --bind-to core --report-bindings osu_latency"
+	header := "mpirun -np 2 --map-by ppr:1:node --bind-to core --report-bindings --mca btl_vader_single_copy_mechanism none osu_latency"
 	if got := mpi.FormatArgv(argvLat); got != header {
 		t.Fatalf("argv of the first step is %q, the tests below expect %q", got, header)
 	}

@@ -41,6 +41,12 @@ func mpirunPrefix(spec *benchv1.MPIBenchmarkSpec, opts Options) (argv []string, 
 		argv = append(argv, "--report-bindings")
 		if opts.Local {
 			argv = append(argv, "--oversubscribe")
+		} else if !hasEnv(spec.MPI.Env, cmaVariable) {
+			// In a pod (seccomp RuntimeDefault, no CAP_SYS_PTRACE) the kernel
+			// refuses the cross-memory attach of vader's single copy: every
+			// large on-node message fails with "Read -1 ... errno = 1".
+			// Copy through shared memory instead, unless the spec chose.
+			argv = append(argv, "--mca", "btl_vader_single_copy_mechanism", "none")
 		}
 		for _, e := range spec.MPI.Env {
 			argv = append(argv, "-x", e.Name+"="+e.Value)
@@ -79,6 +85,13 @@ func mpirunPrefix(spec *benchv1.MPIBenchmarkSpec, opts Options) (argv []string, 
 		return nil, nil, fmt.Errorf("unknown MPI implementation %q: use OpenMPI, Intel or MPICH", impl)
 	}
 	return argv, env, nil
+}
+
+// cmaVariable is OpenMPI's choice of on-node single-copy mechanism.
+const cmaVariable = "OMPI_MCA_btl_vader_single_copy_mechanism"
+
+func hasEnv(env []benchv1.EnvVar, name string) bool {
+	return slices.ContainsFunc(env, func(e benchv1.EnvVar) bool { return e.Name == name })
 }
 
 // cpuList is the explicit binding's CPUs as "0,16,32"; empty for other policies.

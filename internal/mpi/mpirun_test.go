@@ -34,9 +34,15 @@ func TestMPIRunDialects(t *testing.T) {
 		env  []benchv1.EnvVar
 	}{
 		{"OpenMPI off-node, core binding by default", osuSpec(benchv1.OpenMPI, 2, 1, nil),
-			[]string{"mpirun", "-np", "2", "--map-by", "ppr:1:node", "--bind-to", "core", "--report-bindings", "-x", "FI_PROVIDER=tcp"}, nil},
+			[]string{"mpirun", "-np", "2", "--map-by", "ppr:1:node", "--bind-to", "core", "--report-bindings", "--mca", "btl_vader_single_copy_mechanism", "none", "-x", "FI_PROVIDER=tcp"}, nil},
 		{"OpenMPI on-node, explicit CPUs", osuSpec(benchv1.OpenMPI, 1, 2, explicit),
-			[]string{"mpirun", "-np", "2", "--map-by", "ppr:2:node", "--cpu-set", "0,16", "--bind-to", "cpu-list:ordered", "--report-bindings", "-x", "FI_PROVIDER=tcp"}, nil},
+			[]string{"mpirun", "-np", "2", "--map-by", "ppr:2:node", "--cpu-set", "0,16", "--bind-to", "cpu-list:ordered", "--report-bindings", "--mca", "btl_vader_single_copy_mechanism", "none", "-x", "FI_PROVIDER=tcp"}, nil},
+		{"OpenMPI, the spec's own single-copy choice", func() *benchv1.MPIBenchmarkSpec {
+			s := osuSpec(benchv1.OpenMPI, 1, 2, nil)
+			s.MPI.Env = []benchv1.EnvVar{{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "cma"}}
+			return s
+		}(),
+			[]string{"mpirun", "-np", "2", "--map-by", "ppr:2:node", "--bind-to", "core", "--report-bindings", "-x", "OMPI_MCA_btl_vader_single_copy_mechanism=cma"}, nil},
 		{"Intel MPI, socket domains", osuSpec(benchv1.IntelMPI, 2, 1, &benchv1.CPUBinding{Policy: benchv1.BindSocket}),
 			[]string{"mpirun", "-n", "2", "-ppn", "1", "-genv", "I_MPI_PIN_DOMAIN", "socket", "-genv", "FI_PROVIDER", "tcp"}, nil},
 		{"Intel MPI, explicit CPUs", osuSpec(benchv1.IntelMPI, 1, 2, explicit),
