@@ -234,7 +234,7 @@ func TestConstructMPIJob(t *testing.T) {
 			}},
 			want: func(j *mpiv2.MPIJob) {
 				j.Spec.MPIImplementation = mpiv2.MPIImplementationMPICH
-				launcherSpec(j).Containers[0].Env = []corev1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}, {Name: "MPIR_CVAR_ENABLE_GPU", Value: "0"}}
+				launcherSpec(j).Containers[0].Env = []corev1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}, {Name: "MPIR_CVAR_ENABLE_GPU", Value: "0"}, {Name: "UCX_NET_DEVICES", Value: "eth0"}}
 			},
 		},
 		{
@@ -426,7 +426,7 @@ func TestConstructConfigMap(t *testing.T) {
 	if err := json.Unmarshal([]byte(got.Data["steps.json"]), &doc); err != nil {
 		t.Fatalf("steps.json: %v", err)
 	}
-	prefix := []string{"mpirun", "-n", "2", "-ppn", "1", "-bind-to", "core", "-envlist", "FI_PROVIDER"}
+	prefix := []string{"mpirun", "-n", "2", "-ppn", "1", "-bind-to", "core", "-envlist", "FI_PROVIDER,UCX_NET_DEVICES"}
 	wantSteps := []step{
 		{Tests: []string{"osu_latency"}, Argv: append(slices.Clone(prefix), "osu_latency")},
 		{Tests: []string{"osu_bw"}, Argv: append(slices.Clone(prefix), "osu_bw")},
@@ -434,7 +434,7 @@ func TestConstructConfigMap(t *testing.T) {
 	if diff := cmp.Diff(wantSteps, doc.Steps); diff != "" {
 		t.Errorf("steps.json steps (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]benchv1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}}, doc.Env); diff != "" {
+	if diff := cmp.Diff([]benchv1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}, {Name: "UCX_NET_DEVICES", Value: "eth0"}}, doc.Env); diff != "" {
 		t.Errorf("steps.json env (-want +got):\n%s", diff)
 	}
 	// What the launcher reads back is the Launch it was given.

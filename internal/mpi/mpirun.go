@@ -71,15 +71,22 @@ func mpirunPrefix(spec *benchv1.MPIBenchmarkSpec, opts Options) (argv []string, 
 		} else {
 			argv = append(argv, "-bind-to", string(binding.Policy))
 		}
-		if len(spec.MPI.Env) > 0 {
-			names := make([]string, len(spec.MPI.Env))
-			for i, e := range spec.MPI.Env {
+		vars := slices.Clone(spec.MPI.Env)
+		if !opts.Local && !hasEnv(vars, "UCX_NET_DEVICES") && !hasEnv(vars, "UCX_TLS") {
+			// In a pod, UCX (MPICH's ch4:ucx) also offers the loopback device
+			// to ranks on other nodes, and off-node runs hang after the
+			// first header: keep it on the pod's network, unless the spec chose.
+			vars = append(vars, benchv1.EnvVar{Name: "UCX_NET_DEVICES", Value: "eth0"})
+		}
+		if len(vars) > 0 {
+			names := make([]string, len(vars))
+			for i, e := range vars {
 				names[i] = e.Name
 			}
 			// Hydra forwards the named variables from the launcher's
 			// environment: the values never appear on a command line.
 			argv = append(argv, "-envlist", strings.Join(names, ","))
-			env = append(env, spec.MPI.Env...)
+			env = append(env, vars...)
 		}
 	default:
 		return nil, nil, fmt.Errorf("unknown MPI implementation %q: use OpenMPI, Intel or MPICH", impl)

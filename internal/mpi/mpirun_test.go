@@ -50,8 +50,15 @@ func TestMPIRunDialects(t *testing.T) {
 		{"Intel MPI, no pinning", osuSpec(benchv1.IntelMPI, 2, 1, &benchv1.CPUBinding{Policy: benchv1.BindNone}),
 			[]string{"mpirun", "-n", "2", "-ppn", "1", "-genv", "I_MPI_PIN", "0", "-genv", "FI_PROVIDER", "tcp"}, nil},
 		{"MPICH, env through the launcher", osuSpec(benchv1.MPICH, 1, 2, explicit),
-			[]string{"mpirun", "-n", "2", "-ppn", "2", "-bind-to", "user:0,16", "-envlist", "FI_PROVIDER"},
-			[]benchv1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}}},
+			[]string{"mpirun", "-n", "2", "-ppn", "2", "-bind-to", "user:0,16", "-envlist", "FI_PROVIDER,UCX_NET_DEVICES"},
+			[]benchv1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}, {Name: "UCX_NET_DEVICES", Value: "eth0"}}},
+		{"MPICH, the spec's own UCX transports", func() *benchv1.MPIBenchmarkSpec {
+			s := osuSpec(benchv1.MPICH, 2, 1, nil)
+			s.MPI.Env = []benchv1.EnvVar{{Name: "UCX_TLS", Value: "tcp"}}
+			return s
+		}(),
+			[]string{"mpirun", "-n", "2", "-ppn", "1", "-bind-to", "core", "-envlist", "UCX_TLS"},
+			[]benchv1.EnvVar{{Name: "UCX_TLS", Value: "tcp"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := BuildLaunch(tc.spec, Options{})

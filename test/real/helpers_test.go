@@ -48,6 +48,16 @@ func newNamespace(t testing.TB) string {
 	return name
 }
 
+// readExample is a file of examples/.
+func readExample(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(util.RepoRoot(), "examples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // waitFinished waits until the benchmark has condition Succeeded or Failed
 // and returns which, with its reason and message.
 func waitFinished(t *testing.T, b client.Object, st *benchv1.BenchmarkStatusCommon, timeout time.Duration) metav1.Condition {

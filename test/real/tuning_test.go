@@ -48,20 +48,11 @@ func TestTuningOnRealNodes(t *testing.T) {
 		}
 	}
 
-	pool := &benchv1.BenchmarkPool{
-		ObjectMeta: metav1.ObjectMeta{Name: "real-tuning"},
-		Spec: benchv1.BenchmarkPoolSpec{
-			Provider: benchv1.ProviderExisting,
-			Existing: &benchv1.ExistingPoolSpec{NodeSelector: map[string]string{"benchwright.io/real-node": "true"}},
-		},
-	}
-	if err := k8s.Create(ctx(), pool); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k8s.Delete(ctx(), pool) })
+	pool := "real-tuning"
+	existingPool(t, pool)
 	profile := &benchv1.TuningProfile{
 		ObjectMeta: metav1.ObjectMeta{Name: "real-network-latency"},
-		Spec:       benchv1.TuningProfileSpec{Pool: benchv1.PoolName(pool.Name), Sysctls: sysctls},
+		Spec:       benchv1.TuningProfileSpec{Pool: benchv1.PoolName(pool), Sysctls: sysctls},
 	}
 	if err := k8s.Create(ctx(), profile); err != nil {
 		t.Fatal(err)

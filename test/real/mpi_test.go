@@ -1,0 +1,187 @@
+//go:build real
+
+package real
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+// The quickstart OSU benchmark with OpenMPI, as a person applies it: two
+// ranks on one node, through the real MPI Operator, a launcher running
+// benchwright steps, mpirun reaching the worker's sshd, OSU 7.4 built from
+// source in the image.
+func TestQuickstartOSU(t *testing.T) {
+	ns := newNamespace(t)
+	b := &benchv1.MPIBenchmark{}
+	util.LoadExample(t, "quickstart/osu-latency.yaml", b)
+	b.Namespace = ns
+	runMPIBenchmark(t, b)
+}
+
+// Seed 001 with MPICH: two ranks on one node, then one rank on each of the
+// two nodes (off-node for real: the bridge between the nodes' namespaces).
+// The example's GKE pool becomes an existing pool of the same name over the
+// real nodes; the benchmarks are the example's, unchanged.
+func TestSeed1MPICHOnAndOffNode(t *testing.T) {
+	ns := newNamespace(t)
+	var benches []*benchv1.MPIBenchmark
+	for _, doc := range strings.Split(readExample(t, "seeds/s1-osu-on-off-vm.yaml"), "\n---\n") {
+		switch {
+		case strings.Contains(doc, "kind: BenchmarkPool"):
+			var example benchv1.BenchmarkPool
+			if err := yaml.UnmarshalStrict([]byte(doc), &example); err != nil {
+				t.Fatal(err)
+			}
+			existingPool(t, example.Name)
+		case strings.Contains(doc, "kind: MPIBenchmark"):
+			b := &benchv1.MPIBenchmark{}
+			if err := yaml.UnmarshalStrict([]byte(doc), b); err != nil {
+				t.Fatal(err)
+			}
+			b.Namespace = ns
+			benches = append(benches, b)
+		}
+	}
+	if len(benches) != 2 {
+		t.Fatalf("the example has %d MPIBenchmarks, want on-VM and off-VM", len(benches))
+	}
+	for _, b := range benches {
+		t.Run(b.Name, func(t *testing.T) {
+			nodes := runMPIBenchmark(t, b)
+			if want := int(b.Spec.Layout.Nodes); len(nodes) != want {
+				t.Errorf("the workers ran on %v, want %d node(s)", nodes, want)
+			}
+		})
+	}
+}
+
+// runMPIBenchmark creates b, waits for Succeeded and checks every status
+// figure against the launcher logs in the store; it returns the nodes the
+// workers ran on, then deletes b and checks nothing is left.
+func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) []string {
+	t.Helper()
+	began := time.Now()
+	if err := k8s.Create(ctx(), b); err != nil {
+		t.Fatal(err)
+	}
+	waitSucceeded(t, b, &b.Status.BenchmarkStatusCommon, 8*time.Minute)
+	t.Logf("kubectl apply to Succeeded: %s", time.Since(began).Round(100*time.Millisecond))
+
+	raw := rawLogs(t, b.Status.ArtifactURI)
+	launch, err := mpi.BuildLaunch(&b.Spec, mpi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []results.Sample
+	for name, log := range raw {
+		steps, err := mpi.SplitSteps(log)
+		if err != nil {
+			t.Fatalf("stored launcher log %s: %v", name, err)
+		}
+		for i, s := range steps {
+			if s.Argv != strings.Join(launch.Steps[i].Argv, " ") {
+				t.Errorf("%s step %d ran %q, want the operator's argv %q", name, i+1, s.Argv, strings.Join(launch.Steps[i].Argv, " "))
+			}
+			parsed, err := mpi.ParseOSU(s.Output)
+			if err != nil {
+				t.Fatalf("%s step %d: %v", name, i+1, err)
+			}
+			samples = append(samples, parsed...)
+		}
+	}
+	checkMPIFigures(t, b, samples)
+
+	var pods corev1.PodList
+	if err := k8s.List(ctx(), &pods, client.InNamespace(b.Namespace), client.MatchingLabels{benchv1.BenchmarkLabel: b.Name}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var nodes []string
+	for _, p := range pods.Items {
+		if p.Labels["training.kubeflow.org/job-role"] == "worker" && !seen[p.Spec.NodeName] {
+			seen[p.Spec.NodeName] = true
+			nodes = append(nodes, p.Spec.NodeName)
+		}
+	}
+	out := kc.Run(t, "get", "mpibenchmarks", "-n", b.Namespace, b.Name)
+	t.Logf("kubectl get mpibenchmarks:\n%s", out)
+	row := util.Table(t, out)[0]
+	reps := strconv.Itoa(int(b.Spec.Repetitions))
+	if row["STATE"] != "Succeeded" || row["PROGRESS"] != reps+"/"+reps || row["LATENCY(US)"] == "" || row["PEAK(MB/S)"] == "" {
+		t.Errorf("kubectl get: %v", row)
+	}
+	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
+	return nodes
+}
+
+// checkMPIFigures compares every point of the status with the median, min
+// and max over the launcher logs' samples of its test, metric and size.
+func checkMPIFigures(t *testing.T, b *benchv1.MPIBenchmark, samples []results.Sample) {
+	t.Helper()
+	values := map[string][]float64{}
+	for _, s := range samples {
+		k := s.Test + " " + s.Metric + " " + s.Labels[results.LabelMsgSize]
+		values[k] = append(values[k], s.Value)
+	}
+	points := 0
+	for _, r := range b.Status.Results {
+		for _, p := range r.Points {
+			k := fmt.Sprintf("%s %s %d", r.Test, r.Metric, p.Size)
+			want := results.Compute(values[k])
+			if want.N == 0 || p.Median != want.Median || p.Min != want.Min || p.Max != want.Max || int(p.N) != want.N {
+				t.Errorf("%s: status median %v min %v max %v n %d; the launcher logs give %v %v %v n %d",
+					k, p.Median, p.Min, p.Max, p.N, want.Median, want.Min, want.Max, want.N)
+			}
+			points++
+		}
+	}
+	if points == 0 {
+		t.Fatalf("%s has no figures in its status", b.Name)
+	}
+	t.Logf("%d status points equal the launcher logs' (latency %v µs at %v B, peak %v MB/s)", points,
+		deref(b.Status.Summary.LatencyMicroseconds), deref(b.Status.Summary.LatencyMessageSize), deref(b.Status.Summary.PeakBandwidthMBps))
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// existingPool is a BenchmarkPool named name over the real nodes, deleted
+// (untainting them) when the test ends.
+func existingPool(t *testing.T, name string) {
+	t.Helper()
+	pool := &benchv1.BenchmarkPool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: benchv1.BenchmarkPoolSpec{
+			Provider: benchv1.ProviderExisting,
+			Existing: &benchv1.ExistingPoolSpec{NodeSelector: map[string]string{"benchwright.io/real-node": "true"}},
+		},
+	}
+	if err := k8s.Create(ctx(), pool); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = k8s.Delete(ctx(), pool)
+		util.WaitFor(t, time.Minute, "BenchmarkPool "+name+" gone", func() (bool, string) {
+			err := k8s.Get(ctx(), client.ObjectKeyFromObject(pool), pool)
+			return err != nil, "still there"
+		})
+	})
+}
