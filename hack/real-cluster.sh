@@ -717,7 +717,14 @@ up() {
   fi
   echo "$NODES" >"$DIR/nodes"
   tools
-  hack_images=$("$HERE/real-images.sh") || die "building the images failed"
+  # The MPI images need the benchmark sources; without them the rest still runs.
+  local images=(pause manager fio tuner)
+  if [[ -d "${SOURCES:-$ROOT/../shared/src}" ]]; then
+    images+=(mpi-openmpi mpi-mpich)
+  else
+    log "no benchmark sources at ${SOURCES:-$ROOT/../shared/src} (set SOURCES): the MPI images are left out"
+  fi
+  hack_images=$("$HERE/real-images.sh" "${images[@]}") || die "building the images failed"
   echo "$hack_images" >"$DIR/images"
   PAUSE_REF=$(image_ref pause)
   record_sysctls

@@ -25,6 +25,7 @@ import (
 // benchwright steps, mpirun reaching the worker's sshd, OSU 7.4 built from
 // source in the image.
 func TestQuickstartOSU(t *testing.T) {
+	needImage(t, "IMAGE_MPI_OPENMPI")
 	ns := newNamespace(t)
 	b := &benchv1.MPIBenchmark{}
 	util.LoadExample(t, "quickstart/osu-latency.yaml", b)
@@ -38,6 +39,7 @@ func TestQuickstartOSU(t *testing.T) {
 // real nodes; the benchmarks are the example's, but for the off-node CPU
 // binding (see below).
 func TestSeed1MPICHOnAndOffNode(t *testing.T) {
+	needImage(t, "IMAGE_MPI_MPICH")
 	ns := newNamespace(t)
 	var benches []*benchv1.MPIBenchmark
 	for _, doc := range strings.Split(readExample(t, "seeds/s1-osu-on-off-vm.yaml"), "\n---\n") {
@@ -74,6 +76,15 @@ func TestSeed1MPICHOnAndOffNode(t *testing.T) {
 				t.Errorf("the workers ran on %v, want %d node(s)", nodes, want)
 			}
 		})
+	}
+}
+
+// needImage skips a test whose image the cluster was brought up without
+// (the MPI images need the benchmark sources, SOURCES).
+func needImage(t *testing.T, variable string) {
+	t.Helper()
+	if env[variable] == "" {
+		t.Skipf("the real cluster has no %s: it was brought up without the benchmark sources (hack/real-images.sh, SOURCES)", variable)
 	}
 }
 
