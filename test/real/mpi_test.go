@@ -88,6 +88,43 @@ func needImage(t *testing.T, variable string) {
 	}
 }
 
+// Seed 0's IMB PingPong and Allreduce, one rank on each node: the c2 cell's
+// MPIBenchmark with OpenMPI instead of Intel MPI (which cannot be built
+// here, so its OFI settings go too), without the hpc-compute tuning (machine-
+// wide settings on a shared machine), unbound (see seed 1), 2 repetitions
+// after the warm-up instead of 5.
+func TestSeed0IMBOffNode(t *testing.T) {
+	needImage(t, "IMAGE_MPI_OPENMPI")
+	ns := newNamespace(t)
+	var b *benchv1.MPIBenchmark
+	for _, doc := range strings.Split(readExample(t, "seeds/s0-mpi/c2-standard-8.yaml"), "\n---\n") {
+		switch {
+		case strings.Contains(doc, "kind: BenchmarkPool"):
+			var example benchv1.BenchmarkPool
+			if err := yaml.UnmarshalStrict([]byte(doc), &example); err != nil {
+				t.Fatal(err)
+			}
+			existingPool(t, example.Name)
+		case strings.Contains(doc, "kind: MPIBenchmark"):
+			b = &benchv1.MPIBenchmark{}
+			if err := yaml.UnmarshalStrict([]byte(doc), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if b == nil || b.Spec.Suite != benchv1.SuiteIMB {
+		t.Fatal("the example has no IMB MPIBenchmark")
+	}
+	b.Namespace = ns
+	b.Spec.MPI = benchv1.MPISettings{Implementation: benchv1.OpenMPI}
+	b.Spec.Tuning = ""
+	b.Spec.Layout.CPUBinding = &benchv1.CPUBinding{Policy: benchv1.BindNone}
+	b.Spec.Repetitions = 3
+	if nodes := runMPIBenchmark(t, b); len(nodes) != 2 {
+		t.Errorf("the workers ran on %v, want both nodes", nodes)
+	}
+}
+
 // runMPIBenchmark creates b, waits for Succeeded and checks every status
 // figure against the launcher logs in the store; it returns the nodes the
 // workers ran on, then deletes b and checks nothing is left.
@@ -107,6 +144,10 @@ func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) []string {
 	}
 	var samples []results.Sample
 	for name, log := range raw {
+		rep, _, _ := strings.Cut(name, "/")
+		if r, err := strconv.Atoi(rep); err != nil || r < int(b.Spec.WarmupRepetitions) {
+			continue // a warm-up repetition: stored, not counted
+		}
 		steps, err := mpi.SplitSteps(log)
 		if err != nil {
 			t.Fatalf("stored launcher log %s: %v", name, err)
@@ -115,7 +156,7 @@ func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) []string {
 			if s.Argv != strings.Join(launch.Steps[i].Argv, " ") {
 				t.Errorf("%s step %d ran %q, want the operator's argv %q", name, i+1, s.Argv, strings.Join(launch.Steps[i].Argv, " "))
 			}
-			parsed, err := mpi.ParseOSU(s.Output)
+			parsed, err := parseSuite(b.Spec.Suite, s.Output)
 			if err != nil {
 				t.Fatalf("%s step %d: %v", name, i+1, err)
 			}
@@ -145,6 +186,14 @@ func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) []string {
 	}
 	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
 	return nodes
+}
+
+// parseSuite parses a step's output with the suite's parser.
+func parseSuite(suite benchv1.MPISuite, out []byte) ([]results.Sample, error) {
+	if suite == benchv1.SuiteIMB {
+		return mpi.ParseIMB(out)
+	}
+	return mpi.ParseOSU(out)
 }
 
 // checkMPIFigures compares every point of the status with the median, min
