@@ -142,6 +142,13 @@ func SplitSteps(log []byte) ([]StepLog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", lineNo, err)
 		}
+		if len(steps) == 0 {
+			// The first marker is an end: the log's beginning is gone. The
+			// kubelet keeps a container's log to 10 MiB by default
+			// (containerLogMaxSize) and rotates the rest away.
+			return nil, fmt.Errorf("line %d: end of step %d/%d, which had not started: the log has lost its beginning, "+
+				"as when a step prints more than the kubelet keeps of a container's log (containerLogMaxSize, 10 MiB by default)", lineNo, i, n)
+		}
 		if !open || steps[len(steps)-1].Index != i || steps[len(steps)-1].Total != n {
 			return nil, fmt.Errorf("line %d: end of step %d/%d, which had not started", lineNo, i, n)
 		}

@@ -102,6 +102,10 @@ func TestSplitStepsRejects(t *testing.T) {
 		{"step repeated", h1 + t1 + h1, "line 3: step 1/2 out of order: expected step 2"},
 		{"next step before the trailer", h1 + StepHeader(2, 2, []string{"b"}), "line 2: step 2/2 starts before step 1/2 ended"},
 		{"trailer without header", t1, "line 1: end of step 1/2, which had not started"},
+		// The launcher of a chatty step on a real node: the kubelet rotated
+		// the start of its log away (52,478 lines of CMA errors).
+		{"log rotated away", "[worker-0:00032] Read -1, expected 1048576, errno = 1\n" + StepTrailer(2, 2, 0, time.Second),
+			"line 2: end of step 2/2, which had not started: the log has lost its beginning, as when a step prints more than the kubelet keeps"},
 		{"trailer of another step", h1 + StepTrailer(2, 2, 0, 0), "line 2: end of step 2/2, which had not started"},
 		{"step 0", StepHeader(0, 2, []string{"a"}), "line 1: step 0/2 does not exist"},
 		{"step beyond the total", StepHeader(3, 2, []string{"a"}), "line 1: step 3/2 does not exist"},
