@@ -3,15 +3,11 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -63,7 +59,7 @@ func run(m *testing.M) int {
 		return 0
 	}
 	script := filepath.Join(util.RepoRoot(), "hack", "dev-cluster.sh")
-	_, existed := devEnv(script)
+	_, existed := util.ScriptEnv(script)
 	switch {
 	case os.Getenv("E2E_REUSE") != "":
 		if !existed {
@@ -74,21 +70,21 @@ func run(m *testing.M) int {
 		// Idempotent: on a running dev cluster it only rebuilds and restarts
 		// the manager if its code changed.
 		began := time.Now()
-		if err := runScript(script, "up"); err != nil {
+		if err := util.RunScript(script, "up"); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: %s up: %v\n", script, err)
 			return 1
 		}
 		fmt.Fprintf(os.Stderr, "e2e: %s up took %s\n", script, time.Since(began).Round(100*time.Millisecond))
 		if !existed && os.Getenv("E2E_KEEP") == "" {
 			defer func() {
-				if err := runScript(script, "down"); err != nil {
+				if err := util.RunScript(script, "down"); err != nil {
 					fmt.Fprintf(os.Stderr, "e2e: %s down: %v\n", script, err)
 				}
 			}()
 		}
 	}
 	var ok bool
-	if env, ok = devEnv(script); !ok {
+	if env, ok = util.ScriptEnv(script); !ok {
 		fmt.Fprintf(os.Stderr, "e2e: %s env failed after up\n", script)
 		return 1
 	}
@@ -113,31 +109,6 @@ func run(m *testing.M) int {
 	code := m.Run()
 	fmt.Fprintf(os.Stderr, "e2e: tests took %s\n", time.Since(began).Round(100*time.Millisecond))
 	return code
-}
-
-// runScript runs the dev-cluster script with its output on stderr.
-func runScript(script string, args ...string) error {
-	cmd := exec.Command(script, args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
-}
-
-// devEnv is the running dev cluster's facts, if there is one.
-func devEnv(script string) (map[string]string, bool) {
-	var out bytes.Buffer
-	cmd := exec.Command(script, "env")
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		return nil, false
-	}
-	vars := map[string]string{}
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "="); ok {
-			vars[k] = v
-		}
-	}
-	return vars, vars["KUBECONFIG"] != ""
 }
 
 func connect(kubeconfig string) error {

@@ -3,13 +3,10 @@
 package real
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,7 +52,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	script := filepath.Join(util.RepoRoot(), "hack", "real-cluster.sh")
-	_, existed := clusterEnv(script)
+	_, existed := util.ScriptEnv(script)
 	if os.Getenv("REAL_REUSE") != "" {
 		if !existed {
 			fmt.Fprintf(os.Stderr, "real: REAL_REUSE is set but no real cluster is up (%s up)\n", script)
@@ -63,21 +60,21 @@ func run(m *testing.M) int {
 		}
 	} else {
 		began := time.Now()
-		if err := runScript(script, "up"); err != nil {
+		if err := util.RunScript(script, "up"); err != nil {
 			fmt.Fprintf(os.Stderr, "real: %s up: %v\n", script, err)
 			return 1
 		}
 		fmt.Fprintf(os.Stderr, "real: %s up took %s\n", script, time.Since(began).Round(100*time.Millisecond))
 		if !existed && os.Getenv("REAL_KEEP") == "" {
 			defer func() {
-				if err := runScript(script, "down"); err != nil {
+				if err := util.RunScript(script, "down"); err != nil {
 					fmt.Fprintf(os.Stderr, "real: %s down: %v\n", script, err)
 				}
 			}()
 		}
 	}
 	var ok bool
-	if env, ok = clusterEnv(script); !ok {
+	if env, ok = util.ScriptEnv(script); !ok {
 		fmt.Fprintf(os.Stderr, "real: %s env failed after up\n", script)
 		return 1
 	}
@@ -99,43 +96,6 @@ func run(m *testing.M) int {
 	code := m.Run()
 	fmt.Fprintf(os.Stderr, "real: tests took %s\n", time.Since(began).Round(100*time.Millisecond))
 	return code
-}
-
-func runScript(script string, args ...string) error {
-	cmd := exec.Command(script, args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
-}
-
-// clusterEnv is the running real cluster's facts, if there is one.
-func clusterEnv(script string) (map[string]string, bool) {
-	var out bytes.Buffer
-	cmd := exec.Command(script, "env")
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		return nil, false
-	}
-	vars := map[string]string{}
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "="); ok {
-			vars[k] = unquote(v)
-		}
-	}
-	return vars, vars["KUBECONFIG"] != ""
-}
-
-// unquote undoes bash's printf %q for values without quotes: a backslash
-// escapes the character after it.
-func unquote(v string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) {
-			i++
-		}
-		b.WriteByte(v[i])
-	}
-	return b.String()
 }
 
 // nodes are the real nodes' names.

@@ -172,3 +172,40 @@ func DeleteAndWaitGone(tb testing.TB, c client.Client, b client.Object, timeout 
 	})
 	tb.Logf("%s and its children gone %s after deletion", b.GetName(), time.Since(began).Round(10*time.Millisecond))
 }
+
+// RunScript runs a cluster script (hack/dev-cluster.sh, hack/real-cluster.sh)
+// with its output on stderr.
+func RunScript(script string, args ...string) error {
+	cmd := exec.Command(script, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+// ScriptEnv is what `SCRIPT env` prints (export NAME=VALUE lines, values
+// quoted by bash's printf %q), if the cluster is up: ok tells KUBECONFIG is set.
+func ScriptEnv(script string) (vars map[string]string, ok bool) {
+	out, err := exec.Command(script, "env").Output()
+	if err != nil {
+		return nil, false
+	}
+	vars = map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, found := strings.Cut(strings.TrimPrefix(line, "export "), "="); found {
+			vars[k] = unquote(v)
+		}
+	}
+	return vars, vars["KUBECONFIG"] != ""
+}
+
+// unquote undoes bash's printf %q for values without quotes: a backslash
+// escapes the character after it.
+func unquote(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
