@@ -42,29 +42,16 @@ func TestSeed1MPICHOnAndOffNode(t *testing.T) {
 	needImage(t, "IMAGE_MPI_MPICH")
 	ns := newNamespace(t)
 	var benches []*benchv1.MPIBenchmark
-	for _, doc := range strings.Split(readExample(t, "seeds/s1-osu-on-off-vm.yaml"), "\n---\n") {
-		switch {
-		case strings.Contains(doc, "kind: BenchmarkPool"):
-			var example benchv1.BenchmarkPool
-			if err := yaml.UnmarshalStrict([]byte(doc), &example); err != nil {
-				t.Fatal(err)
-			}
-			existingPool(t, example.Name)
-		case strings.Contains(doc, "kind: MPIBenchmark"):
-			b := &benchv1.MPIBenchmark{}
-			if err := yaml.UnmarshalStrict([]byte(doc), b); err != nil {
-				t.Fatal(err)
-			}
-			b.Namespace = ns
-			if b.Spec.Layout.Nodes > 1 {
-				// The two nodes share this machine's two cores: binding each
-				// node's rank to its node's first core pins both ranks to the
-				// same physical core, where two busy-polling ranks crawl (an
-				// off-node run took minutes per message size). Unbound here.
-				b.Spec.Layout.CPUBinding = &benchv1.CPUBinding{Policy: benchv1.BindNone}
-			}
-			benches = append(benches, b)
+	for _, b := range seedBenchmarks(t, "seeds/s1-osu-on-off-vm.yaml") {
+		b.Namespace = ns
+		if b.Spec.Layout.Nodes > 1 {
+			// The two nodes share this machine's two cores: binding each
+			// node's rank to its node's first core pins both ranks to the
+			// same physical core, where two busy-polling ranks crawl (an
+			// off-node run took minutes per message size). Unbound here.
+			b.Spec.Layout.CPUBinding = &benchv1.CPUBinding{Policy: benchv1.BindNone}
 		}
+		benches = append(benches, b)
 	}
 	if len(benches) != 2 {
 		t.Fatalf("the example has %d MPIBenchmarks, want on-VM and off-VM", len(benches))
@@ -77,6 +64,31 @@ func TestSeed1MPICHOnAndOffNode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seedBenchmarks are the MPIBenchmarks of an example file; each of its
+// BenchmarkPools becomes an existing pool of the same name over the real
+// nodes (deleted when the test ends). Its TuningProfiles are left out.
+func seedBenchmarks(t *testing.T, file string) []*benchv1.MPIBenchmark {
+	t.Helper()
+	var benches []*benchv1.MPIBenchmark
+	for _, doc := range strings.Split(readExample(t, file), "\n---\n") {
+		switch {
+		case strings.Contains(doc, "kind: BenchmarkPool"):
+			var example benchv1.BenchmarkPool
+			if err := yaml.UnmarshalStrict([]byte(doc), &example); err != nil {
+				t.Fatal(err)
+			}
+			existingPool(t, example.Name)
+		case strings.Contains(doc, "kind: MPIBenchmark"):
+			b := &benchv1.MPIBenchmark{}
+			if err := yaml.UnmarshalStrict([]byte(doc), b); err != nil {
+				t.Fatal(err)
+			}
+			benches = append(benches, b)
+		}
+	}
+	return benches
 }
 
 // needImage skips a test whose image the cluster was brought up without
@@ -96,25 +108,11 @@ func needImage(t *testing.T, variable string) {
 func TestSeed0IMBOffNode(t *testing.T) {
 	needImage(t, "IMAGE_MPI_OPENMPI")
 	ns := newNamespace(t)
-	var b *benchv1.MPIBenchmark
-	for _, doc := range strings.Split(readExample(t, "seeds/s0-mpi/c2-standard-8.yaml"), "\n---\n") {
-		switch {
-		case strings.Contains(doc, "kind: BenchmarkPool"):
-			var example benchv1.BenchmarkPool
-			if err := yaml.UnmarshalStrict([]byte(doc), &example); err != nil {
-				t.Fatal(err)
-			}
-			existingPool(t, example.Name)
-		case strings.Contains(doc, "kind: MPIBenchmark"):
-			b = &benchv1.MPIBenchmark{}
-			if err := yaml.UnmarshalStrict([]byte(doc), b); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if b == nil || b.Spec.Suite != benchv1.SuiteIMB {
+	benches := seedBenchmarks(t, "seeds/s0-mpi/c2-standard-8.yaml")
+	if len(benches) != 1 || benches[0].Spec.Suite != benchv1.SuiteIMB {
 		t.Fatal("the example has no IMB MPIBenchmark")
 	}
+	b := benches[0]
 	b.Namespace = ns
 	b.Spec.MPI = benchv1.MPISettings{Implementation: benchv1.OpenMPI}
 	b.Spec.Tuning = ""
