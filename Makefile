@@ -86,7 +86,11 @@ verify: generate lint ## Regenerate, lint, and fail if anything changed.
 ##@ Test
 
 .PHONY: test
-test: test-unit test-integration test-chart test-argo argo-lint ## Run unit, integration, chart and campaign-template tests.
+test: test-deps test-unit test-integration test-chart test-argo argo-lint ## Run unit, integration, chart and campaign-template tests.
+
+.PHONY: test-deps
+test-deps: ## Install the Debian packages the tests run (real fio, OpenMPI and MPICH with their compilers); as root, else print the apt line.
+	hack/ensure-packages.sh gcc fio openmpi-bin libopenmpi-dev mpich libmpich-dev chromium
 
 .PHONY: test-unit
 test-unit: ## Run unit tests (no API server).
