@@ -8,7 +8,7 @@ import (
 )
 
 func FuzzParseIOR(f *testing.F) {
-	fixtures.AddSeeds(f, "testdata/ior_*", "ior/*.txt")
+	fixtures.AddSeeds(f, "testdata/ior_*", "testdata/real/ior_*", "ior/*.txt")
 	f.Add([]byte(iorText400))
 	f.Add([]byte(iorJSON400))
 	f.Add([]byte("Summary:\napi = MPIIO-x (version=3)\nclients = 9223372036854775807\nxfersize = 9223372036854775807 PiB\n\n" +

@@ -8,7 +8,7 @@ import (
 )
 
 func FuzzParseOSU(f *testing.F) {
-	fixtures.AddSeeds(f, "testdata/osu_*", "osu/*.txt")
+	fixtures.AddSeeds(f, "testdata/osu_*", "testdata/real/osu_*", "osu/*.txt")
 	f.Add([]byte("[1,0]<stdout>:# OSU MPI Barrier Latency Test v7.5\n[1,0]<stdout>:# Avg Latency(us)   Validation\n[1,0]<stdout>:  1.5  Pass\n"))
 	f.Add([]byte("# OSU MPI Multiple Bandwidth / Message Rate Test v5.8\n# [ pairs: 1 ] [ window size: varied ]\n\n" +
 		"# Uni-directional Bandwidth (MB/sec)\n#               1           2\n1            0.50        0.90\n"))

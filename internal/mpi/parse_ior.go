@@ -66,6 +66,9 @@ func ParseIOR(data []byte) ([]results.Sample, error) {
 	var err error
 	if start, ok := iorFindJSON(data, 0); ok {
 		run, err = iorParseJSON(data, start)
+	} else if file, ok := iorSummaryFile(data); ok {
+		return nil, fmt.Errorf("IOR wrote its results to %s (-O summaryFile=), not to its output: parse that file "+
+			"(benchwright parse --tool ior %s)", file, file)
 	} else {
 		run, err = iorParseText(data)
 	}
@@ -113,6 +116,20 @@ func iorErrorLine(data []byte) (string, bool) {
 		text = strings.TrimPrefix(text, "ior ")
 		if strings.HasPrefix(text, "ERROR:") || strings.HasPrefix(text, "ERROR in ") || iorFailedRE.MatchString(text) {
 			return line, true
+		}
+	}
+	return "", false
+}
+
+// iorSummaryFile finds IOR's "Writing output to FILE" (-O summaryFile=) in
+// an output that holds no results: the results are in FILE.
+func iorSummaryFile(data []byte) (string, bool) {
+	if iorVersionRE.Match(data) || bytes.Contains(data, []byte("\nIOR-")) || bytes.HasPrefix(data, []byte("IOR-")) {
+		return "", false
+	}
+	for line := range strings.Lines(string(data)) {
+		if file, ok := strings.CutPrefix(strings.TrimSpace(line), "Writing output to "); ok && file != "" {
+			return file, true
 		}
 	}
 	return "", false
@@ -600,12 +617,14 @@ func iorSummaryCell(pt *iorPoint, labels map[string]string, col, tok string) err
 //
 //	{"Version": "4.0.0", "Began": …, "Command line": …, "Machine": …,
 //	 "tests": [{"TestID": 0, "StartTime": …, "Parameters": {…}, "Options": {…},
-//	            "Results": [[{"access": "write", "bwMiB": …, "iops": …, "latency": …, …}, …], …],
+//	            "Results": [{"access": "write", "bwMiB": …, "iops": …, "latency": …, …}, …],
 //	            "max": {…}}],
 //	 "summary": [{"operation": "write", "API": …, "bwMaxMIB": …, …}],
 //	 "Finished": …}
 //
-// Results holds one array per iteration; iops and latency appeared in 3.3.
+// IOR 4.0 prints Results flat, each iteration's accesses in turn (write, then
+// read), so the n-th result of an access is iteration n; IOR 3.x nested one
+// array per iteration. iops and latency appeared in 3.3.
 type iorJSONDoc struct {
 	Version string           `json:"Version"`
 	Tests   []iorJSONTest    `json:"tests"`
@@ -616,7 +635,33 @@ type iorJSONTest struct {
 	TestID     *int64            `json:"TestID"`
 	Parameters iorJSONParams     `json:"Parameters"`
 	Options    iorJSONOptions    `json:"Options"`
-	Results    [][]iorJSONResult `json:"Results"`
+	Results    json.RawMessage   `json:"Results"`
+}
+
+// iterations returns the test's results per iteration, from either shape of
+// Results.
+func (t *iorJSONTest) iterations() ([][]iorJSONResult, error) {
+	if len(t.Results) == 0 || string(t.Results) == "null" {
+		return nil, nil
+	}
+	var nested [][]iorJSONResult
+	if err := json.Unmarshal(t.Results, &nested); err == nil {
+		return nested, nil
+	}
+	var flat []iorJSONResult
+	if err := json.Unmarshal(t.Results, &flat); err != nil {
+		return nil, fmt.Errorf("parsing IOR JSON: Results is neither a list of results nor one per iteration: %w", err)
+	}
+	seen := map[string]int{}
+	for _, res := range flat {
+		it := seen[res.Access]
+		seen[res.Access]++
+		for len(nested) <= it {
+			nested = append(nested, nil)
+		}
+		nested[it] = append(nested[it], res)
+	}
+	return nested, nil
 }
 
 // iorJSONParams are the test parameters IOR prints in exact units.
@@ -736,7 +781,11 @@ func (r *iorRun) addJSONTest(t *iorJSONTest, index int) error {
 	if err != nil {
 		return fmt.Errorf("IOR JSON test %d: %w", id, err)
 	}
-	for it, rep := range t.Results {
+	iterations, err := t.iterations()
+	if err != nil {
+		return fmt.Errorf("IOR JSON test %d: %w", id, err)
+	}
+	for it, rep := range iterations {
 		for _, res := range rep {
 			if res.Access == "remove" {
 				continue

@@ -236,13 +236,11 @@ func TestParseIORTextEdited(t *testing.T) {
 	}
 }
 
-// iorJSON400 is hand-written, not captured: no real IOR JSON output was found
-// (see the fixtures' SOURCES.md). It follows the structure src/ior-output.c
-// prints with -O summaryFormat=JSON in IOR 3.3/4.x (PrintHeader, ShowTestStart,
-// ShowSetup, PrintRepeatStart, PrintReducedResult, PrintRemoveTiming,
-// PrintShortSummary, PrintLongSummaryOneOperation, PrintTestEnds): one array
-// per iteration under "Results", doubles with "%.4f". ShowFileSystemSize's
-// keys are left out. The figures are consistent: 16 MiB in 4 tasks x 4 MiB.
+// iorJSON400 is hand-written, in the shape with one array per iteration under
+// "Results" (PrintRepeatStart), which the real IOR 4.0.0 does not print: it
+// lists the results flat (see TestParseIORRealJSON and testdata/real). The
+// parser reads both. Doubles with "%.4f", ShowFileSystemSize's keys left out;
+// the figures are consistent: 16 MiB in 4 tasks x 4 MiB.
 const iorJSON400 = `{
   "Version": "4.0.0",
   "Began": "Thu Nov  6 00:16:43 2025",
@@ -427,6 +425,43 @@ func TestParseIORJSON(t *testing.T) {
 				t.Errorf("samples (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestParseIORRealJSON reads IOR 4.0.0's JSON as the real program printed it
+// here (testdata/real/README.md): on stdout, and in the file of
+// -O summaryFile=, whose stdout only names the file.
+func TestParseIORRealJSON(t *testing.T) {
+	labels := func(fpp string, it int) map[string]string {
+		return map[string]string{"tool": "ior", "tool_version": "4.0.0", "api": "POSIX", "tasks": "2",
+			"transfer_size": "1048576", "block_size": "16777216", "segments": "1", "file_per_proc": fpp,
+			"iteration": strconv.Itoa(it)}
+	}
+	// The figures as the files hold them (bwMiB, iops, latency).
+	fpp := slices.Concat(
+		iorRow("write", labels("true", 0), 9381.2629, 9615.1392, 0.0002), iorRow("read", labels("true", 0), 29222.2356, 29440.1685, 0.0001),
+		iorRow("write", labels("true", 1), 3804.8966, 3838.3015, 0.0002), iorRow("read", labels("true", 1), 30657.3157, 30798.0101, 0.0001))
+	shared := slices.Concat(
+		iorRow("write", labels("false", 0), 5162.2203, 5258.6972, 0.0004), iorRow("read", labels("false", 0), 28020.4025, 28321.9515, 0.0001),
+		iorRow("write", labels("false", 1), 5635.8483, 5740.9525, 0.0003), iorRow("read", labels("false", 1), 17535.6321, 17639.3387, 0.0001))
+	for file, want := range map[string][]results.Sample{
+		"ior_4.0.0_json_fpp_2tasks_openmpi.txt":                fpp,
+		"ior_4.0.0_json_summaryfile_shared_2tasks_openmpi.json": shared,
+	} {
+		t.Run(file, func(t *testing.T) {
+			got, err := ParseIOR(readReal(t, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("samples (-want +got):\n%s", diff)
+			}
+		})
+	}
+	_, err := ParseIOR(readReal(t, "ior_4.0.0_summaryfile_stdout_openmpi.txt"))
+	if err == nil || !strings.Contains(err.Error(), "IOR wrote its results to /work/main/internal/mpi/testdata/real/ior_4.0.0_json_summaryfile_shared_2tasks_openmpi.json (-O summaryFile=)") ||
+		!strings.Contains(err.Error(), "benchwright parse --tool ior ") {
+		t.Errorf("stdout of -O summaryFile=: got %v, want a pointer to the file", err)
 	}
 }
 
