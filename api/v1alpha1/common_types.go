@@ -49,6 +49,7 @@ const (
 	ReasonRunning            = "RepetitionRunning"
 	ReasonCompleted          = "Completed"
 	ReasonToolFailed         = "ToolFailed"
+	ReasonMPIMismatch        = "MPIMismatch"
 	ReasonUnparsableOutput   = "UnparsableOutput"
 	ReasonTimeout            = "Timeout"
 	ReasonEvicted            = "Evicted"

@@ -35,6 +35,10 @@ Before the first step it waits (up to 2 minutes) until this pod's own host
 name and every host of the MPI Operator's hostfile resolve: a pod's DNS name
 appears a moment after it started, and MPICH's proxies dial the launcher by name.
 
+Before that, when the file names an MPI ("mpi": "OpenMPI", "MPICH" or "Intel"),
+it asks the first step's mpirun for its version and stops with exit code 3 and
+one line, "benchwright steps: wrong MPI: ...", if that is another MPI.
+
 The run stops at the first step that fails and exits with its code (127: the
 program is not on PATH). SIGTERM and SIGINT are passed to the running step; the
 run stops once it ended, with exit code 143 or 130. The file's env is not used:
@@ -78,6 +82,12 @@ func runStepsFile(ctx context.Context, file string, stdout, stderr io.Writer, si
 			return 0, fmt.Errorf("%s: step %d has no argv", file, i+1)
 		}
 	}
+	if l.MPI != "" {
+		if err := mpi.CheckFlavour(ctx, l.Steps[0].Argv[0], l.MPI); err != nil {
+			fmt.Fprintln(stdout, mpi.MismatchPrefix+err.Error())
+			return exitWrongMPI, nil
+		}
+	}
 	waitForDNS(ctx, stderr)
 	res, err := mpi.RunSteps(ctx, l.Steps, stdout, mpi.RunOptions{Signals: sigs})
 	if err != nil {
@@ -89,6 +99,9 @@ func runStepsFile(ctx context.Context, file string, stdout, stderr io.Writer, si
 	}
 	return res.ExitCode, nil
 }
+
+// exitWrongMPI ends a run whose mpirun is not the spec's MPI.
+const exitWrongMPI = 3
 
 // dnsWait bounds waitForDNS: past it, mpirun runs and says what it cannot reach.
 const dnsWait = 2 * time.Minute

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
 )
 
@@ -202,5 +203,46 @@ func TestStepsCommandThroughCobra(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "via cobra\n==> benchwright step 1/1 exited with code 0") {
 		t.Errorf("stdout:\n%s", stdout.String())
+	}
+}
+
+// A launch file naming OpenMPI, run where its mpirun is MPICH's (the real
+// mpirun.mpich): no step runs, and the one line says which MPI this is.
+func TestStepsCommandRefusesAnotherMPI(t *testing.T) {
+	if _, err := exec.LookPath("mpirun.mpich"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("mpirun.mpich is not installed; CI installs it")
+		}
+		t.Skip("mpirun.mpich is not installed")
+	}
+	for _, tc := range []struct {
+		mpi  string
+		code int
+	}{{"OpenMPI", exitWrongMPI}, {"MPICH", 0}} {
+		t.Run(tc.mpi, func(t *testing.T) {
+			l := mpi.Launch{MPI: benchv1.MPIImplementation(tc.mpi), Steps: []mpi.Step{{Tests: []string{"t"}, Argv: []string{"mpirun.mpich", "-np", "1", "true"}}}}
+			data, err := json.Marshal(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), "launch.json")
+			if err := os.WriteFile(file, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			code, err := runStepsFile(context.Background(), file, &stdout, &stderr, nil)
+			if err != nil || code != tc.code {
+				t.Fatalf("exit code %d, %v, want %d\n%s", code, err, tc.code, stdout.String())
+			}
+			if tc.code == 0 {
+				return
+			}
+			msg, ok := mpi.MismatchIn(stdout.Bytes())
+			want := "this image's mpirun.mpich is MPICH (MPICH 4.0.2), but the MPIBenchmark's mpi.implementation is OpenMPI: " +
+				"use an image built with OpenMPI, or set mpi.implementation: MPICH"
+			if !ok || msg != want || strings.Contains(stdout.String(), "==> benchwright step") {
+				t.Errorf("output:\n%s\nwant only the line %q", stdout.String(), want)
+			}
+		})
 	}
 }

@@ -24,6 +24,9 @@ var parsers = map[benchv1.MPISuite]func([]byte) ([]results.Sample, error){
 // with the suite's parser. Every step must have finished with exit code 0 and
 // every test of the spec must have figures: a partial run is never a result.
 func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]results.Sample, error) {
+	if msg, ok := mpi.MismatchIn(log); ok {
+		return nil, benchrun.Fail(benchv1.ReasonMPIMismatch, msg)
+	}
 	steps, err := mpi.SplitSteps(log)
 	if err != nil {
 		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, benchrun.Tail(log)))
@@ -38,7 +41,11 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, benchrun.Tail(s.Output)))
 		}
 		if s.ExitCode != 0 {
-			return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("step %d (%s) exited with code %d; %s", s.Index, s.Argv, s.ExitCode, benchrun.Diagnostics(s.Output)))
+			hint := mpi.StepHint(l.Steps[i].Program, s.ExitCode, s.Output)
+			if hint != "" {
+				hint += "; "
+			}
+			return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("step %d (%s) exited with code %d; %s%s", s.Index, s.Argv, s.ExitCode, hint, benchrun.Diagnostics(s.Output)))
 		}
 		parsed, err := parse(s.Output)
 		if err != nil {

@@ -119,7 +119,26 @@ func TestParseLauncherLog(t *testing.T) {
 			log: newStepLog(2, "").step(1, argvLat, latency, exit(0)).
 				step(2, argvBW, []byte("benchwright: step 2/2: osu_bw not found: it is not installed or not on PATH\n"), exit(127)).bytes(),
 			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonToolFailed, Message: "step 2 (" + mpi.FormatArgv(argvBW) + ") exited with code 127; " +
+				"osu_bw is not on PATH: an OSU 7.x build leaves its programs under " + mpi.OSUDirectories + "; install them on PATH; " +
 				"last lines of the output:\nbenchwright: step 2/2: osu_bw not found: it is not installed or not on PATH"},
+		},
+		{
+			name:   "an OSU too old for the command line",
+			bench:  one,
+			launch: oneLaunch,
+			log:    newStepLog(1, "").step(1, argvLat, []byte("# OSU MPI Latency Test v5.3\nosu_latency: invalid option -- 'm'\n"), exit(1)).bytes(),
+			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonToolFailed, Message: "step 1 (" + header + ") exited with code 1; " +
+				"osu_latency (v5.3) refused its option -m: this OSU is too old or not OSU; " + mpi.OSUNeeds + "; " +
+				"last lines of the output:\n# OSU MPI Latency Test v5.3\nosu_latency: invalid option -- 'm'"},
+		},
+		{
+			name:   "the image's MPI is not the spec's",
+			bench:  one,
+			launch: oneLaunch,
+			log: []byte("benchwright steps: wrong MPI: this image's mpirun is MPICH (MPICH 4.0.2), but the MPIBenchmark's " +
+				"mpi.implementation is OpenMPI: use an image built with OpenMPI, or set mpi.implementation: MPICH\n"),
+			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonMPIMismatch, Message: "this image's mpirun is MPICH (MPICH 4.0.2), " +
+				"but the MPIBenchmark's mpi.implementation is OpenMPI: use an image built with OpenMPI, or set mpi.implementation: MPICH"},
 		},
 		{
 			name:   "the log ends inside a step",

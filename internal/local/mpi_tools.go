@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"time"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
@@ -29,9 +28,9 @@ func (e *MissingProgramsError) Error() string {
 const (
 	mpirunProvider = "%s: an MPI's mpirun: sudo apt-get install openmpi-bin (Open MPI) or mpich (MPICH); " +
 		"choose another one with --mpirun, e.g. --mpirun mpirun.mpich"
-	osuProvider = "%s: the OSU micro-benchmarks, https://mvapich.cse.ohio-state.edu/benchmarks/: " +
+	osuProvider = "%s: the OSU micro-benchmarks (5.4 or later; 7.x recommended), https://mvapich.cse.ohio-state.edu/benchmarks/: " +
 		"build them with this MPI's mpicc (./configure CC=mpicc CXX=mpicxx && make) and put the directories " +
-		"holding the programs (mpi/pt2pt, mpi/collective) on PATH"
+		"holding the programs on PATH: in OSU 7.x " + mpi.OSUDirectories
 	imbProvider = "%s: the Intel MPI Benchmarks, https://github.com/intel/mpi-benchmarks: " +
 		"build with this MPI's mpicc (make IMB-MPI1 CC=mpicc CXX=mpicxx) and put the directory holding IMB-MPI1 on PATH"
 	iorProvider = "%s: IOR, https://github.com/hpc/ior: build with this MPI's mpicc " +
@@ -76,10 +75,7 @@ func checkPrograms(suite benchv1.MPISuite, steps []mpi.Step) error {
 // spec's: the command line is in the spec's dialect. It returns mpirun's
 // version line for the progress output.
 func checkMPIRun(ctx context.Context, mpirun string, want benchv1.MPIImplementation) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, _ := exec.CommandContext(ctx, mpirun, "--version").CombinedOutput()
-	got, version := mpiFlavour(string(out))
+	got, version := mpi.MPIRunFlavour(ctx, mpirun)
 	if got == "" {
 		return mpirun + " (MPI not recognized from --version)", nil
 	}
@@ -94,26 +90,4 @@ func checkMPIRun(ctx context.Context, mpirun string, want benchv1.MPIImplementat
 var mpirunExample = map[benchv1.MPIImplementation]string{
 	benchv1.OpenMPI: ", e.g. --mpirun mpirun.openmpi",
 	benchv1.MPICH:   ", e.g. --mpirun mpirun.mpich",
-}
-
-// mpiFlavour reads mpirun --version: "mpirun (Open MPI) 4.1.4",
-// "mpirun.openmpi (OpenRTE) 4.1.4", "HYDRA build details: Version: 4.0.2"
-// (MPICH), "Intel(R) MPI Library for Linux* OS, Version 2021.6".
-func mpiFlavour(out string) (impl benchv1.MPIImplementation, version string) {
-	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
-	switch {
-	case strings.Contains(out, "Intel(R) MPI Library"):
-		return benchv1.IntelMPI, strings.TrimSpace(first)
-	case strings.Contains(first, "(Open MPI)") || strings.Contains(first, "(OpenRTE)"):
-		f := strings.Fields(first)
-		return benchv1.OpenMPI, "Open MPI " + f[len(f)-1]
-	case strings.Contains(out, "HYDRA build details"):
-		for line := range strings.Lines(out) {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Version:"); ok {
-				return benchv1.MPICH, "MPICH " + strings.TrimSpace(v)
-			}
-		}
-		return benchv1.MPICH, "MPICH"
-	}
-	return "", ""
 }

@@ -29,6 +29,9 @@ type Step struct {
 type Launch struct {
 	Steps []Step           `json:"steps"`
 	Env   []benchv1.EnvVar `json:"env,omitempty"`
+	// MPI is the spec's mpi.implementation, the dialect of the command
+	// lines: the launcher checks its mpirun is that MPI before any step.
+	MPI benchv1.MPIImplementation `json:"mpi,omitempty"`
 }
 
 // Options adapt the command lines to where they run.
@@ -61,7 +64,7 @@ func BuildLaunch(spec *benchv1.MPIBenchmarkSpec, opts Options) (*Launch, error) 
 	if err != nil {
 		return nil, err
 	}
-	l := &Launch{Env: env}
+	l := &Launch{Env: env, MPI: spec.MPI.Implementation}
 	switch spec.Suite {
 	case benchv1.SuiteOSU:
 		for _, t := range spec.Tests {

@@ -632,10 +632,10 @@ type iorJSONDoc struct {
 }
 
 type iorJSONTest struct {
-	TestID     *int64            `json:"TestID"`
-	Parameters iorJSONParams     `json:"Parameters"`
-	Options    iorJSONOptions    `json:"Options"`
-	Results    json.RawMessage   `json:"Results"`
+	TestID     *int64          `json:"TestID"`
+	Parameters iorJSONParams   `json:"Parameters"`
+	Options    iorJSONOptions  `json:"Options"`
+	Results    json.RawMessage `json:"Results"`
 }
 
 // iterations returns the test's results per iteration, from either shape of

@@ -445,7 +445,7 @@ func TestParseIORRealJSON(t *testing.T) {
 		iorRow("write", labels("false", 0), 5162.2203, 5258.6972, 0.0004), iorRow("read", labels("false", 0), 28020.4025, 28321.9515, 0.0001),
 		iorRow("write", labels("false", 1), 5635.8483, 5740.9525, 0.0003), iorRow("read", labels("false", 1), 17535.6321, 17639.3387, 0.0001))
 	for file, want := range map[string][]results.Sample{
-		"ior_4.0.0_json_fpp_2tasks_openmpi.txt":                fpp,
+		"ior_4.0.0_json_fpp_2tasks_openmpi.txt":                 fpp,
 		"ior_4.0.0_json_summaryfile_shared_2tasks_openmpi.json": shared,
 	} {
 		t.Run(file, func(t *testing.T) {
