@@ -89,11 +89,12 @@ verify: generate lint ## Regenerate, lint, and fail if anything changed.
 test: test-deps test-unit test-integration test-chart test-argo argo-lint ## Run unit, integration, chart and campaign-template tests.
 
 .PHONY: test-deps
-test-deps: ## Install the Debian packages the tests run (real fio, OpenMPI and MPICH with their compilers); as root, else print the apt line.
-	hack/ensure-packages.sh gcc fio openmpi-bin libopenmpi-dev mpich libmpich-dev chromium
+test-deps: ## Install the Debian packages the tests run (real fio, OpenMPI and MPICH with their compilers, libfabric); as root, else print the apt line.
+	hack/ensure-packages.sh gcc make autoconf automake libtool fio openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev chromium
 
 .PHONY: test-unit
-test-unit: ## Run unit tests (no API server).
+test-unit: ## Run unit tests (no API server); the real OSU, IMB, IOR and fabtests are built first (hack/bench-tools.sh, cached).
+	tools="$$(hack/bench-tools.sh)" && eval "$$(echo "$$tools" | sed -n 's/^BENCH_TOOLS_/export &/p')" && \
 	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /test/integration -e /test/chart -e /test/argo -e /test/e2e -e /test/real)
 
 .PHONY: test-integration

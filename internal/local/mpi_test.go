@@ -21,7 +21,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
-	"github.com/benchwright/benchwright/test/fixtures"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // osuBench is the quickstart's shape: osu_latency and osu_bw on-node.
@@ -113,98 +113,117 @@ func TestRunMPIRejectsAnotherMPIsMPIRun(t *testing.T) {
 	}
 }
 
-// standIn compiles testdata/osu_standin.c with Open MPI's mpicc and installs
-// it as each OSU program, printing the given fixture; it returns the PATH
+// realTools puts the real OSU, IMB and IOR built with mpi's compiler
+// (hack/bench-tools.sh, from ../shared/src) first on PATH and returns their
 // directory.
-func standIn(t *testing.T, fixtures map[string]string) {
+func realTools(t *testing.T, mpi string) string {
 	t.Helper()
-	needTool(t, "mpicc.openmpi")
-	needTool(t, "mpirun.openmpi")
+	needTool(t, "mpirun."+mpi)
 	if runtime.NumCPU() < 2 {
 		t.Skip("needs 2 CPUs")
 	}
-	bin := t.TempDir()
-	first := ""
-	for program, fixture := range fixtures {
-		path := filepath.Join(bin, program)
-		if first == "" {
-			if out, err := exec.Command("mpicc.openmpi", "-O2", "-o", path, filepath.Join("testdata", "osu_standin.c")).CombinedOutput(); err != nil {
-				t.Fatalf("mpicc.openmpi: %v\n%s", err, out)
-			}
-			first = path
-		} else if err := os.Link(first, path); err != nil {
-			t.Fatal(err)
-		}
-		if fixture != "" {
-			t.Setenv("BENCHWRIGHT_STANDIN_"+program, fixture)
-		}
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := util.BenchTools(t, mpi)
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
 }
 
-// TestRunMPIWithStandIn runs the whole local path for real: Open MPI's
-// mpirun starting 2 ranks of a stand-in that prints real OSU output, the step
-// runner, the OSU parser, statistics over repetitions and the result files.
-func TestRunMPIWithStandIn(t *testing.T) {
-	outputs := map[string]string{
-		"osu_latency": fixtures.Path(t, "osu", "osu_latency_v5.8_gke_flux.txt"),
-		"osu_bw":      fixtures.Path(t, "osu", "osu_bw_v5.8_azure_aks.txt"),
-	}
-	standIn(t, outputs)
-	want := map[string]float64{} // test/metric/size -> the figure the fixture holds
-	for test, path := range outputs {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		samples, err := mpi.ParseOSU(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range samples {
-			if s.Test != test {
-				t.Fatalf("fixture %s holds %s", path, s.Test)
+// TestRunMPIWithRealOSU runs the whole local path for real, with each MPI:
+// its mpirun starting 2 ranks of the real OSU 7.4, the step runner, the OSU
+// parser, statistics over repetitions and the result files. Every figure of
+// the results is the one the raw launcher log holds.
+func TestRunMPIWithRealOSU(t *testing.T) {
+	for _, impl := range []benchv1.MPIImplementation{benchv1.OpenMPI, benchv1.MPICH} {
+		t.Run(string(impl), func(t *testing.T) {
+			mpiName := map[benchv1.MPIImplementation]string{benchv1.OpenMPI: "openmpi", benchv1.MPICH: "mpich"}[impl]
+			realTools(t, mpiName)
+			b := osuBench("osu_latency", "osu_bw")
+			b.Spec.MPI.Implementation = impl
+			b.Spec.MessageSizes = &benchv1.MessageSizes{Min: 1, Max: 65536}
+			b.Spec.Iterations = ptr.To[int32](200)
+			b.Spec.WarmupIterations = ptr.To[int32](20)
+			dir := t.TempDir()
+			var progress bytes.Buffer
+			res, err := RunMPI(context.Background(), b, MPIOptions{
+				Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results"), Progress: &progress}, MPIRun: "mpirun." + mpiName})
+			if err != nil {
+				t.Fatalf("%v\nprogress:\n%s", err, progress.String())
 			}
-			want[s.Test+"/"+s.Metric+"/"+s.Labels[results.LabelMsgSize]] = s.Value
+			t.Logf("progress:\n%s", progress.String())
+			checkRealOSU(t, res, impl)
+
+			var table bytes.Buffer
+			if err := PrintMPITable(&table, benchv1.SuiteOSU, res.Summaries); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("table:\n%s", table.String())
+			// 17 sizes (1 to 64 KiB) of osu_latency's latency and osu_bw's bandwidth.
+			if lines := strings.Split(strings.TrimSpace(table.String()), "\n"); len(lines) != 1+2*17 ||
+				!regexpMatch(`osu_latency +latency +8 +[0-9.]+ `, table.String()) || !regexpMatch(`osu_bw +bandwidth +65536 +[0-9,.]+ `, table.String()) {
+				t.Errorf("table:\n%s", table.String())
+			}
+			for _, w := range []string{"all 2 ranks run on this machine", "mpirun." + mpiName + " (" + map[benchv1.MPIImplementation]string{benchv1.OpenMPI: "Open MPI ", benchv1.MPICH: "MPICH "}[impl],
+				"repetition 1/3 (warm-up, not counted)", "step 2/2: mpirun." + mpiName, "osu_bw -m 1:65536 -i 200 -x 20", "step 2/2 exited with code 0 after"} {
+				if !strings.Contains(progress.String(), w) {
+					t.Errorf("progress lacks %q:\n%s", w, progress.String())
+				}
+			}
+		})
+	}
+}
+
+// checkRealOSU checks a run of osu_latency and osu_bw over 1..64 KiB, 3
+// repetitions (the first a warm-up): the samples are labelled, every figure
+// is the one of its repetition's raw log, and the summaries are of the 2
+// counted repetitions.
+func checkRealOSU(t *testing.T, res *Result, impl benchv1.MPIImplementation) {
+	t.Helper()
+	logged := map[string]float64{} // rep/test/metric/size -> the figure in raw/<rep>/launcher.log
+	for rep := range 3 {
+		log, err := os.ReadFile(filepath.Join(res.Dir, "raw", strconv.Itoa(rep), "launcher.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := mpi.SplitSteps(log)
+		if err != nil || len(steps) != 2 || steps[0].ExitCode != 0 || steps[1].ExitCode != 0 {
+			t.Fatalf("raw/%d/launcher.log: %v\n%s", rep, err, log)
+		}
+		for _, st := range steps {
+			samples, err := mpi.ParseOSU(st.Output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range samples {
+				logged[strconv.Itoa(rep)+"/"+s.Test+"/"+s.Metric+"/"+s.Labels[results.LabelMsgSize]] = s.Value
+			}
 		}
 	}
-
-	dir := t.TempDir()
-	var progress bytes.Buffer
-	res, err := RunMPI(context.Background(), osuBench("osu_latency", "osu_bw"), MPIOptions{
-		Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results"), Progress: &progress}, MPIRun: "mpirun.openmpi"})
-	if err != nil {
-		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
-	}
-	t.Logf("progress:\n%s", progress.String())
-
-	if got := len(res.Samples); got != 3*len(want) {
-		t.Errorf("%d samples, want %d (3 repetitions of %d figures)", got, 3*len(want), len(want))
+	if got := len(res.Samples); got != 3*2*17 {
+		t.Errorf("%d samples, want %d (3 repetitions of 17 sizes of 2 tests)", got, 3*2*17)
 	}
 	for _, s := range res.Samples {
-		key := s.Test + "/" + s.Metric + "/" + s.Labels[results.LabelMsgSize]
-		if v, ok := want[key]; !ok || v != s.Value {
-			t.Errorf("rep %d %s = %v, the fixture has %v (present %v)", s.Repetition, key, s.Value, v, ok)
+		key := strconv.Itoa(s.Repetition) + "/" + s.Test + "/" + s.Metric + "/" + s.Labels[results.LabelMsgSize]
+		if v, ok := logged[key]; !ok || v != s.Value || v <= 0 {
+			t.Errorf("%s = %v, the raw log has %v (present %v)", key, s.Value, v, ok)
 		}
 		l := s.Labels
-		if s.Kind != "MPIBenchmark" || s.Benchmark != "osu" || s.RunUID != res.RunUID || l[results.LabelMPI] != "OpenMPI" ||
-			l[results.LabelMachineType] != "local" || l[results.LabelCampaign] != "test" || l[results.LabelNode] == "" {
+		if s.Kind != "MPIBenchmark" || s.Benchmark != "osu" || s.RunUID != res.RunUID || l[results.LabelMPI] != string(impl) ||
+			l[results.LabelToolVersion] != "7.4" || l[results.LabelMachineType] != "local" || l[results.LabelCampaign] != "test" || l[results.LabelNode] == "" {
 			t.Fatalf("sample not labelled: %+v", s)
 		}
 		if (s.Repetition == 0) != (l[results.LabelWarmup] == "true") {
 			t.Errorf("rep %d warmup label = %q", s.Repetition, l[results.LabelWarmup])
 		}
 	}
-	if len(res.Summaries) != len(want) {
-		t.Errorf("%d summaries, want one per test, metric and size: %d", len(res.Summaries), len(want))
+	if len(res.Summaries) != 2*17 {
+		t.Errorf("%d summaries, want one per test, metric and size: %d", len(res.Summaries), 2*17)
 	}
 	for _, s := range res.Summaries {
-		key := s.Test + "/" + s.Metric + "/" + s.Labels[results.LabelMsgSize]
-		if s.Stats.N != 2 || s.Stats.Median != want[key] || s.Stats.Min != want[key] || s.Stats.Max != want[key] || s.Stats.CV != 0 {
-			t.Errorf("%s: %+v, want the fixture's %v twice, CV 0", key, s.Stats, want[key])
+		size := s.Labels[results.LabelMsgSize]
+		a, b := logged["1/"+s.Test+"/"+s.Metric+"/"+size], logged["2/"+s.Test+"/"+s.Metric+"/"+size]
+		if s.Stats.N != 2 || s.Stats.Min != min(a, b) || s.Stats.Max != max(a, b) {
+			t.Errorf("%s %s %s: %+v, want the counted repetitions' %v and %v", s.Test, s.Metric, size, s.Stats, a, b)
 		}
 	}
-
 	for _, f := range []string{"samples.ndjson", "samples.csv", "summary.json", "nodes.json"} {
 		if _, err := os.Stat(filepath.Join(res.Dir, f)); err != nil {
 			t.Errorf("missing result file: %v", err)
@@ -215,62 +234,103 @@ func TestRunMPIWithStandIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var summary results.RunSummary
-	if err := json.Unmarshal(data, &summary); err != nil || summary.Kind != "MPIBenchmark" || len(summary.Summaries) != len(want) {
+	if err := json.Unmarshal(data, &summary); err != nil || summary.Kind != "MPIBenchmark" || len(summary.Summaries) != 2*17 {
 		t.Errorf("summary.json: %v, %+v", err, summary)
-	}
-	for rep := range 3 {
-		log, err := os.ReadFile(filepath.Join(res.Dir, "raw", strconv.Itoa(rep), "launcher.log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		steps, err := mpi.SplitSteps(log)
-		if err != nil || len(steps) != 2 || steps[0].ExitCode != 0 || steps[1].ExitCode != 0 ||
-			!strings.Contains(steps[1].Argv, "osu_bw -m 1:1048576 -i 1000") {
-			t.Errorf("raw/%d/launcher.log: %v\n%s", rep, err, log)
-		}
-	}
-
-	var table bytes.Buffer
-	if err := PrintMPITable(&table, benchv1.SuiteOSU, res.Summaries); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("table:\n%s", table.String())
-	lines := strings.Split(strings.TrimSpace(table.String()), "\n")
-	if len(lines) != 1+len(want) || !strings.Contains(table.String(), "osu_latency  latency") ||
-		!regexpMatch(`osu_bw +bandwidth +1048576 +24,249 +24,249 +24,249 +0\.0% +MB/s`, table.String()) {
-		t.Errorf("table:\n%s", table.String())
-	}
-	for _, w := range []string{"all 2 ranks run on this machine", "mpirun.openmpi (Open MPI ", "repetition 1/3 (warm-up, not counted)",
-		"step 2/2: mpirun.openmpi -np 2", "step 2/2 exited with code 0 after"} {
-		if !strings.Contains(progress.String(), w) {
-			t.Errorf("progress lacks %q:\n%s", w, progress.String())
-		}
 	}
 }
 
-// A failing step is reported with its last lines; the run stops there.
-func TestRunMPIReportsFailedStep(t *testing.T) {
-	standIn(t, map[string]string{
-		"osu_latency": fixtures.Path(t, "osu", "osu_latency_v5.8_gke_flux.txt"),
-		"osu_bw":      "", // not set: the stand-in aborts
-	})
-	dir := t.TempDir()
-	res, err := RunMPI(context.Background(), osuBench("osu_latency", "osu_bw"), MPIOptions{
-		Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results")}, MPIRun: "mpirun.openmpi"})
-	if err == nil || !strings.Contains(err.Error(), "repetition 1: step 2/2 (osu_bw) exited with code") ||
-		!strings.Contains(err.Error(), "osu_standin: BENCHWRIGHT_STANDIN_osu_bw: not set") {
-		t.Fatalf("got %v, want step 2's failure with the stand-in's message", err)
+// TestRunMPIWithRealIMBAndIOR runs IMB-MPI1 (PingPong, Allreduce) and IOR
+// (write and read, a file per process) for real with Open MPI.
+func TestRunMPIWithRealIMBAndIOR(t *testing.T) {
+	realTools(t, "openmpi")
+	imb := osuBench("PingPong", "Allreduce")
+	imb.Name, imb.Spec.Suite = "imb", benchv1.SuiteIMB
+	imb.Spec.RepetitionPolicy = benchv1.RepetitionPolicy{Repetitions: 2, WarmupRepetitions: 1}
+	imb.Spec.MessageSizes = &benchv1.MessageSizes{Min: 0, Max: 1024}
+	imb.Spec.Iterations = ptr.To[int32](100)
+	ior := osuBench("write", "read")
+	ior.Name, ior.Spec.Suite = "ior", benchv1.SuiteIOR
+	ior.Spec.RepetitionPolicy = benchv1.RepetitionPolicy{Repetitions: 2, WarmupRepetitions: 1}
+	ior.Spec.MessageSizes, ior.Spec.Iterations = nil, nil
+	ior.Spec.IOR = &benchv1.IORSettings{TransferSize: "1m", BlockSize: "8m", FilePerProcess: true}
+	for _, tc := range []struct {
+		bench *benchv1.MPIBenchmark
+		// want are the test/metric pairs every counted repetition has.
+		want    []string
+		version string
+	}{
+		{imb, []string{"PingPong/latency", "PingPong/bandwidth", "Allreduce/latency"}, "2021.11"},
+		{ior, []string{"write/bandwidth", "write/iops", "read/bandwidth", "read/latency"}, "4.0.0"},
+	} {
+		t.Run(tc.bench.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			var progress bytes.Buffer
+			res, err := RunMPI(context.Background(), tc.bench, MPIOptions{
+				Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results"), Progress: &progress}, MPIRun: "mpirun.openmpi"})
+			if err != nil {
+				t.Fatalf("%v\nprogress:\n%s", err, progress.String())
+			}
+			seen := map[string]bool{}
+			for _, s := range res.Samples {
+				if s.Repetition == 1 {
+					seen[s.Test+"/"+s.Metric] = true
+				}
+				if s.Labels[results.LabelToolVersion] != tc.version || s.Value < 0 {
+					t.Errorf("sample %+v", s)
+				}
+			}
+			for _, w := range tc.want {
+				if !seen[w] {
+					t.Errorf("no %s in the counted repetition; samples: %v", w, seen)
+				}
+			}
+			if len(res.Summaries) == 0 {
+				t.Error("no summaries")
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), "benchwright-") {
+					t.Errorf("IOR's directory %s is left behind", e.Name())
+				}
+			}
+		})
 	}
-	if len(res.Samples) != 0 {
+}
+
+// A failing step is reported with its last lines and what benchwright makes
+// of them; the run stops there. The real osu_latency refuses an option.
+func TestRunMPIReportsFailedStep(t *testing.T) {
+	realTools(t, "openmpi")
+	b := osuBench("osu_latency", "osu_bw")
+	b.Spec.MPI.ExtraArgs = []string{"-Z"}
+	dir := t.TempDir()
+	res, err := RunMPI(context.Background(), b, MPIOptions{
+		Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results")}, MPIRun: "mpirun.openmpi"})
+	if err == nil || !strings.Contains(err.Error(), "repetition 1: step 1/2 (osu_latency) exited with code") ||
+		!strings.Contains(err.Error(), "osu_latency refused its option -Z: this OSU is too old or not OSU") {
+		t.Fatalf("got %v, want step 1's failure with OSU's message and the hint", err)
+	}
+	if res != nil && len(res.Samples) != 0 {
 		t.Errorf("samples kept from a failed repetition: %d", len(res.Samples))
 	}
 }
 
-// A step whose output has no figure of its test is an error, not an empty result.
+// A step whose output has no figure of its test is an error, not an empty
+// result: here osu_latency is the real osu_bw.
 func TestRunMPIRejectsOutputOfAnotherTest(t *testing.T) {
-	standIn(t, map[string]string{"osu_latency": fixtures.Path(t, "osu", "osu_bw_v5.8_azure_aks.txt")})
+	tools := realTools(t, "openmpi")
+	bin := t.TempDir()
+	if err := os.Symlink(filepath.Join(tools, "osu_bw"), filepath.Join(bin, "osu_latency")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	b := osuBench("osu_latency")
+	b.Spec.MessageSizes = &benchv1.MessageSizes{Min: 1, Max: 64}
 	dir := t.TempDir()
-	_, err := RunMPI(context.Background(), osuBench("osu_latency"), MPIOptions{
+	_, err := RunMPI(context.Background(), b, MPIOptions{
 		Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results")}, MPIRun: "mpirun.openmpi"})
 	if err == nil || !strings.Contains(err.Error(), "step 1/1 (osu_latency) printed no figures of osu_latency") {
 		t.Fatalf("got %v", err)
