@@ -302,14 +302,15 @@ type MPIBenchmarkStatus struct {
 // MPISummary holds the headline figures (medians over repetitions).
 type MPISummary struct {
 	// latencyMicroseconds is the latency at the smallest non-zero message size
-	// measured (8 bytes when it was in range), of the first latency test.
+	// measured (8 bytes when it was in range), of the first latency test
+	// (IOR: its per-operation latency at the transfer size, converted from s).
 	// +optional
 	LatencyMicroseconds *float64 `json:"latencyMicroseconds,omitempty"`
 	// latencyMessageSize is the message size of latencyMicroseconds, in bytes.
 	// +optional
 	LatencyMessageSize *int64 `json:"latencyMessageSize,omitempty"`
 	// peakBandwidthMBps is the highest median bandwidth of the first bandwidth
-	// test, in MB/s (10^6 bytes/s, as OSU and IMB report).
+	// test, in MB/s (10^6 bytes/s, as OSU and IMB report; IOR's MiB/s converted).
 	// +optional
 	PeakBandwidthMBps *float64 `json:"peakBandwidthMBps,omitempty"`
 	// peakBandwidthMessageSize is the message size of peakBandwidthMBps, in bytes.

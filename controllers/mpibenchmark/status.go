@@ -82,26 +82,35 @@ func pointSize(b *benchv1.MPIBenchmark, s results.Summary) int64 {
 }
 
 // summaryOf picks the headline figures: the first latency test's latency at 8
-// bytes (or the smallest non-zero size measured), and the first bandwidth
-// test's highest median bandwidth in MB/s.
+// bytes (or the smallest non-zero size measured) in µs, and the first
+// bandwidth test's highest median bandwidth in MB/s. Figures in other units
+// are converted (IOR's latency in s, its bandwidth in MiB/s); a unit it does
+// not know is left out.
 func summaryOf(rs []benchv1.MPITestResult) benchv1.MPISummary {
 	var sum benchv1.MPISummary
 	for _, r := range rs {
-		if r.Metric == "latency" && sum.LatencyMicroseconds == nil {
+		if f, ok := toMicroseconds[r.Unit]; ok && r.Metric == "latency" && sum.LatencyMicroseconds == nil {
 			if p := latencyPoint(r.Points); p != nil {
-				sum.LatencyMicroseconds, sum.LatencyMessageSize = ptr.To(p.Median), ptr.To(p.Size)
+				sum.LatencyMicroseconds, sum.LatencyMessageSize = ptr.To(p.Median*f), ptr.To(p.Size)
 			}
 		}
-		if (r.Metric == "bandwidth" || r.Metric == "bibandwidth") && r.Unit == "MB/s" && sum.PeakBandwidthMBps == nil {
+		f, ok := toMBps[r.Unit]
+		if ok && (r.Metric == "bandwidth" || r.Metric == "bibandwidth") && sum.PeakBandwidthMBps == nil {
 			for _, p := range r.Points {
-				if sum.PeakBandwidthMBps == nil || p.Median > *sum.PeakBandwidthMBps {
-					sum.PeakBandwidthMBps, sum.PeakBandwidthMessageSize = ptr.To(p.Median), ptr.To(p.Size)
+				if sum.PeakBandwidthMBps == nil || p.Median*f > *sum.PeakBandwidthMBps {
+					sum.PeakBandwidthMBps, sum.PeakBandwidthMessageSize = ptr.To(p.Median*f), ptr.To(p.Size)
 				}
 			}
 		}
 	}
 	return sum
 }
+
+// Factors from the parsers' units to the summary's µs and MB/s.
+var (
+	toMicroseconds = map[string]float64{"us": 1, "µs": 1, "s": 1e6}
+	toMBps         = map[string]float64{"MB/s": 1, "MiB/s": 1.048576}
+)
 
 func latencyPoint(points []benchv1.MPIPoint) *benchv1.MPIPoint {
 	var smallest *benchv1.MPIPoint

@@ -231,8 +231,23 @@ func TestSummaryOf(t *testing.T) {
 			want: benchv1.MPISummary{PeakBandwidthMBps: ptr.To(100.0), PeakBandwidthMessageSize: ptr.To[int64](65536)},
 		},
 		{
-			name: "IOR's MiB/s gives no peak",
-			in:   []benchv1.MPITestResult{bw("write", "bandwidth", "MiB/s", point(1<<20, 900))},
+			// IOR: bandwidth in MiB/s, latency in s, as the real IOR 4.0.0 printed them.
+			name: "IOR's figures converted to MB/s and µs",
+			in: []benchv1.MPITestResult{
+				{Test: "write", Metric: "latency", Unit: "s", Points: []benchv1.MPIPoint{point(1<<20, 0.0009715)}},
+				bw("write", "bandwidth", "MiB/s", point(1<<20, 900)),
+			},
+			want: benchv1.MPISummary{
+				LatencyMicroseconds: ptr.To(0.0009715 * 1e6), LatencyMessageSize: ptr.To[int64](1 << 20),
+				PeakBandwidthMBps: ptr.To(900 * 1.048576), PeakBandwidthMessageSize: ptr.To[int64](1 << 20),
+			},
+		},
+		{
+			name: "a unit it does not know gives no figure",
+			in: []benchv1.MPITestResult{
+				{Test: "x", Metric: "latency", Unit: "cycles", Points: []benchv1.MPIPoint{point(8, 100)}},
+				bw("x", "bandwidth", "Gb/s", point(8, 100)),
+			},
 		},
 		{
 			name: "message_rate is not bandwidth",

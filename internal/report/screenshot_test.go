@@ -3,24 +3,17 @@ package report
 import (
 	"bytes"
 	"image/color"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // The S1 report as a browser draws it: Debian's chromium renders the page
 // headless and the screenshot must show both runs' series colours and more
 // than a blank page — the offline page really draws its plots.
 func TestReportRendersInChromium(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; CI installs it (.ci/run)")
-		}
-		t.Skip("chromium is not installed (apt-get install chromium)")
-	}
 	tcp := parseFixture(t, "osu", "osu/osu_latency_v5.8_gke_flux.txt")
 	fast := parseFixture(t, "osu", "osu/osu_latency_v7.5_validation_cscs_mpich.txt")
 	runs := group(t,
@@ -35,35 +28,16 @@ func TestReportRendersInChromium(t *testing.T) {
 	if err := rep.WriteHTML(&page); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	html, shot := filepath.Join(dir, "report.html"), filepath.Join(dir, "shot.png")
+	html := filepath.Join(t.TempDir(), "report.html")
 	if err := os.WriteFile(html, page.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1400,2000", "--screenshot="+shot, "file://"+html)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img, shot := util.Screenshot(t, html)
 	counts := map[color.RGBA]int{seriesColor(0): 0, seriesColor(1): 0}
-	inked, total := 0, 0
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-			total++
-			if c.R < 240 || c.G < 240 || c.B < 240 {
-				inked++
-			}
 			for want := range counts {
 				if nearColor(c, want) {
 					counts[want]++
@@ -76,6 +50,7 @@ func TestReportRendersInChromium(t *testing.T) {
 			t.Errorf("series colour %v drawn on %d pixels: a series is missing", c, n)
 		}
 	}
+	inked, total := util.Inked(img)
 	if inked*100 < total*3 {
 		t.Errorf("only %d of %d pixels are not white: the page did not draw", inked, total)
 	}

@@ -4,6 +4,8 @@ package real
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,19 +181,52 @@ func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) []string {
 	t.Logf("kubectl get mpibenchmarks:\n%s", out)
 	row := util.Table(t, out)[0]
 	reps := strconv.Itoa(int(b.Spec.Repetitions))
-	if row["STATE"] != "Succeeded" || row["PROGRESS"] != reps+"/"+reps || row["LATENCY(US)"] == "" || row["PEAK(MB/S)"] == "" {
+	// IOR's bandwidths are MiB/s: they are not the MB/s column's.
+	figures := b.Spec.Suite == benchv1.SuiteIOR || (row["LATENCY(US)"] != "" && row["PEAK(MB/S)"] != "")
+	if row["STATE"] != "Succeeded" || row["PROGRESS"] != reps+"/"+reps || !figures {
 		t.Errorf("kubectl get: %v", row)
 	}
+	checkReport(t, b.Name, storeDir(t, b.Status.ArtifactURI))
 	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
 	return nodes
 }
 
+// checkReport renders the run's stored report.html in headless chromium: it
+// names the benchmark and draws (more than a blank page).
+func checkReport(t *testing.T, name, dir string) {
+	t.Helper()
+	page := filepath.Join(dir, "report.html")
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatalf("the run's report: %v", err)
+	}
+	if !strings.Contains(string(html), name) || !strings.Contains(string(html), "<svg") {
+		t.Errorf("%s does not name %s or has no plot", page, name)
+	}
+	img, _ := util.Screenshot(t, page)
+	if inked, total := util.Inked(img); inked*100 < total*2 {
+		t.Errorf("report.html: only %d of %d pixels drawn", inked, total)
+	}
+}
+
 // parseSuite parses a step's output with the suite's parser.
 func parseSuite(suite benchv1.MPISuite, out []byte) ([]results.Sample, error) {
-	if suite == benchv1.SuiteIMB {
+	switch suite {
+	case benchv1.SuiteIMB:
 		return mpi.ParseIMB(out)
+	case benchv1.SuiteIOR:
+		return mpi.ParseIOR(out)
 	}
 	return mpi.ParseOSU(out)
+}
+
+// sizeOf is a sample's size as the status keys it: the message size, for
+// IOR the transfer size.
+func sizeOf(s results.Sample) string {
+	if size, ok := s.Labels[results.LabelMsgSize]; ok {
+		return size
+	}
+	return s.Labels["transfer_size"]
 }
 
 // checkMPIFigures compares every point of the status with the median, min
@@ -200,7 +235,7 @@ func checkMPIFigures(t *testing.T, b *benchv1.MPIBenchmark, samples []results.Sa
 	t.Helper()
 	values := map[string][]float64{}
 	for _, s := range samples {
-		k := s.Test + " " + s.Metric + " " + s.Labels[results.LabelMsgSize]
+		k := s.Test + " " + s.Metric + " " + sizeOf(s)
 		values[k] = append(values[k], s.Value)
 	}
 	points := 0

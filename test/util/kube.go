@@ -116,9 +116,13 @@ func Table(tb testing.TB, out string) []map[string]string {
 	return rows
 }
 
+// TestOwnedLabel marks an object a test made for a benchmark to use (a
+// user's claim): Children leaves it out.
+const TestOwnedLabel = "test.benchwright.io/owned"
+
 // Children lists what a benchmark's deletion must take away in ns: every
 // pod, Job, MPIJob, PVC, ConfigMap, Secret and Service but the namespace's
-// own (kube-root-ca.crt). A test that gives each benchmark a namespace of its
+// own (kube-root-ca.crt) and the test's own (TestOwnedLabel). A test that gives each benchmark a namespace of its
 // own sees grandchildren here too (the MPI Operator's hostfile, keys, Service).
 func Children(ctx context.Context, c client.Client, ns string) (map[string][]string, error) {
 	lists := map[string]client.ObjectList{
@@ -137,7 +141,7 @@ func Children(ctx context.Context, c client.Client, ns string) (map[string][]str
 		}
 		for _, it := range items {
 			o := it.(client.Object)
-			if kind == "configmaps" && o.GetName() == "kube-root-ca.crt" {
+			if (kind == "configmaps" && o.GetName() == "kube-root-ca.crt") || o.GetLabels()[TestOwnedLabel] != "" {
 				continue
 			}
 			out[kind] = append(out[kind], o.GetName())
