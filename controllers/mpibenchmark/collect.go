@@ -41,11 +41,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, benchrun.Tail(s.Output)))
 		}
 		if s.ExitCode != 0 {
-			hint := mpi.StepHint(l.Steps[i].Program, s.ExitCode, s.Output)
-			if hint != "" {
-				hint += "; "
-			}
-			return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("step %d (%s) exited with code %d; %s%s", s.Index, s.Argv, s.ExitCode, hint, benchrun.Diagnostics(s.Output)))
+			return nil, benchrun.Fail(benchv1.ReasonToolFailed, stepFailure(l, s))
 		}
 		parsed, err := parse(s.Output)
 		if err != nil {

@@ -190,23 +190,44 @@ func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, re
 			if err := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, raw); err != nil {
 				return err
 			}
-			said = failedStep(raw)
+			if msg, ok := mpi.MismatchIn(raw); ok {
+				return benchrun.Fail(benchv1.ReasonMPIMismatch, fmt.Sprintf("repetition %d/%d: %s", rep+1, b.Spec.Repetitions, msg))
+			}
+			l, err := buildLaunch(b)
+			if err != nil {
+				return err
+			}
+			said = failedStep(l, raw)
 		}
 	}
 	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s; %s", rep+1, b.Spec.Repetitions, obs.why, said))
 }
 
 // failedStep quotes the step that failed, or the whole log's diagnostics.
-func failedStep(raw []byte) string {
+func failedStep(l *mpi.Launch, raw []byte) string {
 	steps, err := mpi.SplitSteps(raw)
 	if err == nil {
 		for _, s := range steps {
 			if s.ExitCode != 0 {
-				return fmt.Sprintf("step %d (%s) exited with code %d; %s", s.Index, s.Argv, s.ExitCode, benchrun.Diagnostics(s.Output))
+				return stepFailure(l, s)
 			}
 		}
 	}
 	return benchrun.Diagnostics(raw)
+}
+
+// stepFailure says how a step failed: its exit code, what benchwright makes
+// of it (mpi.StepHint), and what it said.
+func stepFailure(l *mpi.Launch, s mpi.StepLog) string {
+	program := ""
+	if s.Index >= 1 && s.Index <= len(l.Steps) {
+		program = l.Steps[s.Index-1].Program
+	}
+	msg := fmt.Sprintf("step %d (%s) exited with code %d; ", s.Index, s.Argv, s.ExitCode)
+	if hint := mpi.StepHint(program, s.ExitCode, s.Output); hint != "" {
+		msg += hint + "; "
+	}
+	return msg + benchrun.Diagnostics(s.Output)
 }
 
 // stopChildren deletes the MPIJobs that still run after a failure, so that

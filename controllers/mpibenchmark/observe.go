@@ -77,6 +77,8 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 		switch {
 		case strings.Contains(c.Reason, "Evicted") || strings.Contains(c.Reason, "Preempt"):
 			o.phase = phaseLost
+		case lostWorker(workers, o.launcher, c.LastTransitionTime.Time) != "":
+			o.phase, o.why = phaseLost, fmt.Sprintf("MPIJob %s failed after %s", job.Name, lostWorker(workers, o.launcher, c.LastTransitionTime.Time))
 		case strings.Contains(c.Reason, "DeadlineExceeded"):
 			o.phase = phaseDeadline
 		default:
@@ -88,6 +90,40 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 		o.phase, o.why = phaseStarting, whyStarting(job, workers, launcher)
 	}
 	return o
+}
+
+// lostWorker names a worker that went away while the launcher ran, before
+// the MPIJob failed at failedAt: one whose deletion was asked for then (a
+// person, a drain, the node's eviction), one the cluster marked for
+// disruption, or a replacement the MPI Operator made for a vanished one. The
+// MPI Operator deletes running workers itself once the job failed: those
+// deletions come after failedAt and are not losses. "" when none.
+func lostWorker(workers []*corev1.Pod, launcher *corev1.Pod, failedAt time.Time) string {
+	var launched time.Time
+	if launcher != nil && launcher.Status.StartTime != nil {
+		launched = launcher.Status.StartTime.Time
+	}
+	for _, w := range workers {
+		if d := w.DeletionTimestamp; d != nil {
+			asked := d.Time
+			if g := w.DeletionGracePeriodSeconds; g != nil {
+				asked = asked.Add(-time.Duration(*g) * time.Second)
+			}
+			if asked.Before(failedAt) {
+				return fmt.Sprintf("worker pod %s was deleted while the run ran", w.Name)
+			}
+		}
+		for _, c := range w.Status.Conditions {
+			if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && !c.LastTransitionTime.After(failedAt) {
+				return fmt.Sprintf("worker pod %s was disrupted while the run ran (%s: %s)", w.Name, c.Reason, c.Message)
+			}
+		}
+		if !launched.IsZero() && w.CreationTimestamp.After(launched) && !w.CreationTimestamp.After(failedAt) {
+			return fmt.Sprintf("worker pod %s was replaced while the run ran (the MPI Operator recreated it at %s, after the launcher started)",
+				w.Name, w.CreationTimestamp.UTC().Format(time.TimeOnly))
+		}
+	}
+	return ""
 }
 
 // whyStarting says what the MPIJob waits for.

@@ -1,6 +1,7 @@
 package mpibenchmark
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -232,6 +233,60 @@ func TestTimeouts(t *testing.T) {
 			}
 			if got := runTimeout(b); got != tt.wantRun {
 				t.Errorf("runTimeout = %v, want %v", got, tt.wantRun)
+			}
+		})
+	}
+}
+
+// A worker that went away while the launcher ran makes the failure a lost
+// repetition (retried per maxRetries); the MPI Operator's own clean-up after
+// the failure does not.
+func TestObserveLostWorker(t *testing.T) {
+	launched := jobStarted.Add(5 * time.Second)
+	failedAt := launched.Add(40 * time.Second)
+	fail := cond(mpiv2.JobFailed, corev1.ConditionTrue, "BackoffLimitExceeded/Error", "Job has reached the specified backoff limit: ")
+	fail.LastTransitionTime = metav1.NewTime(failedAt)
+	launcher := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodFailed, func(p *corev1.Pod) {
+		p.Status.StartTime = ptr.To(metav1.NewTime(launched))
+	})
+	worker := func(name string, mods ...func(*corev1.Pod)) *corev1.Pod {
+		return pod(name, roleWorker, corev1.PodRunning, append([]func(*corev1.Pod){func(p *corev1.Pod) {
+			p.CreationTimestamp = metav1.NewTime(jobStarted.Add(-10 * time.Second))
+		}}, mods...)...)
+	}
+	deleted := func(at time.Time, grace int64) func(*corev1.Pod) {
+		return func(p *corev1.Pod) {
+			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = ptr.To(metav1.NewTime(at.Add(time.Duration(grace)*time.Second))), &grace
+		}
+	}
+	tests := []struct {
+		name    string
+		workers []*corev1.Pod
+		lost    string // "" for a plain failure
+	}{
+		{"all workers there: the tool failed", []*corev1.Pod{worker("lat-r0-worker-0"), worker("lat-r0-worker-1")}, ""},
+		{"a worker deleted mid-run (30 s grace)", []*corev1.Pod{worker("lat-r0-worker-0"), worker("lat-r0-worker-1", deleted(launched.Add(20*time.Second), 30))},
+			"worker pod lat-r0-worker-1 was deleted while the run ran"},
+		{"the operator's clean-up after the failure", []*corev1.Pod{worker("lat-r0-worker-0", deleted(failedAt.Add(time.Second), 30)), worker("lat-r0-worker-1", deleted(failedAt.Add(time.Second), 30))}, ""},
+		{"a replacement worker", []*corev1.Pod{worker("lat-r0-worker-0"), worker("lat-r0-worker-1", func(p *corev1.Pod) {
+			p.CreationTimestamp = metav1.NewTime(launched.Add(21 * time.Second))
+		})}, "worker pod lat-r0-worker-1 was replaced while the run ran"},
+		{"a disruption target", []*corev1.Pod{worker("lat-r0-worker-0", func(p *corev1.Pod) {
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+				Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.NewTime(launched.Add(time.Second))})
+		})}, "worker pod lat-r0-worker-0 was disrupted while the run ran (EvictionByEvictionAPI: Eviction API: evicting)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := observe(mpiJob(running, fail), append(tt.workers, launcher))
+			if tt.lost == "" {
+				if got.phase != phaseFailed {
+					t.Errorf("phase %v (%s), want failed", got.phase, got.why)
+				}
+				return
+			}
+			if got.phase != phaseLost || !strings.Contains(got.why, "MPIJob lat-r0 failed after "+tt.lost) {
+				t.Errorf("phase %v, why %q; want lost: %q", got.phase, got.why, tt.lost)
 			}
 		})
 	}
