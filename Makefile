@@ -126,6 +126,10 @@ test-real: ## On a real cluster here (root): brings it up, runs real fio, dd and
 bench-real: ## StorageBenchmark vs a bare fio pod on a real node, alternated (PAIRS=5): IOPS ratio per pair and the operator's added seconds.
 	go test -tags real ./test/real/ -run '^$$' -bench 'FioStorageBenchmarkVsBarePod' -benchtime=1x -count=1 -timeout 60m
 
+.PHONY: bench-real-mpi
+bench-real-mpi: ## OSU through an MPIBenchmark vs a bare mpirun in a twin of its pods, alternated (PAIRS=8, LAYOUT=off|on, MPI=openmpi|mpich): latency and bandwidth ratios, seconds to first output.
+	go test -tags real ./test/real/ -run '^$$' -bench 'OSUMPIBenchmarkVsBareMPIRun' -benchtime=1x -count=1 -timeout 60m
+
 .PHONY: bench-e2e
 bench-e2e: ## 200 StorageBenchmarks + 100 MPIBenchmarks on 100 kwok nodes: time to Succeeded, creation-to-child p50/p99, manager peak RSS, API requests per benchmark.
 	hack/bench-e2e.sh

@@ -95,7 +95,7 @@ func seedBenchmarks(t *testing.T, file string) []*benchv1.MPIBenchmark {
 
 // needImage skips a test whose image the cluster was brought up without
 // (the MPI images need the benchmark sources, SOURCES).
-func needImage(t *testing.T, variable string) {
+func needImage(t testing.TB, variable string) {
 	t.Helper()
 	if env[variable] == "" {
 		t.Skipf("the real cluster has no %s: it was brought up without the benchmark sources (hack/real-images.sh, SOURCES)", variable)
