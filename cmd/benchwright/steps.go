@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
 )
 
@@ -31,9 +32,11 @@ header and a trailer line:
   ==> benchwright step 1/2: mpirun -np 2 ... osu_latency -m 1:8 <==
   ==> benchwright step 1/2 exited with code 0 after 12.345s <==
 
-Before the first step it waits (up to 2 minutes) until this pod's own host
-name and every host of the MPI Operator's hostfile resolve: a pod's DNS name
-appears a moment after it started, and MPICH's proxies dial the launcher by name.
+Before the first step it waits (up to 2 minutes) until every host of the MPI
+Operator's hostfile resolves, and, unless the file's MPI is OpenMPI, this pod's
+own host name too: a pod's DNS name appears a moment after it started, and
+MPICH's and Intel MPI's proxies dial the launcher by name (OpenMPI's daemons
+call mpirun back at its address).
 
 Before that, when the file names an MPI ("mpi": "OpenMPI", "MPICH" or "Intel"),
 it asks the first step's mpirun for its version and stops with exit code 3 and
@@ -88,7 +91,9 @@ func runStepsFile(ctx context.Context, file string, stdout, stderr io.Writer, si
 			return exitWrongMPI, nil
 		}
 	}
-	waitForDNS(ctx, stderr)
+	// OpenMPI's daemons call mpirun back at its IP address; MPICH's and Intel
+	// MPI's hydra proxies dial the launcher by name.
+	waitForDNS(ctx, stderr, l.MPI != benchv1.OpenMPI)
 	res, err := mpi.RunSteps(ctx, l.Steps, stdout, mpi.RunOptions{Signals: sigs})
 	if err != nil {
 		return 0, err
@@ -106,12 +111,12 @@ const exitWrongMPI = 3
 // dnsWait bounds waitForDNS: past it, mpirun runs and says what it cannot reach.
 const dnsWait = 2 * time.Minute
 
-// waitForDNS waits until the workers' names resolve and this pod's own
-// address is in its headless Service's DNS answer (its own name resolves at
-// once from /etc/hosts, but the workers find it through DNS), saying so on
-// stderr when it waited or gave up. Without a hostfile (not an MPI Operator
-// launcher) there is nothing to wait for.
-func waitForDNS(ctx context.Context, stderr io.Writer) {
+// waitForDNS waits until the workers' names resolve and, when dialedBack,
+// this pod's own address is in its headless Service's DNS answer (its own
+// name resolves at once from /etc/hosts, but the workers find it through
+// DNS), saying so on stderr when it waited or gave up. Without a hostfile
+// (not an MPI Operator launcher) there is nothing to wait for.
+func waitForDNS(ctx context.Context, stderr io.Writer, dialedBack bool) {
 	hosts, err := mpi.HostfileHosts(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchwright steps: reading the hostfile: %v\n", err)
@@ -120,7 +125,7 @@ func waitForDNS(ctx context.Context, stderr io.Writer) {
 		return
 	}
 	var service, ownIP string
-	if self, err := os.Hostname(); err == nil {
+	if self, err := os.Hostname(); err == nil && dialedBack {
 		if svc, ip, ok := mpi.OwnRecord("/etc/hosts", self); ok {
 			// Absolute: no search domain is tried first.
 			service, ownIP = svc+".", ip

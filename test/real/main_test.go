@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -19,6 +20,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/test/util"
@@ -83,6 +85,10 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "real: kubeconfig: %v\n", err)
 		return 1
 	}
+	// The API server's warnings (the MPIJob CRD drops the pod templates'
+	// creationTimestamp: null) would print controller-runtime's "logger was
+	// never set" stack trace.
+	ctrllog.SetLogger(logr.Discard())
 	if k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintf(os.Stderr, "real: %v\n", err)
 		return 1
