@@ -75,7 +75,7 @@ func checkPrograms(suite benchv1.MPISuite, steps []mpi.Step) error {
 // spec's: the command line is in the spec's dialect. It returns mpirun's
 // version line for the progress output.
 func checkMPIRun(ctx context.Context, mpirun string, want benchv1.MPIImplementation) (string, error) {
-	got, version := mpi.MPIRunFlavour(ctx, mpirun)
+	got, version := mpi.AskMPIRun(ctx, mpirun)
 	if got == "" {
 		return mpirun + " (MPI not recognized from --version)", nil
 	}

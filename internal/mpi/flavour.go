@@ -18,7 +18,7 @@ const MismatchPrefix = "benchwright steps: wrong MPI: "
 // it is and what to change; an mpirun it cannot tell passes (the steps then
 // say what went wrong).
 func CheckFlavour(ctx context.Context, mpirun string, want benchv1.MPIImplementation) error {
-	got, version := MPIRunFlavour(ctx, mpirun)
+	got, version := AskMPIRun(ctx, mpirun)
 	if got == "" || got == want {
 		return nil
 	}
@@ -36,9 +36,9 @@ func MismatchIn(log []byte) (string, bool) {
 	return "", false
 }
 
-// MPIRunFlavour asks mpirun (--version, for up to 10 s) which MPI it is;
+// AskMPIRun asks mpirun (--version, for up to 10 s) which MPI it is;
 // "" when the answer is not one Flavour knows.
-func MPIRunFlavour(ctx context.Context, mpirun string) (impl benchv1.MPIImplementation, version string) {
+func AskMPIRun(ctx context.Context, mpirun string) (impl benchv1.MPIImplementation, version string) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, _ := exec.CommandContext(ctx, mpirun, "--version").CombinedOutput()

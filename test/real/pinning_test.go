@@ -103,4 +103,3 @@ func watchAffinity(t *testing.T, comm string) func() map[string]string {
 		return out
 	}
 }
-
