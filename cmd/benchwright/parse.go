@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchwright/benchwright/internal/fabtests"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
@@ -33,6 +34,9 @@ var parsers = map[string]func(data []byte, test, direction string) ([]results.Sa
 	"osu": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseOSU(data) },
 	"imb": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseIMB(data) },
 	"ior": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseIOR(data) },
+	"fabtests": func(data []byte, test, _ string) ([]results.Sample, error) {
+		return fabtests.Parse(data, test)
+	},
 }
 
 func newParseCommand() *cobra.Command {
@@ -47,10 +51,13 @@ compared and reported with runs made by it.
 Tools: fio (JSON or JSON+ output of fio 2.x/3.x), dd (GNU or BSD summary
 lines), osu (OSU micro-benchmarks 5.x-7.x; the test is read from the output's
 header), imb (IMB-MPI1 3.x-2021.x, every benchmark in the log), ior (IOR 3.x/4.x
-text or JSON summary).`,
+text or JSON summary, or the file of -O summaryFile=), fabtests (libfabric's
+fi_msg_bw, fi_rma_bw, fi_rdm_tagged_bw, fi_*pingpong, ...: either side's table;
+name the program with --test).`,
 		Example: `  fio --output-format=json job.fio > out.json && benchwright parse --tool fio out.json
   dd if=/dev/zero of=f bs=1M count=1000 oflag=direct 2> dd.log; benchwright parse --tool dd --test write-direct --direction write dd.log
-  mpirun -np 2 osu_latency > lat.txt && benchwright parse --tool osu lat.txt`,
+  mpirun -np 2 osu_latency > lat.txt && benchwright parse --tool osu lat.txt
+  fi_msg_bw -p tcp -S all SERVER > bw.txt && benchwright parse --tool fabtests --test fi_msg_bw bw.txt`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			parse, ok := parsers[tool]
@@ -72,7 +79,7 @@ text or JSON summary).`,
 		},
 	}
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool that wrote FILE: "+strings.Join(toolNames(), ", "))
-	cmd.Flags().StringVar(&test, "test", "", "test name for tools whose output does not name one (dd)")
+	cmd.Flags().StringVar(&test, "test", "", "test name for tools whose output does not name one (dd, fabtests)")
 	cmd.Flags().StringVar(&direction, "direction", "", "dd only: write or read, to name the metrics write_bw / read_bw")
 	_ = cmd.MarkFlagRequired("tool")
 	return cmd
