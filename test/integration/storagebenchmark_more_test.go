@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -115,7 +116,11 @@ func TestStorageBenchmarkOnTwoNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(jobs.Items) != 2 {
-		t.Fatalf("%d Jobs, want one per node", len(jobs.Items))
+		var names []string
+		for _, j := range jobs.Items {
+			names = append(names, fmt.Sprintf("%s (created %s, uid %s)", j.Name, j.CreationTimestamp.Format(time.RFC3339), j.UID))
+		}
+		t.Fatalf("%d Jobs, want one per node: %v; events of %s: %v", len(jobs.Items), names, b.Name, events(t, env.ns, b.Name))
 	}
 	for _, j := range jobs.Items {
 		aff := j.Spec.Template.Spec.Affinity
