@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/fabtests"
 	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/iperf3"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -37,6 +38,7 @@ var parsers = map[string]func(data []byte, test, direction string) ([]results.Sa
 	"fabtests": func(data []byte, test, _ string) ([]results.Sample, error) {
 		return fabtests.Parse(data, test)
 	},
+	"iperf3": func(data []byte, test, _ string) ([]results.Sample, error) { return iperf3.Parse(data, test) },
 }
 
 func newParseCommand() *cobra.Command {
@@ -53,11 +55,13 @@ lines), osu (OSU micro-benchmarks 5.x-7.x; the test is read from the output's
 header), imb (IMB-MPI1 3.x-2021.x, every benchmark in the log), ior (IOR 3.x/4.x
 text or JSON summary, or the file of -O summaryFile=), fabtests (libfabric's
 fi_msg_bw, fi_rma_bw, fi_rdm_tagged_bw, fi_*pingpong, ...: either side's table;
-name the program with --test).`,
+name the program with --test), iperf3 (its -J JSON; several runs in a row are
+repetitions).`,
 		Example: `  fio --output-format=json job.fio > out.json && benchwright parse --tool fio out.json
   dd if=/dev/zero of=f bs=1M count=1000 oflag=direct 2> dd.log; benchwright parse --tool dd --test write-direct --direction write dd.log
   mpirun -np 2 osu_latency > lat.txt && benchwright parse --tool osu lat.txt
-  fi_msg_bw -p tcp -S all SERVER > bw.txt && benchwright parse --tool fabtests --test fi_msg_bw bw.txt`,
+  fi_msg_bw -p tcp -S all SERVER > bw.txt && benchwright parse --tool fabtests --test fi_msg_bw bw.txt
+  iperf3 -c SERVER -J -P 4 > tcp.json && benchwright parse --tool iperf3 --test tcp-4-streams tcp.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			parse, ok := parsers[tool]
@@ -79,7 +83,7 @@ name the program with --test).`,
 		},
 	}
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool that wrote FILE: "+strings.Join(toolNames(), ", "))
-	cmd.Flags().StringVar(&test, "test", "", "test name for tools whose output does not name one (dd, fabtests)")
+	cmd.Flags().StringVar(&test, "test", "", "test name for tools whose output does not name one (dd, fabtests, iperf3)")
 	cmd.Flags().StringVar(&direction, "direction", "", "dd only: write or read, to name the metrics write_bw / read_bw")
 	_ = cmd.MarkFlagRequired("tool")
 	return cmd
