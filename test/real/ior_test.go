@@ -38,9 +38,7 @@ func TestSeed4IOROnSharedVolume(t *testing.T) {
 		b.Spec.IOR.BlockSize = "64m"
 		b.Spec.Repetitions = 2
 		t.Run(b.Name, func(t *testing.T) {
-			if nodes := runMPIBenchmark(t, b); len(nodes) != 2 {
-				t.Errorf("the workers ran on %v, want both nodes", nodes)
-			}
+			checkSpread(t, runMPIBenchmark(t, b), 2)
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,10 +61,7 @@ func TestSeed1MPICHOnAndOffNode(t *testing.T) {
 	}
 	for _, b := range benches {
 		t.Run(b.Name, func(t *testing.T) {
-			nodes := runMPIBenchmark(t, b)
-			if want := int(b.Spec.Layout.Nodes); len(nodes) != want {
-				t.Errorf("the workers ran on %v, want %d node(s)", nodes, want)
-			}
+			checkSpread(t, runMPIBenchmark(t, b), int(b.Spec.Layout.Nodes))
 		})
 	}
 }
@@ -120,15 +118,13 @@ func TestSeed0IMBOffNode(t *testing.T) {
 	b.Spec.Tuning = ""
 	b.Spec.Layout.CPUBinding = &benchv1.CPUBinding{Policy: benchv1.BindNone}
 	b.Spec.Repetitions = 3
-	if nodes := runMPIBenchmark(t, b); len(nodes) != 2 {
-		t.Errorf("the workers ran on %v, want both nodes", nodes)
-	}
+	checkSpread(t, runMPIBenchmark(t, b), 2)
 }
 
 // runMPIBenchmark creates b, waits for Succeeded and checks every status
 // figure against the launcher logs in the store; it returns the nodes the
-// workers ran on, then deletes b and checks nothing is left.
-func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) []string {
+// workers of each MPIJob ran on, then deletes b and checks nothing is left.
+func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) map[string][]string {
 	t.Helper()
 	began := time.Now()
 	if err := k8s.Create(ctx(), b); err != nil {
@@ -165,18 +161,7 @@ func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) []string {
 	}
 	checkMPIFigures(t, b, samples)
 
-	var pods corev1.PodList
-	if err := k8s.List(ctx(), &pods, client.InNamespace(b.Namespace), client.MatchingLabels{benchv1.BenchmarkLabel: b.Name}); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	var nodes []string
-	for _, p := range pods.Items {
-		if p.Labels["training.kubeflow.org/job-role"] == "worker" && !seen[p.Spec.NodeName] {
-			seen[p.Spec.NodeName] = true
-			nodes = append(nodes, p.Spec.NodeName)
-		}
-	}
+	nodes := workerNodesByJob(t, b.Namespace, b.Name)
 	out := kc.Run(t, "get", "mpibenchmarks", "-n", b.Namespace, b.Name)
 	t.Logf("kubectl get mpibenchmarks:\n%s", out)
 	row := util.Table(t, out)[0]
@@ -206,6 +191,39 @@ func checkReport(t *testing.T, name, dir string) {
 	img, _ := util.Screenshot(t, page)
 	if inked, total := util.Inked(img); inked*100 < total*2 {
 		t.Errorf("report.html: only %d of %d pixels drawn", inked, total)
+	}
+}
+
+// workerNodesByJob reads, from the scheduler's events (the workers are gone
+// once their launcher finished), the nodes each MPIJob of benchmark name ran on.
+func workerNodesByJob(t *testing.T, ns, name string) map[string][]string {
+	t.Helper()
+	var events corev1.EventList
+	if err := k8s.List(ctx(), &events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, e := range events.Items {
+		job, _, isWorker := strings.Cut(e.InvolvedObject.Name, "-worker-")
+		_, node, assigned := strings.Cut(e.Message, " to ")
+		if e.Reason != "Scheduled" || !isWorker || !assigned || !strings.HasPrefix(job, name+"-r") || slices.Contains(out[job], node) {
+			continue
+		}
+		out[job] = append(out[job], node)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no worker of %s was scheduled in %s", name, ns)
+	}
+	return out
+}
+
+// checkSpread fails unless the workers of every MPIJob ran on want nodes.
+func checkSpread(t *testing.T, byJob map[string][]string, want int) {
+	t.Helper()
+	for job, nodes := range byJob {
+		if len(nodes) != want {
+			t.Errorf("the workers of %s ran on %v, want %d node(s)", job, nodes, want)
+		}
 	}
 }
 
