@@ -156,8 +156,8 @@ envtest: ## Build kube-apiserver, kubectl and etcd for envtest (cached; warm run
 
 .PHONY: build
 build: ## Build the binaries (manager, benchwright) into bin/.
-	go build -o bin/manager ./cmd/manager
-	go build -o bin/benchwright ./cmd/benchwright
+	go build -buildvcs=auto -o bin/manager ./cmd/manager
+	go build -buildvcs=auto -o bin/benchwright ./cmd/benchwright
 
 ##@ Tools
 

@@ -33,5 +33,6 @@ as Kubernetes resources, and turns the tools' output into comparable samples.
 	root.AddCommand(newResultsCommand())
 	root.AddCommand(newCompareCommand())
 	root.AddCommand(newReportCommand())
+	root.AddCommand(newVersionCommand())
 	return root
 }

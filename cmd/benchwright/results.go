@@ -62,7 +62,7 @@ as median, min, max and CV over the counted repetitions, as 'benchwright run'
 prints them.
 
 ` + inputsHelp,
-		Example: `  benchwright results benchwright-results/fio-quickstart
+		Example: `  benchwright results benchwright-results/quickstart-fio
   benchwright parse --tool osu lat.txt > lat.ndjson && benchwright results lat.ndjson
   benchwright results --format csv --all store/default/ > figures.csv`,
 		Args: cluster.inputsArgs,
