@@ -102,7 +102,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl
 	case phaseDeadline:
 		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, obs.why))
 	case phaseFailed:
-		return ctrl.Result{}, r.runFailure(ctx, b, rep, obs)
+		return ctrl.Result{}, r.runFailure(ctx, b, launch, rep, obs)
 	case phaseLost:
 		return r.Retry(b, &b.Status.BenchmarkStatusCommon, benchrun.Lost{
 			Rep: rep, Attempt: attempt, Total: b.Spec.Repetitions, MaxRetries: b.Spec.MaxRetries, Why: obs.why,
@@ -179,7 +179,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 
 // runFailure fails the benchmark with what the failed MPI run said, after
 // storing the launcher's log.
-func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, rep int, obs observation) error {
+func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep int, obs observation) error {
 	said := "(no launcher pod to read)"
 	if pod := obs.launcher; pod != nil {
 		raw, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, launcherContainer)
@@ -192,10 +192,6 @@ func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, re
 			}
 			if msg, ok := mpi.MismatchIn(raw); ok {
 				return benchrun.Fail(benchv1.ReasonMPIMismatch, fmt.Sprintf("repetition %d/%d: %s", rep+1, b.Spec.Repetitions, msg))
-			}
-			l, err := buildLaunch(b)
-			if err != nil {
-				return err
 			}
 			said = failedStep(l, raw)
 		}

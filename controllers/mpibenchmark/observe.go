@@ -74,11 +74,12 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 		c := condition(job, mpiv2.JobFailed)
 		o.why = fmt.Sprintf("MPIJob %s failed (%s): %s", job.Name, c.Reason, c.Message)
 		o.launcher = benchrun.PodInPhase(launcher, corev1.PodFailed)
+		lost := lostWorker(workers, o.launcher, c.LastTransitionTime.Time)
 		switch {
 		case strings.Contains(c.Reason, "Evicted") || strings.Contains(c.Reason, "Preempt"):
 			o.phase = phaseLost
-		case lostWorker(workers, o.launcher, c.LastTransitionTime.Time) != "":
-			o.phase, o.why = phaseLost, fmt.Sprintf("MPIJob %s failed after %s", job.Name, lostWorker(workers, o.launcher, c.LastTransitionTime.Time))
+		case lost != "":
+			o.phase, o.why = phaseLost, fmt.Sprintf("MPIJob %s failed after %s", job.Name, lost)
 		case strings.Contains(c.Reason, "DeadlineExceeded"):
 			o.phase = phaseDeadline
 		default:

@@ -130,9 +130,11 @@ func runMPIRepetition(ctx context.Context, res *Result, opts Options, rep int, s
 		out := logs[i].Output
 		if code := logs[i].ExitCode; code != 0 {
 			if hint := mpi.StepHint(step.Program, code, out); hint != "" {
-				return nil, fmt.Errorf("%s exited with code %d: %s (log: %s)\n%s", what, code, hint, path, tail(out))
+				what += fmt.Sprintf(" exited with code %d: %s", code, hint)
+			} else {
+				what += fmt.Sprintf(" exited with code %d", code)
 			}
-			return nil, fmt.Errorf("%s exited with code %d (log: %s)\n%s", what, code, path, tail(out))
+			return nil, fmt.Errorf("%s (log: %s)\n%s", what, path, tail(out))
 		}
 		parsed, err := parse(out)
 		if err != nil {
