@@ -31,6 +31,12 @@ mpi: {implementation: OpenMPI}
 provider: gke
 gke: {machineType: c3-highcpu-8, nodeCount: 2}
 `
+	netSpec = `
+nodeSelector: {kubernetes.io/os: linux}
+nodes: 2
+pairs: {from: {chiplet: 0}, scopes: [intraSocket, interNode]}
+fabtests: {tests: [fi_msg_bw], warmupIterations: 1024}
+`
 	tuningSpec = `
 pool: p
 sysctls: [{name: net.core.busy_poll, value: "50"}]
@@ -332,6 +338,55 @@ pool: p
 sysctls: [{name: net.core.busy_poll, value: "50\nkernel.x=1"}]`, "sysctl values are numbers or words separated by spaces"},
 	{"tuning: nothing to tune", "TuningProfile", `
 pool: p`, "a tuning profile needs at least one of preset, sysctls, cpu and transparentHugepages"},
+	// NetworkBenchmark.
+	{"net: neither fabtests nor iperf3", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}`, "set exactly one of fabtests and iperf3"},
+	{"net: explicit pair on a node that does not exist", "NetworkBenchmark", `
+nodeSelector: {a: b}
+nodes: 2
+pairs: {explicit: [{server: {node: 0, cpu: 0}, client: {node: 2, cpu: 0}}]}
+iperf3: {}`, "node indexes run from 0 to nodes-1"},
+	{"net: a pair from a CPU to itself", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {explicit: [{server: {cpu: 3}, client: {cpu: 3}}]}
+iperf3: {}`, "must not be the same CPU of the same node"},
+	{"net: interNode on one node", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {scopes: [interNode]}
+fabtests: {tests: [fi_msg_bw]}`, "the interNode scope needs nodes: 2 or more"},
+	{"net: explicit and generated pairs", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}], scopes: [intraSocket]}
+fabtests: {tests: [fi_msg_bw]}`, "give pairs either as explicit"},
+	{"net: from without scopes", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {from: {chiplet: 1}}
+fabtests: {tests: [fi_msg_bw]}`, "give pairs either as explicit"},
+	{"net: unknown scope", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {scopes: [intraChiplet]}
+fabtests: {tests: [fi_msg_bw]}`, `supported values: "intraSocket", "interSocket", "interNode"`},
+	{"net: unknown fabtests program", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {scopes: [intraSocket]}
+fabtests: {tests: [fi_ud_pingpong]}`, `supported values: "fi_msg_bw"`},
+	{"net: rdm over tcp", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {scopes: [intraSocket]}
+fabtests: {tests: [fi_rdm_tagged_bw], provider: tcp}`, "use provider sockets for fi_rdm_* and fi_rma_bw"},
+	{"net: rmaOperation without fi_rma_bw", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {scopes: [intraSocket]}
+fabtests: {tests: [fi_msg_bw], rmaOperation: write}`, "rmaOperation applies to fi_rma_bw"},
+	{"net: provider with a shell character", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {scopes: [intraSocket]}
+fabtests: {tests: [fi_msg_bw], provider: "tcp;rm -rf"}`, "provider is a libfabric provider name"},
+	{"net: TCP with a bitrate", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
+iperf3: {bitrate: 10G}`, "bitrate applies to UDP"},
 	{"tuning: both pool and nodeSelector", "TuningProfile", `
 pool: p
 nodeSelector: {a: b}
@@ -383,7 +438,7 @@ func TestBaseSpecsAreValid(t *testing.T) {
 	}
 	for kind, spec := range map[string]string{
 		"StorageBenchmark": storageSpec, "MPIBenchmark": mpiSpec,
-		"BenchmarkPool": poolSpec, "TuningProfile": tuningSpec,
+		"BenchmarkPool": poolSpec, "TuningProfile": tuningSpec, "NetworkBenchmark": netSpec,
 	} {
 		obj := newObject(t, kind, "base-"+strings.ToLower(kind), ns.Name, spec)
 		if err := k8sClient.Create(ctx, obj, client.FieldValidation("Strict")); err != nil {
@@ -404,7 +459,7 @@ func newObject(t *testing.T, kind, name, namespace, spec string) *unstructured.U
 	obj.SetAPIVersion("benchwright.io/v1alpha1")
 	obj.SetKind(kind)
 	obj.SetName(name)
-	if kind == "StorageBenchmark" || kind == "MPIBenchmark" {
+	if kind == "StorageBenchmark" || kind == "MPIBenchmark" || kind == "NetworkBenchmark" {
 		obj.SetNamespace(namespace)
 	}
 	return obj
