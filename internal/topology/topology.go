@@ -211,3 +211,23 @@ func ParseList(s string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// FormatList writes sorted CPU numbers in the kernel's list notation.
+func FormatList(ids []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(ids[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(ids[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
