@@ -90,7 +90,7 @@ test: test-deps test-unit test-integration test-chart test-argo argo-lint ## Run
 
 .PHONY: test-deps
 test-deps: ## Install the Debian packages the tests run (real fio, OpenMPI and MPICH with their compilers, libfabric); as root, else print the apt line.
-	hack/ensure-packages.sh gcc make autoconf automake libtool fio openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev chromium
+	hack/ensure-packages.sh gcc make autoconf automake libtool fio openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev iperf3 chromium
 
 .PHONY: test-unit
 test-unit: ## Run unit tests (no API server); the real OSU, IMB, IOR and fabtests are built first (hack/bench-tools.sh, cached).

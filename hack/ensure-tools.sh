@@ -9,7 +9,7 @@ for tool in "$@"; do
 done
 ((${#missing[@]})) || exit 0
 
-declare -A debian=([fio]=fio [mpirun]=openmpi-bin [fi_pingpong]=libfabric-bin [chromium]=chromium)
+declare -A debian=([fio]=fio [mpirun]=openmpi-bin [fi_pingpong]=libfabric-bin [chromium]=chromium [iperf3]=iperf3 [taskset]=util-linux)
 pkgs=()
 for tool in "${missing[@]}"; do pkgs+=("${debian[$tool]:-$tool}"); done
 

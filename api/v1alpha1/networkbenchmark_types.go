@@ -334,7 +334,7 @@ type NetworkPairResult struct {
 	// pair names the ends: "n0:c0 -> n1:c8".
 	// +kubebuilder:validation:MaxLength=128
 	Pair string `json:"pair"`
-	// scope is intraSocket, interSocket, interNode, or explicit.
+	// scope is intraChiplet (explicit pairs only), intraSocket, interSocket or interNode.
 	// +kubebuilder:validation:MaxLength=32
 	Scope string `json:"scope"`
 	// test is the fabtests program or iperf3.

@@ -29,7 +29,7 @@ as Kubernetes resources, and turns the tools' output into comparable samples.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newParseCommand(), newStepsCommand())
+	root.AddCommand(newRunCommand(), newParseCommand(), newStepsCommand(), newNetbenchCommand())
 	root.AddCommand(newResultsCommand())
 	root.AddCommand(newCompareCommand())
 	root.AddCommand(newReportCommand())

@@ -15,19 +15,22 @@ import (
 )
 
 func newRunCommand() *cobra.Command {
-	var file, workDir, resultsDir, mpirun string
+	var file, workDir, resultsDir, mpirun, toolDir string
 	cmd := &cobra.Command{
 		Use:   "run -f FILE",
 		Short: "Run the benchmarks of a spec file on this machine",
-		Long: `Run the StorageBenchmarks and MPIBenchmarks of FILE here: the same spec as in a
-cluster, with local directories instead of volumes and every MPI rank on this
-machine (layout.nodes x ranksPerNode ranks; mpirun and the OSU, IMB or IOR
-programs must be on PATH). Progress goes to stderr, the results table to stdout,
+		Long: `Run the StorageBenchmarks, MPIBenchmarks and NetworkBenchmarks of FILE here: the
+same spec as in a cluster, with local directories instead of volumes, every MPI
+rank on this machine (layout.nodes x ranksPerNode ranks; mpirun and the OSU, IMB
+or IOR programs must be on PATH), and this machine as a NetworkBenchmark's one
+node (its intra-node pairs, each end pinned with taskset; fabtests or iperf3 on
+PATH or in --tool-dir). Progress goes to stderr, the results table to stdout,
 and the result files (samples.ndjson, samples.csv, summary.json, nodes.json,
 raw/) to RESULTS/<name>/.`,
 		Example: `  benchwright run -f examples/quickstart/fio.yaml
   benchwright run -f examples/seeds/s4-dd-io-modes.yaml --dir /mnt/scratch
-  benchwright run -f examples/quickstart/osu-latency.yaml --mpirun mpirun.openmpi`,
+  benchwright run -f examples/quickstart/osu-latency.yaml --mpirun mpirun.openmpi
+  benchwright run -f examples/quickstart/fabtests-pair.yaml --tool-dir "$(hack/bench-tools.sh fabtests | cut -d= -f2)"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
@@ -36,17 +39,26 @@ raw/) to RESULTS/<name>/.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts := local.Options{WorkDir: workDir, ResultsDir: resultsDir, Progress: cmd.ErrOrStderr()}
-			return runFile(ctx, cmd, file, local.MPIOptions{Options: opts, MPIRun: mpirun})
+			return runFile(ctx, cmd, file, runOptions{
+				mpi: local.MPIOptions{Options: opts, MPIRun: mpirun}, network: local.NetworkOptions{Options: opts, ToolDir: toolDir},
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "spec file (YAML with one or more benchmarks)")
 	cmd.Flags().StringVar(&workDir, "dir", "", "directory to do the I/O in: put it on the disk to measure (default: the system temp dir)")
 	cmd.Flags().StringVar(&resultsDir, "results", "benchwright-results", "directory for the result files")
 	cmd.Flags().StringVar(&mpirun, "mpirun", "mpirun", "the mpirun for MPIBenchmarks, of the spec's MPI (e.g. mpirun.mpich for an MPICH spec)")
+	cmd.Flags().StringVar(&toolDir, "tool-dir", os.Getenv("BENCH_TOOLS_FABTESTS"), "a directory put first on PATH for NetworkBenchmarks, where fabtests were built (default $BENCH_TOOLS_FABTESTS)")
 	return cmd
 }
 
-func runFile(ctx context.Context, cmd *cobra.Command, file string, opts local.MPIOptions) error {
+// runOptions are the local run's options per kind.
+type runOptions struct {
+	mpi     local.MPIOptions
+	network local.NetworkOptions
+}
+
+func runFile(ctx context.Context, cmd *cobra.Command, file string, opts runOptions) error {
 	specs, skipped, err := local.LoadFile(file)
 	if err != nil {
 		return err
@@ -59,12 +71,17 @@ func runFile(ctx context.Context, cmd *cobra.Command, file string, opts local.MP
 		var res *local.Result
 		var printTable func() error
 		var exps []benchv1.Expectation
-		if spec.Storage != nil {
-			res, err = local.RunStorage(ctx, spec.Storage, opts.Options)
+		switch {
+		case spec.Storage != nil:
+			res, err = local.RunStorage(ctx, spec.Storage, opts.mpi.Options)
 			printTable = func() error { return local.PrintTable(out, res.Summaries) }
 			exps = spec.Storage.Spec.Expectations
-		} else {
-			res, err = local.RunMPI(ctx, spec.MPI, opts)
+		case spec.Network != nil:
+			res, err = local.RunNetwork(ctx, spec.Network, opts.network)
+			printTable = func() error { return local.PrintNetworkTable(out, res.Summaries) }
+			exps = spec.Network.Spec.Expectations
+		default:
+			res, err = local.RunMPI(ctx, spec.MPI, opts.mpi)
 			printTable = func() error { return local.PrintMPITable(out, spec.MPI.Spec.Suite, res.Summaries) }
 			exps = spec.MPI.Spec.Expectations
 		}

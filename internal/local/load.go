@@ -17,12 +17,16 @@ import (
 type Spec struct {
 	Storage *benchv1.StorageBenchmark
 	MPI     *benchv1.MPIBenchmark
+	Network *benchv1.NetworkBenchmark
 }
 
 // Name is the benchmark's name.
 func (s Spec) Name() string {
-	if s.Storage != nil {
+	switch {
+	case s.Storage != nil:
 		return s.Storage.Name
+	case s.Network != nil:
+		return s.Network.Name
 	}
 	return s.MPI.Name
 }
@@ -57,12 +61,18 @@ func LoadFile(path string) (specs []Spec, skipped []string, err error) {
 				return nil, nil, fmt.Errorf("%s: document %d (MPIBenchmark %q): %w", path, i+1, obj.GetName(), err)
 			}
 			specs = append(specs, Spec{MPI: b})
+		case "NetworkBenchmark":
+			b := &benchv1.NetworkBenchmark{}
+			if err := strictUnmarshal(doc, b); err != nil {
+				return nil, nil, fmt.Errorf("%s: document %d (NetworkBenchmark %q): %w", path, i+1, obj.GetName(), err)
+			}
+			specs = append(specs, Spec{Network: b})
 		default:
 			skipped = append(skipped, fmt.Sprintf("%s %s", obj.GetKind(), obj.GetName()))
 		}
 	}
 	if len(specs) == 0 {
-		return nil, skipped, fmt.Errorf("%s: no StorageBenchmark or MPIBenchmark in the file", path)
+		return nil, skipped, fmt.Errorf("%s: no StorageBenchmark, MPIBenchmark or NetworkBenchmark in the file", path)
 	}
 	return specs, skipped, nil
 }

@@ -28,6 +28,9 @@ const (
 // PortOf is step i's server port.
 func PortOf(i int) int { return ControlPort + 2 + 2*i }
 
+// ScopeIntraChiplet labels an explicit pair whose ends share a chiplet.
+const ScopeIntraChiplet = "intraChiplet"
+
 // Input is the part of a NetworkBenchmark's spec its pods need.
 type Input struct {
 	Nodes    int32                     `json:"nodes"`
@@ -203,14 +206,16 @@ func explicitPairs(list []benchv1.ExplicitPair, nodes int, topo *topology.Topolo
 		if err != nil {
 			return nil, err
 		}
-		scope := topology.IntraSocket
+		scope := string(topology.IntraSocket)
 		switch {
 		case s.Node != c.Node:
-			scope = topology.InterNode
+			scope = string(topology.InterNode)
 		case s.Package != c.Package:
-			scope = topology.InterSocket
+			scope = string(topology.InterSocket)
+		case s.Chiplet == c.Chiplet:
+			scope = ScopeIntraChiplet
 		}
-		out = append(out, Pair{Scope: string(scope), Server: s, Client: c})
+		out = append(out, Pair{Scope: scope, Server: s, Client: c})
 	}
 	return out, nil
 }

@@ -43,6 +43,15 @@ func localTopology(t *testing.T) *topology.Topology {
 	return topo
 }
 
+// wantScope is the scope of the pair CPU 0 -> CPU 1 here.
+func wantScope(t *testing.T) string {
+	topo := localTopology(t)
+	if topo.CPUs[0].Chiplet == topo.CPUs[1].Chiplet {
+		return ScopeIntraChiplet
+	}
+	return "intraSocket"
+}
+
 func toolEnv(t *testing.T) []string {
 	dir := util.BenchTools(t, "fabtests")
 	return []string{"PATH=" + dir + ":" + os.Getenv("PATH")}
@@ -84,7 +93,7 @@ func TestRunnerFabtestsPinned(t *testing.T) {
 					continue
 				}
 				bw++
-				if s.Value <= 0 || s.Labels[LabelPair] != "n0:c0 -> n0:c1" || s.Labels[LabelServerCPU] != "0" || s.Labels[LabelClientCPU] != "1" || s.Labels[LabelScope] != "intraSocket" || s.Labels[results.LabelMsgSize] != "4096" {
+				if s.Value <= 0 || s.Labels[LabelPair] != "n0:c0 -> n0:c1" || s.Labels[LabelServerCPU] != "0" || s.Labels[LabelClientCPU] != "1" || s.Labels[LabelScope] != wantScope(t) || s.Labels[results.LabelMsgSize] != "4096" {
 					t.Errorf("sample %+v", s)
 				}
 			}

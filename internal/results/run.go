@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/benchwright/benchwright/internal/topology"
 )
 
 // RunSummary is summary.json: the statistics of every figure over the counted
@@ -43,6 +45,11 @@ type NodeInfo struct {
 	// on this node (name -> value).
 	Tuning         string            `json:"tuning,omitempty"`
 	TuningSettings map[string]string `json:"tuning_settings,omitempty"`
+	// Topology is the node's CPU topology as a NetworkBenchmark's pod read
+	// it: which CPUs form which chiplet and socket.
+	Topology *topology.Topology `json:"topology,omitempty"`
+	// AllowedCPUs is that pod's cpuset.
+	AllowedCPUs string `json:"allowed_cpus,omitempty"`
 }
 
 // Sample labels that describe the node settings a figure was measured with.

@@ -36,6 +36,12 @@ func (t *Topology) FirstCPU(n int) (CPU, bool) {
 	return CPU{}, false
 }
 
+// Chiplets counts the chiplets.
+func (t *Topology) Chiplets() int { return len(t.chiplets()) }
+
+// Packages counts the packages (sockets).
+func (t *Topology) Packages() int { return packages(t) }
+
 // chiplets are the chiplet numbers in order.
 func (t *Topology) chiplets() []int {
 	var out []int
