@@ -144,7 +144,7 @@ func constructJob(b *benchv1.StorageBenchmark, p jobParams) (*batchv1.Job, error
 	labels := childLabels(b)
 	labels[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
 	labels[attemptLabel] = strconv.Itoa(p.attempt)
-	labels[slotLabel] = strconv.Itoa(p.slot)
+	labels[benchrun.SlotLabel] = strconv.Itoa(p.slot)
 	deadline := int64((startTimeout(b) + runTimeout(b)).Seconds())
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{

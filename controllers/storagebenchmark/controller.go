@@ -73,21 +73,21 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	b.Status.Retries = benchrun.Retries(st.jobs)
+	b.Status.Retries = benchrun.Retries(st.Jobs)
 	rep := int(b.Status.CompletedRepetitions)
-	attempt, slots := st.current(rep)
+	attempt, slots := st.Current(rep)
 	if attempt < 0 || len(slots) < int(b.Spec.Nodes) {
 		// No attempt yet, or one whose Jobs were only partly created.
 		return r.startAttempt(ctx, b, rep, max(attempt, 0))
 	}
-	obs := observe(slots)
+	obs := benchrun.ObserveSlots(slots)
 	now := r.Now()
 	total := b.Spec.Repetitions
-	switch obs.phase {
-	case phaseStarting:
-		deadline := obs.created.Add(startTimeout(b))
+	switch obs.Phase {
+	case benchrun.PhaseStarting:
+		deadline := obs.Created.Add(startTimeout(b))
 		unbound := unboundClaims(st.claims)
-		why := obs.why
+		why := obs.Why
 		if len(unbound) > 0 {
 			why = "PersistentVolumeClaim(s) not bound: " + strings.Join(unbound, ", ") + "; " + why
 		}
@@ -101,17 +101,17 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 		}
 		setRunning(b, metav1.ConditionFalse, reason, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, why))
 		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
-	case phaseRunning:
-		return r.Running(b, &b.Status.BenchmarkStatusCommon, rep, total, obs.started, b.Spec.Timeouts, benchrun.AttemptNote(attempt))
-	case phaseDeadline:
-		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d exceeded the Job's deadline: %s", rep+1, total, obs.why))
-	case phaseToolFailed:
+	case benchrun.PhaseRunning:
+		return r.Running(b, &b.Status.BenchmarkStatusCommon, rep, total, obs.Started, b.Spec.Timeouts, benchrun.AttemptNote(attempt))
+	case benchrun.PhaseDeadline:
+		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d exceeded the Job's deadline: %s", rep+1, total, obs.Why))
+	case benchrun.PhaseToolFailed:
 		return ctrl.Result{}, r.toolFailure(ctx, b, rep, obs)
-	case phaseLost:
+	case benchrun.PhaseLost:
 		// The other node slots of the attempt stop too: a distributed run restarts whole.
 		return r.Retry(b, &b.Status.BenchmarkStatusCommon, benchrun.Lost{
-			Rep: rep, Attempt: attempt, Total: total, MaxRetries: b.Spec.MaxRetries, Why: obs.why,
-		}, func() error { return r.deleteActiveJobs(ctx, st.jobsOf(rep, attempt)) },
+			Rep: rep, Attempt: attempt, Total: total, MaxRetries: b.Spec.MaxRetries, Why: obs.Why,
+		}, func() error { return benchrun.DeleteActiveJobs(ctx, r.Client, st.JobsOf(rep, attempt)) },
 			func(next int) (ctrl.Result, error) { return r.startAttempt(ctx, b, rep, next) })
 	}
 	return r.collect(ctx, b, st, rep, attempt, obs)
@@ -165,9 +165,9 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 
 // collect reads and parses the output of a finished repetition, stores it, and
 // starts the next repetition or ends the benchmark.
-func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs observation) (ctrl.Result, error) {
-	outputs := make([]podOutput, 0, len(obs.finished))
-	for _, pod := range obs.finished {
+func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs benchrun.Observation) (ctrl.Result, error) {
+	outputs := make([]podOutput, 0, len(obs.Finished))
+	for _, pod := range obs.Finished {
 		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
 		if err != nil {
 			return ctrl.Result{}, err
@@ -184,7 +184,7 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, b.Spec.Repetitions, pod.Name, benchrun.NodeOf(pod), oe.Message)
 				return ctrl.Result{}, oe
 			}
-			if done := st.completedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
+			if done := st.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
 				return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
 			}
 			return ctrl.Result{}, err
@@ -215,21 +215,21 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 
 // toolFailure fails the benchmark with the failed container's exit code and
 // the tail of its log, after storing the log.
-func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.StorageBenchmark, rep int, obs observation) error {
-	pod := obs.failed
-	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, obs.container)
+func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.StorageBenchmark, rep int, obs benchrun.Observation) error {
+	pod := obs.Failed
+	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, obs.Container)
 	quote := benchrun.Diagnostics(log)
 	if err != nil {
 		quote = fmt.Sprintf("(its log could not be read: %v)", err)
 	} else if serr := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); serr != nil {
 		return serr
 	}
-	what := obs.container
+	what := obs.Container
 	if what != fioContainer {
 		what = "container " + what
 	}
 	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
-		rep+1, b.Spec.Repetitions, what, obs.exitCode, pod.Name, benchrun.NodeOf(pod), quote))
+		rep+1, b.Spec.Repetitions, what, obs.ExitCode, pod.Name, benchrun.NodeOf(pod), quote))
 }
 
 // stopChildren deletes the Jobs that still run after a failure, so that they
@@ -239,7 +239,7 @@ func (r *Reconciler) stopChildren(ctx context.Context, b *benchv1.StorageBenchma
 	if err != nil {
 		return err
 	}
-	return r.deleteActiveJobs(ctx, st.jobs)
+	return benchrun.DeleteActiveJobs(ctx, r.Client, st.Jobs)
 }
 
 // SetupWithManager registers the controller: it watches its benchmarks and

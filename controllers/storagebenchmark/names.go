@@ -10,7 +10,6 @@ import (
 // Labels on the children, besides those of the API package.
 const (
 	attemptLabel = benchrun.AttemptLabel
-	slotLabel    = "benchwright.io/slot"
 )
 
 // jobName names the Job of one node slot of one attempt of a repetition:

@@ -1,4 +1,4 @@
-package storagebenchmark
+package benchrun
 
 import (
 	"testing"
@@ -62,9 +62,9 @@ func disruptionTarget(p *corev1.Pod) {
 	})
 }
 
-// observed is the comparable part of an observation.
-type observed struct {
-	Phase     phase
+// slotsObserved is the comparable part of an Observation.
+type slotsObserved struct {
+	Phase     Phase
 	Why       string
 	Failed    string
 	Container string
@@ -72,12 +72,12 @@ type observed struct {
 	Finished  []string
 }
 
-func summarize(o observation) observed {
-	s := observed{Phase: o.phase, Why: o.why, Container: o.container, ExitCode: o.exitCode}
-	if o.failed != nil {
-		s.Failed = o.failed.Name
+func summarize(o Observation) slotsObserved {
+	s := slotsObserved{Phase: o.Phase, Why: o.Why, Container: o.Container, ExitCode: o.ExitCode}
+	if o.Failed != nil {
+		s.Failed = o.Failed.Name
 	}
-	for _, p := range o.finished {
+	for _, p := range o.Finished {
 		s.Finished = append(s.Finished, p.Name)
 	}
 	return s
@@ -89,113 +89,113 @@ func TestObserve(t *testing.T) {
 	pending := podFixture("p0", corev1.PodPending)
 	for _, tc := range []struct {
 		name  string
-		slots []slotRun
-		want  observed
+		slots []SlotRun
+		want  slotsObserved
 	}{
 		{
 			name:  "no pod yet",
-			slots: []slotRun{{job: activeJob("j0")}},
-			want:  observed{Phase: phaseStarting, Why: "Job j0 has no pod yet"},
+			slots: []SlotRun{{Job: activeJob("j0")}},
+			want:  slotsObserved{Phase: PhaseStarting, Why: "Job j0 has no pod yet"},
 		},
 		{
 			name: "one slot runs, the other waits",
-			slots: []slotRun{
-				{job: activeJob("j0"), pods: []*corev1.Pod{podFixture("p0", corev1.PodRunning)}},
-				{job: activeJob("j1"), pods: []*corev1.Pod{podFixture("p1", corev1.PodPending)}},
+			slots: []SlotRun{
+				{Job: activeJob("j0"), Pods: []*corev1.Pod{podFixture("p0", corev1.PodRunning)}},
+				{Job: activeJob("j1"), Pods: []*corev1.Pod{podFixture("p1", corev1.PodPending)}},
 			},
-			want: observed{Phase: phaseStarting, Why: "the pod of Job j1 is pending"},
+			want: slotsObserved{Phase: PhaseStarting, Why: "the pod of Job j1 is pending"},
 		},
 		{
 			name: "every slot runs or is done",
-			slots: []slotRun{
-				{job: complete("j0"), pods: []*corev1.Pod{podFixture("p0", corev1.PodSucceeded)}},
-				{job: activeJob("j1"), pods: []*corev1.Pod{podFixture("p1", corev1.PodRunning)}},
+			slots: []SlotRun{
+				{Job: complete("j0"), Pods: []*corev1.Pod{podFixture("p0", corev1.PodSucceeded)}},
+				{Job: activeJob("j1"), Pods: []*corev1.Pod{podFixture("p1", corev1.PodRunning)}},
 			},
-			want: observed{Phase: phaseRunning, Finished: []string{"p0"}},
+			want: slotsObserved{Phase: PhaseRunning, Finished: []string{"p0"}},
 		},
 		{
 			name: "every Job complete",
-			slots: []slotRun{
-				{job: complete("j0"), pods: []*corev1.Pod{podFixture("p0", corev1.PodSucceeded)}},
-				{job: complete("j1"), pods: []*corev1.Pod{podFixture("p1", corev1.PodSucceeded)}},
+			slots: []SlotRun{
+				{Job: complete("j0"), Pods: []*corev1.Pod{podFixture("p0", corev1.PodSucceeded)}},
+				{Job: complete("j1"), Pods: []*corev1.Pod{podFixture("p1", corev1.PodSucceeded)}},
 			},
-			want: observed{Phase: phaseSucceeded, Finished: []string{"p0", "p1"}},
+			want: slotsObserved{Phase: PhaseSucceeded, Finished: []string{"p0", "p1"}},
 		},
 		{
 			name:  "complete but the pod is gone",
-			slots: []slotRun{{job: complete("j0")}},
-			want:  observed{Phase: phaseLost, Why: "Job j0 completed but its pod is gone, and with it the output"},
+			slots: []SlotRun{{Job: complete("j0")}},
+			want:  slotsObserved{Phase: PhaseLost, Why: "Job j0 completed but its pod is gone, and with it the output"},
 		},
 		{
 			name:  "failed and the pod is gone",
-			slots: []slotRun{{job: failed("j0")}},
-			want:  observed{Phase: phaseLost, Why: "Job j0 failed and its pod is gone (deleted with its node?)"},
+			slots: []SlotRun{{Job: failed("j0")}},
+			want:  slotsObserved{Phase: PhaseLost, Why: "Job j0 failed and its pod is gone (deleted with its node?)"},
 		},
 		{
 			name: "evicted",
-			slots: []slotRun{{job: failed("j0"), pods: []*corev1.Pod{
+			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
 				podFixture("p0", corev1.PodFailed, evicted, mainContainers(exited("fio", 137))),
 			}}},
-			want: observed{Phase: phaseLost, Failed: "p0",
+			want: slotsObserved{Phase: PhaseLost, Failed: "p0",
 				Why: "pod p0 on node node-a was stopped by the cluster (Evicted: The node was low on resource: ephemeral-storage.)"},
 		},
 		{
 			name: "preempted: a DisruptionTarget pod is not the tool's failure",
-			slots: []slotRun{{job: failed("j0"), pods: []*corev1.Pod{
+			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
 				podFixture("p0", corev1.PodFailed, disruptionTarget, mainContainers(exited("fio", 143))),
 			}}},
-			want: observed{Phase: phaseLost, Failed: "p0", Why: "pod p0 on node node-a was stopped by the cluster (Disrupted)"},
+			want: slotsObserved{Phase: PhaseLost, Failed: "p0", Why: "pod p0 on node node-a was stopped by the cluster (Disrupted)"},
 		},
 		{
 			name: "tool exited non-zero",
-			slots: []slotRun{{job: failed("j0"), pods: []*corev1.Pod{
+			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
 				podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 1))),
 			}}},
-			want: observed{Phase: phaseToolFailed, Failed: "p0", Container: "fio", ExitCode: 1},
+			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p0", Container: "fio", ExitCode: 1},
 		},
 		{
 			name: "init containers fail first",
-			slots: []slotRun{{job: failed("j0"), pods: []*corev1.Pod{
+			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
 				podFixture("p0", corev1.PodFailed, containers(
 					[]corev1.ContainerStatus{exited("write", 0), exited("read", 2)}, exited("last", 3))),
 			}}},
-			want: observed{Phase: phaseToolFailed, Failed: "p0", Container: "read", ExitCode: 2},
+			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p0", Container: "read", ExitCode: 2},
 		},
 		{
 			name: "a tool failure outranks a lost slot before it",
-			slots: []slotRun{
-				{job: failed("j0")},
-				{job: failed("j1"), pods: []*corev1.Pod{podFixture("p1", corev1.PodFailed, mainContainers(exited("fio", 1)))}},
+			slots: []SlotRun{
+				{Job: failed("j0")},
+				{Job: failed("j1"), Pods: []*corev1.Pod{podFixture("p1", corev1.PodFailed, mainContainers(exited("fio", 1)))}},
 			},
-			want: observed{Phase: phaseToolFailed, Failed: "p1", Container: "fio", ExitCode: 1,
+			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p1", Container: "fio", ExitCode: 1,
 				Why: "Job j0 failed and its pod is gone (deleted with its node?)"},
 		},
 		{
 			name: "a lost slot after a tool failure does not hide it",
-			slots: []slotRun{
-				{job: failed("j0"), pods: []*corev1.Pod{podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 1)))}},
-				{job: failed("j1")},
+			slots: []SlotRun{
+				{Job: failed("j0"), Pods: []*corev1.Pod{podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 1)))}},
+				{Job: failed("j1")},
 			},
-			want: observed{Phase: phaseToolFailed, Failed: "p0", Container: "fio", ExitCode: 1},
+			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p0", Container: "fio", ExitCode: 1},
 		},
 		{
 			name: "Job deadline",
-			slots: []slotRun{{job: jobWith("j0", batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline"),
-				pods: []*corev1.Pod{podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 137)))}}},
-			want: observed{Phase: phaseDeadline, Why: "Job j0: Job was active longer than specified deadline"},
+			slots: []SlotRun{{Job: jobWith("j0", batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline"),
+				Pods: []*corev1.Pod{podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 137)))}}},
+			want: slotsObserved{Phase: PhaseDeadline, Why: "Job j0: Job was active longer than specified deadline"},
 		},
 		{
 			name: "a Job deadline outranks a lost slot",
-			slots: []slotRun{
-				{job: complete("j0")},
-				{job: jobWith("j1", batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "late")},
-				{job: activeJob("j2"), pods: []*corev1.Pod{pending}},
+			slots: []SlotRun{
+				{Job: complete("j0")},
+				{Job: jobWith("j1", batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "late")},
+				{Job: activeJob("j2"), Pods: []*corev1.Pod{pending}},
 			},
-			want: observed{Phase: phaseDeadline, Why: "Job j1: late"},
+			want: slotsObserved{Phase: PhaseDeadline, Why: "Job j1: late"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, summarize(observe(tc.slots))); diff != "" {
+			if diff := cmp.Diff(tc.want, summarize(ObserveSlots(tc.slots))); diff != "" {
 				t.Errorf("observe (-want +got):\n%s", diff)
 			}
 		})
@@ -206,17 +206,17 @@ func TestObserve(t *testing.T) {
 func TestObserveTimes(t *testing.T) {
 	j0, j1 := activeJob("j0"), activeJob("j1")
 	j1.CreationTimestamp = metav1.NewTime(t0.Add(time.Minute))
-	running := []slotRun{
-		{job: j0, pods: []*corev1.Pod{podFixture("p0", corev1.PodRunning, startedAt(3))}},
-		{job: j1, pods: []*corev1.Pod{podFixture("p1", corev1.PodRunning, startedAt(2))}},
+	running := []SlotRun{
+		{Job: j0, Pods: []*corev1.Pod{podFixture("p0", corev1.PodRunning, startedAt(3))}},
+		{Job: j1, Pods: []*corev1.Pod{podFixture("p1", corev1.PodRunning, startedAt(2))}},
 	}
-	o := observe(running)
-	if !o.created.Equal(t0.Add(time.Minute)) || !o.started.Equal(t0.Add(3*time.Minute)) {
-		t.Errorf("created, started = %v, %v; want t0+1m, t0+3m", o.created, o.started)
+	o := ObserveSlots(running)
+	if !o.Created.Equal(t0.Add(time.Minute)) || !o.Started.Equal(t0.Add(3*time.Minute)) {
+		t.Errorf("created, started = %v, %v; want t0+1m, t0+3m", o.Created, o.Started)
 	}
-	running[1].pods[0].Status.Phase = corev1.PodPending
-	if o := observe(running); !o.started.IsZero() {
-		t.Errorf("started = %v with a pod pending, want zero", o.started)
+	running[1].Pods[0].Status.Phase = corev1.PodPending
+	if o := ObserveSlots(running); !o.Started.IsZero() {
+		t.Errorf("started = %v with a pod pending, want zero", o.Started)
 	}
 }
 
@@ -248,7 +248,7 @@ func TestPendingReasons(t *testing.T) {
 		{"nothing said yet", []*corev1.Pod{podFixture("p0", corev1.PodPending)}, []string{"the pod of Job j0 is pending"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := pendingReasons(slotRun{job: activeJob("j0"), pods: tc.pods})
+			got := PendingReasons(SlotRun{Job: activeJob("j0"), Pods: tc.pods})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("pendingReasons (-want +got):\n%s", diff)
 			}
@@ -256,27 +256,3 @@ func TestPendingReasons(t *testing.T) {
 	}
 }
 
-func TestUnboundClaims(t *testing.T) {
-	claim := func(name string, ph corev1.PersistentVolumeClaimPhase, class *string) corev1.PersistentVolumeClaim {
-		c := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		c.Spec.StorageClassName, c.Status.Phase = class, ph
-		return c
-	}
-	got := unboundClaims([]corev1.PersistentVolumeClaim{
-		claim("db-data2", corev1.ClaimPending, ptr.To("premium-rwo")),
-		claim("db-data0", corev1.ClaimBound, ptr.To("premium-rwo")),
-		claim("db-data1", "", nil),
-		claim("db-data3", corev1.ClaimLost, ptr.To("standard")),
-	})
-	want := []string{
-		"db-data1 (Pending, the default storage class)",
-		"db-data2 (Pending, storage class premium-rwo)",
-		"db-data3 (Lost, storage class standard)",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("unboundClaims (-want +got):\n%s", diff)
-	}
-	if got := unboundClaims([]corev1.PersistentVolumeClaim{claim("a", corev1.ClaimBound, nil)}); got != nil {
-		t.Errorf("all bound: %v, want nil", got)
-	}
-}

@@ -1,0 +1,201 @@
+package benchrun
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The node slots of an attempt: benchmarks that run one Job per node and
+// repetition (StorageBenchmark, NetworkBenchmark) observe them the same way.
+
+// Phase is where one attempt of a repetition stands, over all its node slots.
+type Phase int
+
+const (
+	// PhaseStarting: some pod is not running yet (unscheduled, volumes
+	// unbound, image pulling).
+	PhaseStarting Phase = iota
+	// PhaseRunning: every pod runs or has finished.
+	PhaseRunning
+	// PhaseSucceeded: every Job completed; their pods' logs can be read.
+	PhaseSucceeded
+	// PhaseLost: a pod was evicted, preempted or lost with its node; the
+	// attempt can be retried.
+	PhaseLost
+	// PhaseToolFailed: the tool exited non-zero; its failure is the result.
+	PhaseToolFailed
+	// PhaseDeadline: the Job's own deadline ended it (the manager was away).
+	PhaseDeadline
+)
+
+// SlotRun is one node slot's Job and its pods.
+type SlotRun struct {
+	Job  *batchv1.Job
+	Pods []*corev1.Pod
+}
+
+// Observation is what the Jobs and pods of one attempt say.
+type Observation struct {
+	Phase Phase
+	// Finished are the pods whose logs hold the result, one per slot
+	// (PhaseSucceeded).
+	Finished []*corev1.Pod
+	// Failed, Container and ExitCode say which pod failed and how
+	// (PhaseToolFailed, PhaseLost).
+	Failed    *corev1.Pod
+	Container string
+	ExitCode  int32
+	// Why explains PhaseLost, PhaseDeadline and PhaseStarting in words.
+	Why string
+	// Created is when the attempt's Jobs were created; Started is when its
+	// last pod started running (zero until all do).
+	Created, Started time.Time
+}
+
+// ObserveSlots classifies an attempt from its slots' Jobs and pods.
+func ObserveSlots(slots []SlotRun) Observation {
+	o := Observation{Phase: PhaseSucceeded}
+	var waiting []string
+	allStarted := true
+	for _, s := range slots {
+		if c := s.Job.CreationTimestamp.Time; o.Created.IsZero() || c.After(o.Created) {
+			o.Created = c
+		}
+		switch {
+		case JobCondition(s.Job, batchv1.JobComplete):
+			pod := PodInPhase(s.Pods, corev1.PodSucceeded)
+			if pod == nil {
+				o.lose(fmt.Sprintf("Job %s completed but its pod is gone, and with it the output", s.Job.Name))
+				continue
+			}
+			o.Finished = append(o.Finished, pod)
+			o.noteStart(pod)
+		case JobCondition(s.Job, batchv1.JobFailed):
+			o.classifyFailure(s)
+		default:
+			// A pod that already ended counts as started: its Job's condition
+			// follows shortly.
+			running := cmp.Or(PodInPhase(s.Pods, corev1.PodRunning), PodInPhase(s.Pods, corev1.PodSucceeded), PodInPhase(s.Pods, corev1.PodFailed))
+			if running == nil {
+				allStarted = false
+				waiting = append(waiting, PendingReasons(s)...)
+			} else {
+				o.noteStart(running)
+			}
+			if o.Phase == PhaseSucceeded {
+				o.Phase = PhaseRunning
+			}
+		}
+	}
+	if o.Phase == PhaseRunning && !allStarted {
+		o.Phase, o.Why = PhaseStarting, strings.Join(waiting, "; ")
+	}
+	if !allStarted {
+		o.Started = time.Time{}
+	}
+	return o
+}
+
+// noteStart keeps the latest start of the attempt's Pods: the run timeout
+// counts from when every node slot runs.
+func (o *Observation) noteStart(p *corev1.Pod) {
+	if p.Status.StartTime != nil && p.Status.StartTime.After(o.Started) {
+		o.Started = p.Status.StartTime.Time
+	}
+}
+
+// lose records a lost pod, unless a worse outcome is already known.
+func (o *Observation) lose(why string) {
+	if o.Phase != PhaseToolFailed && o.Phase != PhaseDeadline {
+		o.Phase, o.Why = PhaseLost, why
+	}
+}
+
+// classifyFailure tells a tool's failure (its own result) from a pod the node
+// or the cluster took away (worth a retry).
+func (o *Observation) classifyFailure(s SlotRun) {
+	if c := FindJobCondition(s.Job, batchv1.JobFailed); c != nil && c.Reason == batchv1.JobReasonDeadlineExceeded {
+		if o.Phase != PhaseToolFailed {
+			o.Phase, o.Why = PhaseDeadline, fmt.Sprintf("Job %s: %s", s.Job.Name, c.Message)
+		}
+		return
+	}
+	pod := PodInPhase(s.Pods, corev1.PodFailed)
+	if pod == nil {
+		o.lose(fmt.Sprintf("Job %s failed and its pod is gone (deleted with its node?)", s.Job.Name))
+		return
+	}
+	if container, code, ok := failedContainer(pod); ok && !disrupted(pod) {
+		o.Phase, o.Failed, o.Container, o.ExitCode = PhaseToolFailed, pod, container, code
+		return
+	}
+	why := pod.Status.Reason
+	if why == "" {
+		why = "Disrupted"
+	}
+	if pod.Status.Message != "" {
+		why += ": " + pod.Status.Message
+	}
+	o.Failed = pod
+	o.lose(fmt.Sprintf("pod %s on node %s was stopped by the cluster (%s)", pod.Name, NodeOf(pod), why))
+}
+
+// disrupted tells whether the cluster, not the tool, ended the pod: eviction,
+// preemption, node shutdown or loss, or rejection at admission.
+func disrupted(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return p.Status.Reason != ""
+}
+
+// failedContainer is the first container that exited non-zero, init
+// containers first (they run first).
+func failedContainer(p *corev1.Pod) (string, int32, bool) {
+	for _, statuses := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range statuses {
+			if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
+				return cs.Name, t.ExitCode, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// pendingReasons say why a slot's pod does not run yet, from what the
+// scheduler and kubelet wrote on it.
+func PendingReasons(s SlotRun) []string {
+	if len(s.Pods) == 0 {
+		return []string{fmt.Sprintf("Job %s has no pod yet", s.Job.Name)}
+	}
+	var out []string
+	for _, p := range s.Pods {
+		out = append(out, WhyPending(p)...)
+	}
+	if len(out) == 0 {
+		out = append(out, fmt.Sprintf("the pod of Job %s is pending", s.Job.Name))
+	}
+	return out
+}
+
+
+func JobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
+	c := FindJobCondition(j, t)
+	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+func FindJobCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range j.Status.Conditions {
+		if j.Status.Conditions[i].Type == t {
+			return &j.Status.Conditions[i]
+		}
+	}
+	return nil
+}
