@@ -18,6 +18,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/benchmarkpool"
 	"github.com/benchwright/benchwright/controllers/mpibenchmark"
+	"github.com/benchwright/benchwright/controllers/networkbenchmark"
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/controllers/tuningprofile"
 	"github.com/benchwright/benchwright/internal/artifacts"
@@ -83,6 +84,13 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	if err := (&tuningprofile.Reconciler{
 		Env:   benchrun.NewEnv(mgr, "tuningprofile-controller", tuningprofile.APILogReader{APILogReader: logs}, cfg.store),
 		Image: cfg.tunerImage, Namespace: tuningprofile.ManagerNamespace(),
+	}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	// NetworkBenchmarks run in the OpenMPI image: benchwright, fabtests, iperf3.
+	if err := (&networkbenchmark.Reconciler{
+		Env:   benchrun.NewEnv(mgr, "networkbenchmark-controller", logs, cfg.store),
+		Image: *cfg.mpiImages[benchv1.OpenMPI],
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}

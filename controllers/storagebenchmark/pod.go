@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -144,10 +143,5 @@ func placePod(spec *corev1.PodSpec, b *benchv1.StorageBenchmark, p jobParams) {
 	peers := childLabels(b)
 	peers[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
 	peers[attemptLabel] = strconv.Itoa(p.attempt)
-	spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: peers},
-			TopologyKey:   corev1.LabelHostname,
-		}},
-	}}
+	benchrun.OneSlotPerNode(spec, peers)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
@@ -81,4 +82,15 @@ func FinishTime(p *corev1.Pod) (t time.Time) {
 		}
 	}
 	return t
+}
+
+// OneSlotPerNode keeps the pods that carry peers' labels (one attempt's
+// node slots) on distinct nodes.
+func OneSlotPerNode(spec *corev1.PodSpec, peers map[string]string) {
+	spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: peers},
+			TopologyKey:   corev1.LabelHostname,
+		}},
+	}}
 }

@@ -19,9 +19,6 @@ import (
 
 const kindNetwork = "NetworkBenchmark"
 
-// NetworkGroupBy splits a NetworkBenchmark's figures by pair and message size.
-var NetworkGroupBy = []string{netbench.LabelPair, netbench.LabelScope, results.LabelMsgSize}
-
 // NetworkOptions are Options plus what only network runs need.
 type NetworkOptions struct {
 	Options
@@ -70,7 +67,7 @@ func RunNetwork(ctx context.Context, in *benchv1.NetworkBenchmark, nopts Network
 	if left != "" {
 		opts.progress("left out: %s", left)
 	}
-	return res, res.repeat(ctx, opts, int(spec.Repetitions), int(spec.WarmupRepetitions), NetworkGroupBy, nil,
+	return res, res.repeat(ctx, opts, int(spec.Repetitions), int(spec.WarmupRepetitions), netbench.GroupBy, nil,
 		func(ctx context.Context, rep int) ([]results.Sample, error) {
 			r := &netbench.Runner{
 				Input: input, Steps: steps, Node: res.Node.Hostname, Topology: topo, Self: "127.0.0.1", Env: env,

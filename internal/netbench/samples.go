@@ -24,6 +24,9 @@ const (
 	LabelProvider      = "provider"
 )
 
+// GroupBy splits a NetworkBenchmark's figures by pair and message size.
+var GroupBy = []string{LabelPair, LabelScope, results.LabelMsgSize}
+
 // StepError is a step that failed, from the report of the node that saw it.
 type StepError struct {
 	Node string
