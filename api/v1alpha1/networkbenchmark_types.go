@@ -113,10 +113,9 @@ type NetworkPairs struct {
 	// +optional
 	From *ChipletRef `json:"from,omitempty"`
 
-	// to is the clients' ends of generated pairs: EachChiplet, the first CPU of
-	// every chiplet in the scope.
+	// to is the clients' ends of generated pairs: EachChiplet (the default),
+	// the first CPU of every chiplet in the scope.
 	// +optional
-	// +kubebuilder:default=EachChiplet
 	To PairTarget `json:"to,omitempty"`
 
 	// scopes of generated pairs: intraSocket (the other chiplets of the

@@ -1,0 +1,159 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/controllers/networkbenchmark"
+	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+// networkEnv starts the NetworkBenchmark controller with the fake kubelet,
+// which runs each pod's `benchwright netbench` here: real fabtests, pinned
+// with taskset, on this machine's topology.
+func networkEnv(t *testing.T) (string, *artifacts.Store) {
+	t.Helper()
+	if runtime.NumCPU() < 2 {
+		t.Skip("a pair needs 2 CPUs")
+	}
+	requireTool(t, "taskset")
+	tools := util.BenchTools(t, "fabtests")
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "benchwright"), "./cmd/benchwright")
+	build.Dir = util.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", bin+":"+tools+":"+os.Getenv("PATH"))
+	ns := testNamespace(t, "nb-")
+	kubelet := newFakeKubelet(t, ns)
+	store := startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
+		return (&networkbenchmark.Reconciler{
+			Env: benchrun.NewEnv(mgr, "networkbenchmark-controller", kubelet, store), Image: "registry.example/mpi:test",
+		}).SetupWithManager(mgr)
+	}, kubelet.run)
+	createNode(t, "nb-node-0", "c3-standard-8")
+	return ns, store
+}
+
+func createNetworkBenchmark(t *testing.T, ns, name, spec string) *benchv1.NetworkBenchmark {
+	t.Helper()
+	b := &benchv1.NetworkBenchmark{}
+	if err := yaml.UnmarshalStrict([]byte(spec), &b.Spec); err != nil {
+		t.Fatalf("spec of %s: %v", name, err)
+	}
+	b.Name, b.Namespace = name, ns
+	if err := k8sClient.Create(context.Background(), b); err != nil {
+		t.Fatalf("creating %s: %v", name, err)
+	}
+	return b
+}
+
+func waitNetworkFinished(t *testing.T, b *benchv1.NetworkBenchmark, within time.Duration) *benchv1.NetworkBenchmark {
+	t.Helper()
+	got := &benchv1.NetworkBenchmark{}
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err := k8sClient.Get(context.Background(), clientKey(b), got); err != nil {
+			t.Fatal(err)
+		}
+		if meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionSucceeded) ||
+			meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionFailed) {
+			return got
+		}
+	}
+	t.Fatalf("%s did not finish within %s; status: %+v", b.Name, within, got.Status)
+	return nil
+}
+
+// TestNetworkBenchmarkPair runs a pinned pair through the controller: two
+// repetitions of fi_msg_bw and fi_msg_pingpong between CPU 0 and CPU 1, the
+// figures per pair in the status, the topology in the status and nodes.json.
+func TestNetworkBenchmarkPair(t *testing.T) {
+	ns, store := networkEnv(t)
+	b := createNetworkBenchmark(t, ns, "pair", `
+nodeSelector: {kubernetes.io/os: linux}
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
+fabtests: {tests: [fi_msg_bw, fi_msg_pingpong], provider: tcp, iterations: 100, warmupIterations: 10, messageSize: 65536}
+repetitions: 2
+`)
+	got := waitNetworkFinished(t, b, 2*time.Minute)
+	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionSucceeded); c == nil || c.Status != "True" {
+		t.Fatalf("not Succeeded: %+v", got.Status.Conditions)
+	}
+	st := got.Status
+	if st.Tool != "fabtests/tcp" || st.PairCount != "1 pairs on 1 node" || st.Progress != "2/2" {
+		t.Errorf("display: tool %q pairs %q progress %q", st.Tool, st.PairCount, st.Progress)
+	}
+	if len(st.Pairs) != 2 {
+		t.Fatalf("status pairs %+v, want one per test", st.Pairs)
+	}
+	bw, pp := st.Pairs[0], st.Pairs[1]
+	if bw.Pair != "n0:c0 -> n0:c1" || bw.Test != "fi_msg_bw" || bw.PeakBandwidth == nil || bw.PeakBandwidth.Median <= 0 || bw.PeakBandwidth.N != 2 ||
+		bw.PeakMessageSize == nil || *bw.PeakMessageSize != 65536 || bw.Latency != nil {
+		t.Errorf("fi_msg_bw: %+v", bw)
+	}
+	if pp.Test != "fi_msg_pingpong" || pp.Latency == nil || pp.Latency.Median <= 0 {
+		t.Errorf("fi_msg_pingpong: %+v", pp)
+	}
+	if st.Summary.PeakBandwidthMBps == nil || st.Summary.LatencyMicroseconds == nil || st.Summary.LowestBandwidthPair == "" {
+		t.Errorf("summary %+v", st.Summary)
+	}
+	if len(st.Topology) != 1 || st.Topology[0].CPUs != int32(runtime.NumCPU()) || st.Topology[0].ChipletsFrom == "" || st.Topology[0].AllowedCPUs == "" {
+		t.Errorf("topology %+v", st.Topology)
+	}
+	loc := artifacts.Location{Namespace: ns, Kind: "NetworkBenchmark", Name: b.Name, UID: string(got.UID)}
+	key, _ := loc.Nodes()
+	data, err := store.Get(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []results.NodeInfo
+	if err := json.Unmarshal(data, &nodes); err != nil {
+		t.Fatalf("nodes.json: %v\n%s", err, data)
+	}
+	if len(nodes) == 0 || nodes[0].Topology == nil || len(nodes[0].Topology.CPUs) != runtime.NumCPU() {
+		t.Errorf("nodes.json has no topology: %s", data)
+	}
+	out := kubectl(t, "get", "netbench", "-n", ns)
+	for _, want := range []string{"PAIRS", "PEAK(MB/S)", "SLOWEST", "1 pairs on 1 node", "Succeeded"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl get netbench lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestNetworkBenchmarkToolFailed: a provider this machine lacks fails the
+// benchmark with fabtests' own error quoted.
+func TestNetworkBenchmarkToolFailed(t *testing.T) {
+	ns, _ := networkEnv(t)
+	b := createNetworkBenchmark(t, ns, "verbs", `
+nodeSelector: {kubernetes.io/os: linux}
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
+fabtests: {tests: [fi_msg_bw], provider: verbs, messageSize: 64}
+`)
+	got := waitNetworkFinished(t, b, time.Minute)
+	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionFailed)
+	if c == nil || c.Status != "True" || c.Reason != benchv1.ReasonToolFailed {
+		t.Fatalf("conditions %+v, want Failed/ToolFailed", got.Status.Conditions)
+	}
+	for _, want := range []string{"repetition 1/1", "fi_msg_bw n0:c0 -> n0:c1", "fi_getinfo"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("message %q lacks %q", c.Message, want)
+		}
+	}
+}
