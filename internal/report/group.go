@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -88,10 +89,12 @@ func (g *grouper) add(input string, s results.Sample) {
 		}
 		s.Benchmark = name
 	}
-	key := s.Kind + "\x00" + s.Namespace + "\x00" + s.Benchmark + "\x00" + s.RunUID
+	// A NetworkBenchmark's pairs are series of their own.
+	pair := s.Labels[netbench.LabelPair]
+	key := s.Kind + "\x00" + s.Namespace + "\x00" + s.Benchmark + "\x00" + s.RunUID + "\x00" + pair
 	a, ok := g.byKey[key]
 	if !ok {
-		a = &acc{run: Run{Kind: s.Kind, Namespace: s.Namespace, Benchmark: s.Benchmark, RunUID: s.RunUID},
+		a = &acc{run: Run{Kind: s.Kind, Namespace: s.Namespace, Benchmark: s.Benchmark, RunUID: s.RunUID, Pair: g.str(pair)},
 			reps: map[int]bool{}, warmups: map[int]bool{}, origins: map[string]bool{}}
 		g.byKey[key] = a
 		g.order = append(g.order, a)
@@ -172,18 +175,24 @@ func agree(have, labels map[string]string, first bool) map[string]string {
 	return have
 }
 
-// nameRuns gives each run a unique name: its benchmark, then its UID's start,
-// then its position.
+// nameRuns gives each run a unique name: its benchmark (and pair), then its
+// UID's start, then its position.
 func nameRuns(runs []Run) {
 	count := map[string]int{}
 	for _, r := range runs {
-		count[r.Benchmark]++
+		count[r.Benchmark+r.Pair]++
 	}
 	seen := map[string]bool{}
 	for i := range runs {
 		r := &runs[i]
 		r.Name = r.Benchmark
-		if count[r.Benchmark] > 1 {
+		if r.Pair != "" {
+			r.Name += " " + r.Pair
+			if scope := r.Labels[netbench.LabelScope]; scope != "" {
+				r.Name += " " + scope
+			}
+		}
+		if count[r.Benchmark+r.Pair] > 1 {
 			if uid := r.RunUID; uid != "" {
 				r.Name = fmt.Sprintf("%s@%s", r.Benchmark, uid[:min(8, len(uid))])
 			} else if r.Namespace != "" {

@@ -42,6 +42,7 @@ func plan(runs []Run) []Plot {
 		if f.maxN >= minBoxRepetitions {
 			add(boxPlot(sizeCategories(f), runs, f.test+": "+f.metric+" over repetitions", "message size (bytes)"))
 		}
+		add(heatmapPlot(f, runs))
 		if len(f.runs) > 1 {
 			headline = addHeadline(headline, f)
 		}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -17,6 +18,9 @@ type Run struct {
 	Namespace string
 	Benchmark string
 	RunUID    string
+	// Pair is a NetworkBenchmark's pair ("n0:c0 -> n0:c8"): each pair of a
+	// run is a run of the report, a series of its plots.
+	Pair string
 	// MachineType is the machine_type labels of its samples, joined by ", ".
 	MachineType string
 	// Labels are the run-wide labels (campaign, pool, tuning, MPI) every
@@ -43,7 +47,9 @@ func (r Run) Label() string {
 
 // runLabels are the labels that describe a run as a whole.
 var runLabels = []string{results.LabelCampaign, results.LabelPool, results.LabelTuning, results.LabelMPI,
-	results.LabelPlacement, results.LabelThreadsPerCore}
+	results.LabelPlacement, results.LabelThreadsPerCore,
+	netbench.LabelScope, netbench.LabelProvider, netbench.LabelServerChiplet, netbench.LabelClientChiplet,
+	netbench.LabelServerSocket, netbench.LabelClientSocket, netbench.LabelServerNode, netbench.LabelClientNode}
 
 // Find is the index of the run named name (its Name, or its Benchmark when
 // only one run has it).
