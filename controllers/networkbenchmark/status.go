@@ -42,15 +42,22 @@ func describeTool(b *benchv1.NetworkBenchmark) string {
 // describePairs is the Pairs column: "2 explicit on 1 node", "3 scopes on 5
 // nodes", then the measured count once known.
 func describePairs(b *benchv1.NetworkBenchmark) string {
-	nodes := max(b.Spec.Nodes, 1)
-	on := fmt.Sprintf(" on %d node%s", nodes, map[bool]string{true: "", false: "s"}[nodes == 1])
+	on := " on " + count(int(max(b.Spec.Nodes, 1)), "node")
 	if n := countPairs(b.Status.Pairs); n > 0 {
-		return strconv.Itoa(n) + " pairs" + on
+		return count(n, "pair") + on
 	}
 	if n := len(b.Spec.Pairs.Explicit); n > 0 {
 		return strconv.Itoa(n) + " explicit" + on
 	}
 	return strings.Join(scopeNames(b.Spec.Pairs.Scopes), "+") + on
+}
+
+// count is "1 pair", "2 pairs".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 func countPairs(rs []benchv1.NetworkPairResult) int {

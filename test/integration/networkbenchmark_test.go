@@ -96,7 +96,7 @@ repetitions: 2
 		t.Fatalf("not Succeeded: %+v", got.Status.Conditions)
 	}
 	st := got.Status
-	if st.Tool != "fabtests/tcp" || st.PairCount != "1 pairs on 1 node" || st.Progress != "2/2" {
+	if st.Tool != "fabtests/tcp" || st.PairCount != "1 pair on 1 node" || st.Progress != "2/2" {
 		t.Errorf("display: tool %q pairs %q progress %q", st.Tool, st.PairCount, st.Progress)
 	}
 	if len(st.Pairs) != 2 {
@@ -130,7 +130,7 @@ repetitions: 2
 		t.Errorf("nodes.json has no topology: %s", data)
 	}
 	out := kubectl(t, "get", "netbench", "-n", ns)
-	for _, want := range []string{"PAIRS", "PEAK(MB/S)", "SLOWEST", "1 pairs on 1 node", "Succeeded"} {
+	for _, want := range []string{"PAIRS", "PEAK(MB/S)", "SLOWEST", "1 pair on 1 node", "Succeeded"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl get netbench lacks %q:\n%s", want, out)
 		}

@@ -1,0 +1,81 @@
+package networkbenchmark
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/netbench"
+)
+
+func seed2(nodes int32, hostNetwork bool) *benchv1.NetworkBenchmark {
+	return &benchv1.NetworkBenchmark{
+		ObjectMeta: metav1.ObjectMeta{Name: "s2-fabtests-chiplets", Namespace: "ns", UID: "uid"},
+		Spec: benchv1.NetworkBenchmarkSpec{
+			Placement:        benchv1.Placement{Pool: "c3"},
+			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 11, WarmupRepetitions: 1},
+			Nodes:            nodes, HostNetwork: hostNetwork,
+			Pairs:            benchv1.NetworkPairs{From: &benchv1.ChipletRef{}, Scopes: []benchv1.NetworkScope{benchv1.ScopeIntraSocket, benchv1.ScopeInterNode}},
+			Fabtests:         &benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}, Provider: "tcp", WarmupIterations: ptr.To[int32](1024)},
+		},
+	}
+}
+
+func TestConstructJob(t *testing.T) {
+	b := seed2(5, false)
+	job, err := constructJob(b, jobParams{rep: 3, slot: 2, attempt: 1, image: "img"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Name != "s2-fabtests-chiplets-r3-n2-a1" || len(validation.IsDNS1123Subdomain(job.Name)) > 0 {
+		t.Errorf("job name %q", job.Name)
+	}
+	pod := job.Spec.Template.Spec
+	c := pod.Containers[0]
+	argv := append(slices.Clone(c.Command), c.Args...)
+	if argv[0] != "benchwright" || argv[1] != "netbench" || argv[3] != "2" {
+		t.Errorf("argv %q", argv)
+	}
+	// The pods find each other by name under the headless Service.
+	i := slices.Index(argv, "--peers")
+	peers := strings.Split(argv[i+1], ",")
+	svc := constructService(b)
+	if len(peers) != 5 || peers[2] != pod.Hostname+"."+pod.Subdomain || pod.Subdomain != svc.Name || svc.Spec.ClusterIP != corev1.ClusterIPNone || !svc.Spec.PublishNotReadyAddresses {
+		t.Errorf("peers %q, hostname %q.%q, service %+v", peers, pod.Hostname, pod.Subdomain, svc.Spec)
+	}
+	// The input is the spec's, as the pods plan from it.
+	var in netbench.Input
+	if err := json.Unmarshal([]byte(argv[slices.Index(argv, "--input")+1]), &in); err != nil || in.Nodes != 5 || in.Fabtests.Tests[0] != "fi_msg_bw" {
+		t.Errorf("input %+v (%v)", in, err)
+	}
+	// No privilege, no credentials, no host network unless asked.
+	sc := c.SecurityContext
+	if *pod.SecurityContext.RunAsNonRoot != true || *sc.AllowPrivilegeEscalation || sc.Capabilities.Drop[0] != "ALL" || *pod.AutomountServiceAccountToken || pod.HostNetwork {
+		t.Errorf("security: pod %+v container %+v", pod.SecurityContext, sc)
+	}
+	// One pod per node, on the pool's nodes.
+	if pod.NodeSelector[benchv1.PoolLabel] != "c3" || pod.Affinity == nil || pod.Affinity.PodAntiAffinity == nil {
+		t.Errorf("placement: selector %v affinity %+v", pod.NodeSelector, pod.Affinity)
+	}
+	if *job.Spec.BackoffLimit != 0 || job.Labels["benchwright.io/slot"] != "2" {
+		t.Errorf("job %+v", job.ObjectMeta.Labels)
+	}
+}
+
+func TestConstructJobHostNetwork(t *testing.T) {
+	job, err := constructJob(seed2(2, true), jobParams{image: "img"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := job.Spec.Template.Spec
+	if !pod.HostNetwork || pod.DNSPolicy != corev1.DNSClusterFirstWithHostNet {
+		t.Errorf("hostNetwork %v dnsPolicy %q: the peers' names would not resolve", pod.HostNetwork, pod.DNSPolicy)
+	}
+}
