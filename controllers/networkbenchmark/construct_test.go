@@ -22,8 +22,8 @@ func seed2(nodes int32, hostNetwork bool) *benchv1.NetworkBenchmark {
 			Placement:        benchv1.Placement{Pool: "c3"},
 			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 11, WarmupRepetitions: 1},
 			Nodes:            nodes, HostNetwork: hostNetwork,
-			Pairs:            benchv1.NetworkPairs{From: &benchv1.ChipletRef{}, Scopes: []benchv1.NetworkScope{benchv1.ScopeIntraSocket, benchv1.ScopeInterNode}},
-			Fabtests:         &benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}, Provider: "tcp", WarmupIterations: ptr.To[int32](1024)},
+			Pairs:    benchv1.NetworkPairs{From: &benchv1.ChipletRef{}, Scopes: []benchv1.NetworkScope{benchv1.ScopeIntraSocket, benchv1.ScopeInterNode}},
+			Fabtests: &benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}, Provider: "tcp", WarmupIterations: ptr.To[int32](1024)},
 		},
 	}
 }
@@ -65,7 +65,7 @@ func TestConstructJob(t *testing.T) {
 		t.Errorf("placement: selector %v affinity %+v", pod.NodeSelector, pod.Affinity)
 	}
 	if *job.Spec.BackoffLimit != 0 || job.Labels["benchwright.io/slot"] != "2" {
-		t.Errorf("job %+v", job.ObjectMeta.Labels)
+		t.Errorf("job %+v", job.Labels)
 	}
 }
 

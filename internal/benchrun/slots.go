@@ -17,19 +17,19 @@ import (
 type Phase int
 
 const (
-	// PhaseStarting: some pod is not running yet (unscheduled, volumes
+	// PhaseStarting means some pod is not running yet (unscheduled, volumes
 	// unbound, image pulling).
 	PhaseStarting Phase = iota
-	// PhaseRunning: every pod runs or has finished.
+	// PhaseRunning means every pod runs or has finished.
 	PhaseRunning
-	// PhaseSucceeded: every Job completed; their pods' logs can be read.
+	// PhaseSucceeded means every Job completed; their pods' logs can be read.
 	PhaseSucceeded
-	// PhaseLost: a pod was evicted, preempted or lost with its node; the
+	// PhaseLost means a pod was evicted, preempted or lost with its node; the
 	// attempt can be retried.
 	PhaseLost
-	// PhaseToolFailed: the tool exited non-zero; its failure is the result.
+	// PhaseToolFailed means the tool exited non-zero; its failure is the result.
 	PhaseToolFailed
-	// PhaseDeadline: the Job's own deadline ended it (the manager was away).
+	// PhaseDeadline means the Job's own deadline ended it (the manager was away).
 	PhaseDeadline
 )
 
@@ -169,7 +169,7 @@ func failedContainer(p *corev1.Pod) (string, int32, bool) {
 	return "", 0, false
 }
 
-// pendingReasons say why a slot's pod does not run yet, from what the
+// PendingReasons say why a slot's pod does not run yet, from what the
 // scheduler and kubelet wrote on it.
 func PendingReasons(s SlotRun) []string {
 	if len(s.Pods) == 0 {
@@ -185,12 +185,13 @@ func PendingReasons(s SlotRun) []string {
 	return out
 }
 
-
+// JobCondition tells whether the Job has condition t, True.
 func JobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
 	c := FindJobCondition(j, t)
 	return c != nil && c.Status == corev1.ConditionTrue
 }
 
+// FindJobCondition is the Job's condition of type t, nil without one.
 func FindJobCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
 	for i := range j.Status.Conditions {
 		if j.Status.Conditions[i].Type == t {

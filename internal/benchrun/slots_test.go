@@ -255,4 +255,3 @@ func TestPendingReasons(t *testing.T) {
 		})
 	}
 }
-

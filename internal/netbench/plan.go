@@ -84,7 +84,9 @@ type Step struct {
 func (s Step) Port() int { return PortOf(s.Index) }
 
 // Involves tells whether the node in slot takes part in the step.
-func (s Step) Involves(slot int) bool { return s.Pair.Server.Node == slot || s.Pair.Client.Node == slot }
+func (s Step) Involves(slot int) bool {
+	return s.Pair.Server.Node == slot || s.Pair.Client.Node == slot
+}
 
 // Plan is the steps of a benchmark, the same on every node: for each test,
 // each pair, in order; the generated pairs of every node (intra-node) then

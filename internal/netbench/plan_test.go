@@ -30,8 +30,8 @@ func names(steps []Step) []string {
 
 func TestPlanGeneratedPairs(t *testing.T) {
 	in := Input{
-		Nodes: 2,
-		Pairs: benchv1.NetworkPairs{Scopes: []benchv1.NetworkScope{benchv1.ScopeIntraSocket, benchv1.ScopeInterSocket, benchv1.ScopeInterNode}},
+		Nodes:    2,
+		Pairs:    benchv1.NetworkPairs{Scopes: []benchv1.NetworkScope{benchv1.ScopeIntraSocket, benchv1.ScopeInterSocket, benchv1.ScopeInterNode}},
 		Fabtests: &benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}},
 	}
 	steps, err := Plan(in, twoSockets())
@@ -65,8 +65,8 @@ func TestPlanGeneratedPairs(t *testing.T) {
 
 func TestPlanRingAndTests(t *testing.T) {
 	in := Input{
-		Nodes: 3,
-		Pairs: benchv1.NetworkPairs{From: &benchv1.ChipletRef{Chiplet: 3}, Scopes: []benchv1.NetworkScope{benchv1.ScopeInterNode}},
+		Nodes:    3,
+		Pairs:    benchv1.NetworkPairs{From: &benchv1.ChipletRef{Chiplet: 3}, Scopes: []benchv1.NetworkScope{benchv1.ScopeInterNode}},
 		Fabtests: &benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw", "fi_msg_pingpong"}},
 	}
 	topo := twoSockets()

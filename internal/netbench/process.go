@@ -133,11 +133,14 @@ func (c *capped) String() string {
 	return s
 }
 
-// tail is the last n lines of s, for a message.
-func tail(s string, n int) string {
+// tailLines is how much of a tool's output a message quotes.
+const tailLines = 5
+
+// tail is the last lines of s, for a message.
+func tail(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
 	}
 	return strings.Join(lines, "\n")
 }

@@ -46,9 +46,9 @@ type StepReport struct {
 	// where this node only served).
 	Argv []string `json:"argv"`
 	// Output is the client's output (the result), ServerOutput the server's.
-	Output       string `json:"output,omitempty"`
-	ServerOutput string `json:"serverOutput,omitempty"`
-	ExitCode     int    `json:"exitCode"`
+	Output       string  `json:"output,omitempty"`
+	ServerOutput string  `json:"serverOutput,omitempty"`
+	ExitCode     int     `json:"exitCode"`
 	Seconds      float64 `json:"seconds"`
 	// Error says why the step failed, when it did.
 	Error string `json:"error,omitempty"`

@@ -65,7 +65,7 @@ func (r *Runner) Run(ctx context.Context) *Report {
 	if err := r.checkCPUs(); err != nil {
 		rep.Error = err.Error()
 		ctl.fail(rep.Error)
-		r.linger(ctx, ctl)
+		r.linger(ctx)
 		return rep
 	}
 	mine := 0
@@ -86,7 +86,7 @@ func (r *Runner) Run(ctx context.Context) *Report {
 		if sr.Error != "" {
 			rep.Error = fmt.Sprintf("step %d (%s %s) failed: %s", s.Index, s.Test, s.Pair.Name(), sr.Error)
 			ctl.fail(fmt.Sprintf("node %d (%s) stopped: %s", r.Slot, r.Node, rep.Error))
-			r.linger(ctx, ctl)
+			r.linger(ctx)
 			return rep
 		}
 	}
@@ -113,7 +113,7 @@ func (r *Runner) needsControl() bool {
 	})
 }
 
-func (r *Runner) linger(ctx context.Context, ctl *control) {
+func (r *Runner) linger(ctx context.Context) {
 	if r.Linger <= 0 || !r.needsControl() {
 		return
 	}
@@ -163,10 +163,10 @@ func (r *Runner) runStep(ctx context.Context, ctl *control, s Step) StepReport {
 	defer cancel()
 	began := time.Now()
 	var sr StepReport
-	switch {
-	case s.Pair.Server.Node == s.Pair.Client.Node:
+	switch s.Pair.Server.Node {
+	case s.Pair.Client.Node:
 		sr = r.runBoth(ctx, s)
-	case s.Pair.Server.Node == r.Slot:
+	case r.Slot:
 		sr = r.serve(ctx, ctl, s)
 	default:
 		sr = r.connect(ctx, s)
@@ -206,7 +206,7 @@ func (r *Runner) serve(ctx context.Context, ctl *control, s Step) StepReport {
 	ctl.set(s.Index, stepDone)
 	sr.ServerOutput = srv.out.String()
 	if sr.ExitCode != 0 {
-		sr.Error = fmt.Sprintf("the server exited with code %d: %s", sr.ExitCode, tail(sr.ServerOutput, 5))
+		sr.Error = fmt.Sprintf("the server exited with code %d: %s", sr.ExitCode, tail(sr.ServerOutput))
 	}
 	return sr
 }
@@ -226,7 +226,7 @@ func (r *Runner) connect(ctx context.Context, s Step) StepReport {
 	sr.ExitCode = cli.wait(ctx, "the client")
 	sr.Output = cli.out.String()
 	if sr.ExitCode != 0 {
-		sr.Error = fmt.Sprintf("the client exited with code %d: %s", sr.ExitCode, tail(sr.Output, 5))
+		sr.Error = fmt.Sprintf("the client exited with code %d: %s", sr.ExitCode, tail(sr.Output))
 	}
 	return sr
 }
@@ -262,12 +262,12 @@ func (r *Runner) waitListening(ctx context.Context, srv *process, s Step) error 
 			return nil
 		}
 		if srv.exited() {
-			return fmt.Errorf("the server exited with code %d before it listened on port %d: %s", srv.code, port, tail(srv.out.String(), 5))
+			return fmt.Errorf("the server exited with code %d before it listened on port %d: %s", srv.code, port, tail(srv.out.String()))
 		}
 		select {
 		case <-ctx.Done():
 			srv.wait(ctx, "the server")
-			return fmt.Errorf("the server did not listen on port %d: %v", port, context.Cause(ctx))
+			return fmt.Errorf("the server did not listen on port %d: %w", port, context.Cause(ctx))
 		case <-tick.C:
 		}
 	}
@@ -286,10 +286,10 @@ func (r *Runner) finishServer(ctx context.Context, srv *process, sr *StepReport)
 	sr.ServerOutput = srv.out.String()
 	switch {
 	case sr.ExitCode != 0:
-		sr.Error = fmt.Sprintf("the client exited with code %d: %s", sr.ExitCode, tail(sr.Output, 5))
+		sr.Error = fmt.Sprintf("the client exited with code %d: %s", sr.ExitCode, tail(sr.Output))
 	case code != 0:
 		sr.ExitCode = code
-		sr.Error = fmt.Sprintf("the server exited with code %d: %s", code, tail(sr.ServerOutput, 5))
+		sr.Error = fmt.Sprintf("the server exited with code %d: %s", code, tail(sr.ServerOutput))
 	}
 }
 
@@ -305,7 +305,7 @@ func waitReady(ctx context.Context, peer string, step int, plan string) (string,
 		host, port = peer, strconv.Itoa(ControlPort)
 	}
 	url := fmt.Sprintf("http://%s/ready?step=%d&plan=%s", net.JoinHostPort(host, port), step, plan)
-	last := "not reached yet"
+	var last string
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := client.Do(req)
@@ -323,7 +323,7 @@ func waitReady(ctx context.Context, peer string, step int, plan string) (string,
 		}
 		select {
 		case <-ctx.Done():
-			return "", fmt.Errorf("the server's node %s was not ready for step %d: %v (last: %s)", peer, step, context.Cause(ctx), last)
+			return "", fmt.Errorf("the server's node %s was not ready for step %d: %w (last: %s)", peer, step, context.Cause(ctx), last)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -335,8 +335,11 @@ func resolve(ctx context.Context, host string) (string, error) {
 		return host, nil
 	}
 	addrs, err := net.DefaultResolver.LookupHost(ctx, host)
-	if err != nil || len(addrs) == 0 {
-		return "", fmt.Errorf("resolving %s: %v", host, err)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", host, err)
+	}
+	if len(addrs) == 0 {
+		return "", fmt.Errorf("resolving %s: no address", host)
 	}
 	return addrs[0], nil
 }

@@ -2,6 +2,7 @@ package netbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -133,8 +134,8 @@ func TestRunnerIPerf3(t *testing.T) {
 func TestRunnerToolFailure(t *testing.T) {
 	env := toolEnv(t)
 	rep, _, err := runOne(t, fabtestsInput("verbs", "fi_msg_bw"), env)
-	se, ok := err.(*StepError)
-	if !ok {
+	var se *StepError
+	if !errors.As(err, &se) {
 		t.Fatalf("got %v, want a StepError; report %+v", err, rep)
 	}
 	if !strings.Contains(se.Error(), "fi_getinfo") {

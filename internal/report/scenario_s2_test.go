@@ -29,8 +29,8 @@ func s2Samples(t *testing.T) []results.Sample {
 	}
 	type pair struct {
 		server, client, scope string
-		chiplet, socket      int
-		factor               float64
+		chiplet, socket       int
+		factor                float64
 	}
 	pairs := []pair{
 		{"n0", "n0", "intraSocket", 1, 0, 1.0},
