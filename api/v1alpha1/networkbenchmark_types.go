@@ -208,7 +208,8 @@ type FabtestsSettings struct {
 	// +kubebuilder:validation:Maximum=1000000
 	WarmupIterations *int32 `json:"warmupIterations,omitempty"`
 
-	// rmaOperation is fi_rma_bw's operation (-o): read, write or writedata.
+	// rmaOperation is fi_rma_bw's operation (-o): read, write (the default) or
+	// writedata.
 	// +optional
 	// +kubebuilder:validation:Enum=read;write;writedata
 	RMAOperation string `json:"rmaOperation,omitempty"`
@@ -313,12 +314,13 @@ type NodeTopology struct {
 
 // NetworkSummary holds the headline figures: medians over repetitions.
 type NetworkSummary struct {
-	// peakBandwidthMBps is the highest median bandwidth of any pair, in MB/s
-	// (iperf3's Gbit/s converted).
+	// peakBandwidthMBps is the highest median bandwidth of any pair in the
+	// first bandwidth test (not a ping-pong), in MB/s (iperf3's Gbit/s
+	// converted).
 	// +optional
 	PeakBandwidthMBps *float64 `json:"peakBandwidthMBps,omitempty"`
-	// lowestBandwidthPair is the pair whose peak bandwidth is lowest: where a
-	// chiplet matrix shows its slow path.
+	// lowestBandwidthPair is the pair whose peak bandwidth is lowest in that
+	// test: where a chiplet matrix shows its slow path.
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	LowestBandwidthPair string `json:"lowestBandwidthPair,omitempty"`
@@ -359,7 +361,7 @@ type NetworkPairResult struct {
 // +kubebuilder:printcolumn:name="Tool",type=string,JSONPath=`.status.tool`,description="fabtests provider or iperf3"
 // +kubebuilder:printcolumn:name="Pairs",type=string,JSONPath=`.status.pairCount`,description="pairs and nodes"
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`,description="finished/total repetitions"
-// +kubebuilder:printcolumn:name="Peak(MB/s)",type=number,JSONPath=`.status.summary.peakBandwidthMBps`,description="highest median bandwidth of any pair"
+// +kubebuilder:printcolumn:name="Peak(MB/s)",type=number,JSONPath=`.status.summary.peakBandwidthMBps`,description="highest median bandwidth of any pair in the first bandwidth test"
 // +kubebuilder:printcolumn:name="Slowest",type=string,JSONPath=`.status.summary.lowestBandwidthPair`,description="the pair with the lowest peak bandwidth"
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
 // +kubebuilder:printcolumn:name="Queue",type=integer,JSONPath=`.status.queuePosition`,description="place in the pool's queue while waiting (1 = next)"

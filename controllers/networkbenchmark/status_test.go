@@ -24,11 +24,16 @@ func TestStatusPairs(t *testing.T) {
 		summary("fi_msg_pingpong", "a", "bandwidth", "MB/s", "65536", 900),
 		summary("fi_msg_bw", "a", "latency", "us", "1", 0.5), // usec/xfer of a bandwidth test: not a latency
 		summary("iperf3", "b", "bandwidth", "Gbit/s", "", 8),
+		summary("fi_msg_bw", "b", "bandwidth", "MB/s", "64", 2000.123456),
+		summary("fi_msg_bw", "a", "bandwidth", "MB/s", "64", 3000),
 	})
-	if len(pairs) != 3 {
+	if len(pairs) != 4 {
 		t.Fatalf("pairs %+v", pairs)
 	}
 	pp, bw, ip := pairs[0], pairs[1], pairs[2]
+	if pairs[3].PeakBandwidth.Median != 2000.123456 {
+		t.Errorf("the status keeps the figure as measured: %+v", pairs[3].PeakBandwidth)
+	}
 	if pp.PeakBandwidth.Median != 900 || *pp.PeakMessageSize != 65536 || pp.Latency.Median != 4 {
 		t.Errorf("ping-pong %+v", pp)
 	}
@@ -38,7 +43,9 @@ func TestStatusPairs(t *testing.T) {
 	if ip.PeakBandwidth.Median != 1000 || ip.PeakMessageSize != nil {
 		t.Errorf("iperf3's 8 Gbit/s should read 1000 MB/s: %+v", ip)
 	}
-	if *sum.PeakBandwidthMBps != 1000 || sum.LowestBandwidthPair != "a fi_msg_pingpong" || *sum.LatencyMicroseconds != 4 {
+	// The pairs compared are fi_msg_bw's: the first bandwidth test that is
+	// not a ping-pong.
+	if *sum.PeakBandwidthMBps != 3000 || sum.LowestBandwidthPair != "b fi_msg_bw" || *sum.LatencyMicroseconds != 4 {
 		t.Errorf("summary %+v", sum)
 	}
 }
