@@ -20,6 +20,7 @@ const (
 	kind = "NetworkBenchmark"
 	// container runs `benchwright netbench`.
 	container = "netbench"
+	tmpVolume = "tmp"
 	// nonRootID runs the tools: they need no privilege, no capability.
 	nonRootID = 65532
 )
@@ -97,7 +98,8 @@ func constructJob(b *benchv1.NetworkBenchmark, p jobParams) (*batchv1.Job, error
 			{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
 			{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
 		},
-		Ports: []corev1.ContainerPort{{Name: "control", ContainerPort: netbench.ControlPort, Protocol: corev1.ProtocolTCP}},
+		Ports:        []corev1.ContainerPort{{Name: "control", ContainerPort: netbench.ControlPort, Protocol: corev1.ProtocolTCP}},
+		VolumeMounts: []corev1.VolumeMount{{Name: tmpVolume, MountPath: "/tmp"}},
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
 			ReadOnlyRootFilesystem:   ptr.To(true),
@@ -108,10 +110,12 @@ func constructJob(b *benchv1.NetworkBenchmark, p jobParams) (*batchv1.Job, error
 		c.Resources = *b.Spec.Resources
 	}
 	spec := corev1.PodSpec{
-		RestartPolicy:                 corev1.RestartPolicyNever,
-		AutomountServiceAccountToken:  ptr.To(false),
-		EnableServiceLinks:            ptr.To(false),
-		Containers:                    []corev1.Container{c},
+		RestartPolicy:                corev1.RestartPolicyNever,
+		AutomountServiceAccountToken: ptr.To(false),
+		EnableServiceLinks:           ptr.To(false),
+		Containers:                   []corev1.Container{c},
+		// The image is read-only; iperf3 keeps its send buffer in a /tmp file.
+		Volumes:                       []corev1.Volume{{Name: tmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 		Hostname:                      hostname(p.slot),
 		Subdomain:                     serviceName(b.Name),
 		HostNetwork:                   b.Spec.HostNetwork,

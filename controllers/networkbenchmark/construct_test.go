@@ -60,6 +60,10 @@ func TestConstructJob(t *testing.T) {
 	if *pod.SecurityContext.RunAsNonRoot != true || *sc.AllowPrivilegeEscalation || sc.Capabilities.Drop[0] != "ALL" || *pod.AutomountServiceAccountToken || pod.HostNetwork {
 		t.Errorf("security: pod %+v container %+v", pod.SecurityContext, sc)
 	}
+	// A writable /tmp in a read-only image: iperf3 needs one.
+	if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/tmp" || pod.Volumes[0].EmptyDir == nil || !*sc.ReadOnlyRootFilesystem {
+		t.Errorf("mounts %+v volumes %+v", c.VolumeMounts, pod.Volumes)
+	}
 	// One pod per node, on the pool's nodes.
 	if pod.NodeSelector[benchv1.PoolLabel] != "c3" || pod.Affinity == nil || pod.Affinity.PodAntiAffinity == nil {
 		t.Errorf("placement: selector %v affinity %+v", pod.NodeSelector, pod.Affinity)

@@ -54,6 +54,17 @@ var (
 	pingpongColumns = []string{"bytes", "#sent", "#ack", "total", "time", "MB/sec", "usec/xfer", "Mxfers/sec"}
 )
 
+// ToolError is an error line fabtests printed (a failed fi_getinfo, a
+// refused connection): the run failed, the output is not at fault.
+type ToolError struct {
+	Line int
+	Text string
+}
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("fabtests reported an error on line %d: %q", e.Line, e.Text)
+}
+
 // Parse reads fabtests' result tables (either side's: the server prints one
 // too) into samples of test: per row bandwidth (MB/s), latency (µs per
 // transfer) and message_rate (Mxfers/s), labelled tool=fabtests, msg_size in
@@ -94,7 +105,7 @@ func Parse(data []byte, test string) ([]results.Sample, error) {
 		}
 		trimmed := strings.TrimSpace(line)
 		if errorLineRE.MatchString(trimmed) {
-			return nil, fmt.Errorf("fabtests reported an error on line %d: %q", lineNo, trimmed)
+			return nil, &ToolError{Line: lineNo, Text: trimmed}
 		}
 		fields := strings.Fields(trimmed)
 		if cols, named, ok := header(fields); ok {

@@ -108,9 +108,15 @@ func Parse(data []byte, test string) ([]results.Sample, error) {
 	return out, nil
 }
 
+// ToolError is an error iperf3 itself reported in its JSON: the run failed,
+// the output is not at fault.
+type ToolError struct{ Message string }
+
+func (e *ToolError) Error() string { return fmt.Sprintf("iperf3 reported an error: %q", e.Message) }
+
 func (d *doc) samples(test string, rep int) ([]results.Sample, error) {
 	if d.Error != "" {
-		return nil, fmt.Errorf("iperf3 reported an error: %q", d.Error)
+		return nil, &ToolError{Message: d.Error}
 	}
 	if d.Start == nil || d.End == nil || d.Start.TestStart == nil {
 		return nil, errors.New(`not iperf3 -J output: no "start.test_start" or no "end"`)

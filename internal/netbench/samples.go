@@ -1,6 +1,7 @@
 package netbench
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -55,6 +56,11 @@ func Samples(in Input, reports []*Report) ([]results.Sample, error) {
 				return nil, &StepError{Node: r.Node, Step: sr}
 			}
 			samples, err := parseStep(in, sr)
+			if ft, ip := (*fabtests.ToolError)(nil), (*iperf3.ToolError)(nil); errors.As(err, &ft) || errors.As(err, &ip) {
+				// The tool said it failed, yet exited 0: a failed step all the same.
+				sr.Error = err.Error()
+				return nil, &StepError{Node: r.Node, Step: sr}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s %s on node %s: %w", sr.Test, sr.Pair.Name(), r.Node, err)
 			}
