@@ -93,10 +93,20 @@ func Pairs(server, client *Topology, from int, scopes []Scope) ([]Pair, error) {
 			n++
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("scope %s has no pair here: %d package(s), %d chiplet(s) (by %s)", scope, packages(t), len(t.chiplets()), t.ChipletsFrom)
+			return nil, fmt.Errorf("scope %s has no pair here: %s; leave the scope out, or give explicit pairs", scope, t.describe())
 		}
 	}
 	return out, nil
+}
+
+// describe says what the machine has, for a message.
+func (t *Topology) describe() string {
+	by := map[string]string{
+		"l3":      "one per L3 cache",
+		"numa":    "one per NUMA node",
+		"package": "one per socket: a socket has one L3 cache and one NUMA node",
+	}[t.ChipletsFrom]
+	return fmt.Sprintf("%d CPUs in %d socket(s), %d chiplet(s) (%s)", len(t.CPUs), packages(t), len(t.chiplets()), by)
 }
 
 func packages(t *Topology) int {

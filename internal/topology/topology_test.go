@@ -141,7 +141,7 @@ func TestPairs(t *testing.T) {
 		client *Topology
 		want   string
 	}{
-		{0, []Scope{InterSocket}, nil, "scope interSocket has no pair here: 1 package(s), 4 chiplet(s) (by l3)"},
+		{0, []Scope{InterSocket}, nil, "scope interSocket has no pair here: 16 CPUs in 1 socket(s), 4 chiplet(s) (one per L3 cache); leave the scope out, or give explicit pairs"},
 		{4, []Scope{IntraSocket}, nil, "chiplet 4 does not exist: this machine has chiplets 0 to 3 (by l3)"},
 		{0, []Scope{InterNode}, nil, "scope interNode needs the client node's topology"},
 		{0, []Scope{"crossRack"}, nil, `unknown scope "crossRack"`},
