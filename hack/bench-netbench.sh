@@ -5,22 +5,28 @@
 # per pair, and the ratios (benchwright / bare). Needs 2 CPUs, taskset and
 # fabtests (hack/bench-tools.sh builds them).
 #
-#   hack/bench-netbench.sh              # PAIRS=5 TEST=fi_msg_bw PROVIDER=tcp
-#   PAIRS=8 TEST=fi_rdm_tagged_bw PROVIDER=sockets hack/bench-netbench.sh
+#   hack/bench-netbench.sh              # PAIRS=5 TEST=fi_msg_bw PROVIDER=tcp SIZE=1048576 ITERS=2000
+#   PAIRS=8 TEST=fi_rdm_tagged_bw PROVIDER=sockets SIZE=all ITERS=200 hack/bench-netbench.sh
+#
+# One message size by default: the peak of -S all is one short run per size,
+# and on a shared 2-core machine it swings 3x from run to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-5}
 TEST=${TEST:-fi_msg_bw}
 PROVIDER=${PROVIDER:-tcp}
-ITERS=${ITERS:-200}
+ITERS=${ITERS:-2000}
+SIZE=${SIZE:-1048576}
 tools=$(hack/bench-tools.sh fabtests | sed -n 's/^BENCH_TOOLS_FABTESTS=//p')
 export PATH="$tools:$PATH"
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/benchwright" ./cmd/benchwright
 
-common=("$TEST" -p "$PROVIDER" -S all -I "$ITERS" -w 20)
-input=$(printf '{"nodes":1,"pairs":{"explicit":[{"server":{"cpu":0},"client":{"cpu":1}}]},"fabtests":{"tests":["%s"],"provider":"%s","iterations":%d,"warmupIterations":20}}' "$TEST" "$PROVIDER" "$ITERS")
+common=("$TEST" -p "$PROVIDER" -S "$SIZE" -I "$ITERS" -w 20)
+size=""
+[[ $SIZE == all ]] || size=",\"messageSize\":$SIZE"
+input=$(printf '{"nodes":1,"pairs":{"explicit":[{"server":{"cpu":0},"client":{"cpu":1}}]},"fabtests":{"tests":["%s"],"provider":"%s","iterations":%d,"warmupIterations":20%s}}' "$TEST" "$PROVIDER" "$ITERS" "$size")
 
 # peak: the highest MB/sec of a fabtests table.
 peak() { awk '$1 ~ /^[0-9]/ && NF >= 7 { if ($(NF-2) + 0 > m) m = $(NF-2) + 0 } END { print m + 0 }'; }
@@ -32,13 +38,14 @@ bare() {
   taskset -c 0 "${common[@]}" "-E=$oob" -s 127.0.0.1 -B "$port" >/dev/null 2>&1 &
   local server=$!
   until listening "$oob"; do sleep 0.01; done
-  taskset -c 1 "${common[@]}" "-E=$oob" -s 127.0.0.1 -P "$port" 127.0.0.1 2>&1 | peak
+  taskset -c 1 "${common[@]}" "-E=$oob" -s 127.0.0.1 -P "$port" 127.0.0.1 >"$bin/bare.out" 2>&1
   wait "$server"
+  peak <"$bin/bare.out"
 }
 
 operator() {
-  "$bin/benchwright" netbench --input "$input" 2>/dev/null | tail -1 |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["steps"][0]["output"])' | peak
+  "$bin/benchwright" netbench --input "$input" >"$bin/bench.out" 2>/dev/null
+  tail -1 "$bin/bench.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["steps"][0]["output"])' | peak
 }
 
 now() { date +%s.%N; }
