@@ -48,6 +48,7 @@ func TestDefaults(t *testing.T) {
 		"ClusterRoleBinding/benchwright-manager",
 		"CustomResourceDefinition/benchmarkpools.benchwright.io",
 		"CustomResourceDefinition/mpibenchmarks.benchwright.io",
+		"CustomResourceDefinition/networkbenchmarks.benchwright.io",
 		"CustomResourceDefinition/storagebenchmarks.benchwright.io",
 		"CustomResourceDefinition/tuningprofiles.benchwright.io",
 		"Deployment/benchwright-manager",
