@@ -67,7 +67,7 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 		r.failForGood(p, err)
 		return gkeStep{}, nil
 	}
-	np, err := gke.NodePoolRequest(p.Name, p.Spec.GKE)
+	np, err := gke.NodePoolRequest(p.Name, string(p.UID), p.Spec.GKE)
 	if err != nil {
 		r.failForGood(p, err)
 		return gkeStep{}, nil
@@ -100,6 +100,10 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 	case err != nil:
 		setProvisioning(p, metav1.ConditionTrue, gke.KindOf(err).Reason(), "reading node pool "+np.Name+" from GKE: "+message(err))
 		return gkeStep{requeue: r.poll()}, nil
+	}
+	if !gke.OwnedBy(existing, string(p.UID)) {
+		r.nameConflict(p, np.Name)
+		return gkeStep{dirty: true}, nil
 	}
 	if err := gke.PoolError(existing); err != nil {
 		// A create that failed: its operation's answer may have been lost
@@ -139,6 +143,14 @@ func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, clust
 // createFailed deletes what a failed create left (GKE keeps a pool in ERROR),
 // then schedules a retry or fails the pool for good.
 func (r *Reconciler) createFailed(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, name string, cause error) (gkeStep, error) {
+	// What failed may be another's node pool of that name (GKE's "already
+	// exists"): only a node pool with this BenchmarkPool's mark is cleaned up.
+	if mine, err := r.ownsNodePool(ctx, p, cluster, name); err != nil {
+		return gkeStep{requeue: r.poll(), dirty: true}, nil
+	} else if !mine {
+		r.nameConflict(p, name)
+		return gkeStep{dirty: true}, nil
+	}
 	op, err := r.GKE.Delete(ctx, cluster, name)
 	if err != nil {
 		return gkeStep{requeue: r.poll(), dirty: true}, nil // clean up first, then decide
@@ -196,6 +208,15 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 			return false, err
 		}
 	}
+	mine, err := r.ownsNodePool(ctx, p, cluster, name)
+	if err != nil {
+		return false, nil // look again
+	}
+	if !mine {
+		r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonNameConflict,
+			"Left GKE node pool %s alone: this BenchmarkPool did not create it", name)
+		return true, nil
+	}
 	op, err := r.GKE.Delete(ctx, cluster, name)
 	switch {
 	case err == nil && op == "":
@@ -210,6 +231,28 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 	}
 	setCondition(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonDeletingNodePool, "GKE is deleting node pool "+name)
 	return false, nil
+}
+
+// ownsNodePool tells whether GKE's node pool name is absent or carries this
+// BenchmarkPool's mark: the only node pools it may delete.
+func (r *Reconciler) ownsNodePool(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, name string) (bool, error) {
+	existing, err := r.GKE.Get(ctx, cluster, name)
+	switch {
+	case errors.Is(err, gke.ErrNotFound):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return gke.OwnedBy(existing, string(p.UID)), nil
+}
+
+// nameConflict fails the pool for good: GKE has a node pool of its name that
+// it did not create, which it neither adopts nor deletes.
+func (r *Reconciler) nameConflict(p *benchv1.BenchmarkPool, name string) {
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, failedAnnotation, benchv1.ReasonNameConflict)
+	r.notReady(p, metav1.ConditionFalse, benchv1.ReasonNameConflict, fmt.Sprintf(
+		"GKE already has a node pool %s that this BenchmarkPool did not create (no %s=%s resource label): benchwright neither adopts nor deletes it; give the BenchmarkPool another name",
+		name, gke.OwnerLabel, p.UID))
 }
 
 // operation is the GKE operation in flight: what it does (opCreate, opDelete)

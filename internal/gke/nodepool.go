@@ -93,6 +93,16 @@ func MachineSeries(machineType string) string {
 	return series
 }
 
+// OwnerLabel is the GCE resource label of a node pool that holds the UID of
+// the BenchmarkPool that created it.
+const OwnerLabel = "benchwright-pool-uid"
+
+// OwnedBy tells whether the node pool carries the mark of the BenchmarkPool
+// with UID owner.
+func OwnedBy(np *containerpb.NodePool, owner string) bool {
+	return owner != "" && np.GetConfig().GetResourceLabels()[OwnerLabel] == owner
+}
+
 // NodePoolRequest is the node pool GKE is asked to create for the BenchmarkPool
 // poolName. The nodes carry the label and NoSchedule taint benchwright.io/pool=
 // poolName, so only benchmarks that tolerate it land there.
@@ -107,7 +117,11 @@ func MachineSeries(machineType string) string {
 // GKE would refuse: compact placement over more than one zone or on a machine
 // series without it, TIER_1 without gVNIC, threads per core other than 1 or 2,
 // sysctls outside GKE's allow-list.
-func NodePoolRequest(poolName string, spec *benchv1.GKEPoolSpec) (*containerpb.NodePool, error) {
+//
+// owner, the BenchmarkPool's UID, marks the node pool as this BenchmarkPool's
+// (a GCE resource label, OwnerLabel): benchwright adopts and deletes only node
+// pools that carry its mark.
+func NodePoolRequest(poolName, owner string, spec *benchv1.GKEPoolSpec) (*containerpb.NodePool, error) {
 	if spec == nil {
 		return nil, invalidf("spec.gke is required for provider gke")
 	}
@@ -115,11 +129,12 @@ func NodePoolRequest(poolName string, spec *benchv1.GKEPoolSpec) (*containerpb.N
 		return nil, err
 	}
 	cfg := &containerpb.NodeConfig{
-		MachineType: spec.MachineType,
-		DiskType:    string(spec.DiskType),
-		ImageType:   spec.ImageType,
-		Spot:        spec.Spot,
-		Labels:      map[string]string{benchv1.PoolLabel: poolName},
+		MachineType:    spec.MachineType,
+		DiskType:       string(spec.DiskType),
+		ImageType:      spec.ImageType,
+		Spot:           spec.Spot,
+		Labels:         map[string]string{benchv1.PoolLabel: poolName},
+		ResourceLabels: map[string]string{OwnerLabel: owner},
 		Taints: []*containerpb.NodeTaint{{
 			Key: benchv1.PoolLabel, Value: poolName, Effect: containerpb.NodeTaint_NO_SCHEDULE,
 		}},

@@ -46,6 +46,7 @@ func spec(mut ...func(*benchv1.GKEPoolSpec)) *benchv1.GKEPoolSpec {
 func TestNodePoolRequest(t *testing.T) {
 	tier1 := containerpb.NodeNetworkConfig_NetworkPerformanceConfig_TIER_1
 	label := map[string]string{"benchwright.io/pool": "c2-mpi"}
+	owner := map[string]string{OwnerLabel: "uid-1"}
 	taint := []*containerpb.NodeTaint{{Key: "benchwright.io/pool", Value: "c2-mpi", Effect: containerpb.NodeTaint_NO_SCHEDULE}}
 	noUpgrades := &containerpb.NodeManagement{AutoUpgrade: false, AutoRepair: false}
 
@@ -67,6 +68,7 @@ func TestNodePoolRequest(t *testing.T) {
 				ImageType:               "UBUNTU_CONTAINERD",
 				Spot:                    true,
 				Labels:                  label,
+				ResourceLabels:          owner,
 				Taints:                  taint,
 				AdvancedMachineFeatures: &containerpb.AdvancedMachineFeatures{ThreadsPerCore: ptr.To[int64](1)},
 				Gvnic:                   &containerpb.VirtualNIC{Enabled: true},
@@ -86,7 +88,7 @@ func TestNodePoolRequest(t *testing.T) {
 		want: &containerpb.NodePool{
 			Name:             "c2-mpi",
 			InitialNodeCount: 1,
-			Config:           &containerpb.NodeConfig{MachineType: "c3-highcpu-8", Labels: label, Taints: taint},
+			Config:           &containerpb.NodeConfig{MachineType: "c3-highcpu-8", Labels: label, ResourceLabels: owner, Taints: taint},
 			Management:       noUpgrades,
 		},
 	}, {
@@ -109,6 +111,7 @@ func TestNodePoolRequest(t *testing.T) {
 			Config: &containerpb.NodeConfig{
 				MachineType:             "c2-standard-60",
 				Labels:                  label,
+				ResourceLabels:          owner,
 				Taints:                  taint,
 				AdvancedMachineFeatures: &containerpb.AdvancedMachineFeatures{ThreadsPerCore: ptr.To[int64](2)},
 				Gvnic:                   &containerpb.VirtualNIC{Enabled: false},
@@ -119,7 +122,7 @@ func TestNodePoolRequest(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := NodePoolRequest("c2-mpi", tt.spec)
+			got, err := NodePoolRequest("c2-mpi", "uid-1", tt.spec)
 			if err != nil {
 				t.Fatalf("NodePoolRequest: %v", err)
 			}
@@ -189,7 +192,7 @@ func TestNodePoolRequestRefusesWhatGKERefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			np, err := NodePoolRequest(tt.pool, tt.spec)
+			np, err := NodePoolRequest(tt.pool, "uid-1", tt.spec)
 			if err == nil {
 				t.Fatalf("NodePoolRequest = %v, want an error", np)
 			}

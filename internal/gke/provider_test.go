@@ -50,7 +50,7 @@ func start(t *testing.T, opts ...fakegke.Option) (*fakegke.Server, *gke.Provider
 
 func request(t *testing.T, pool string, spec *benchv1.GKEPoolSpec) *containerpb.NodePool {
 	t.Helper()
-	np, err := gke.NodePoolRequest(pool, spec)
+	np, err := gke.NodePoolRequest(pool, "uid-1", spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,8 @@ func TestGKEPoolLifecycle(t *testing.T) {
 		np.GetNetworkConfig().GetNetworkPerformanceConfig().GetTotalEgressBandwidthTier() != containerpb.NodeNetworkConfig_NetworkPerformanceConfig_TIER_1 ||
 		cfg.GetLabels()[benchv1.PoolLabel] != pool.Name || len(cfg.GetTaints()) != 1 ||
 		cfg.GetTaints()[0].GetKey() != benchv1.PoolLabel || cfg.GetTaints()[0].GetEffect() != containerpb.NodeTaint_NO_SCHEDULE ||
-		cfg.GetMachineType() != "c3-highcpu-8" || np.GetInitialNodeCount() != 2 || reqs[0].GetParent() != testCluster.Parent() {
+		cfg.GetMachineType() != "c3-highcpu-8" || np.GetInitialNodeCount() != 2 || reqs[0].GetParent() != testCluster.Parent() ||
+		cfg.GetResourceLabels()[gke.OwnerLabel] != string(getPool(t, pool.Name).UID) {
 		t.Errorf("create request: %v", reqs[0])
 	}
 	p := getPool(t, pool.Name)
@@ -100,6 +101,47 @@ func TestGKEPoolLifecycle(t *testing.T) {
 		err := k8sClient.Get(ctx, clientKey(pool), &benchv1.BenchmarkPool{})
 		return apierrors.IsNotFound(err) && len(fake.NodePools(testCluster.Parent())) == 0, fmt.Sprint(fake.NodePools(testCluster.Parent()))
 	})
+}
+
+// A node pool of the BenchmarkPool's name that someone else made (here: the
+// cluster's "default-pool") is neither adopted nor deleted: NameConflict, and
+// deleting the BenchmarkPool leaves it in place.
+func TestGKEPoolNameConflict(t *testing.T) {
+	fake := startGKEPoolController(t)
+	ctx := context.Background()
+	other, err := gke.New(ctx, fake.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Close() }()
+	foreign := &containerpb.NodePool{Name: "default-pool", InitialNodeCount: 3, Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"}}
+	if _, err := other.Create(ctx, testCluster, foreign); err != nil {
+		t.Fatal(err)
+	}
+	fake.FinishOperations()
+	pool := gkePool("default-pool", "c3-highcpu-8", 2)
+	if err := k8sClient.Create(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "NameConflict", func() (bool, string) {
+		p := getPool(t, pool.Name)
+		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady)
+		return c != nil && c.Reason == benchv1.ReasonNameConflict && strings.Contains(c.Message, "neither adopts nor deletes it"), pretty(p.Status)
+	})
+	if err := k8sClient.Delete(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "BenchmarkPool gone", func() (bool, string) {
+		err := k8sClient.Get(ctx, clientKey(pool), &benchv1.BenchmarkPool{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	left := fake.NodePools(testCluster.Parent())
+	if len(left) != 1 || left[0].GetName() != "default-pool" || left[0].GetInitialNodeCount() != 3 {
+		t.Errorf("the foreign node pool was touched: %v", left)
+	}
+	if n := len(fake.CreateRequests()); n != 1 {
+		t.Errorf("%d create requests, want only the foreign one", n)
+	}
 }
 
 // A stockout is retried (the failed pool cleaned up first); an invalid
