@@ -148,15 +148,24 @@ type Timeouts struct {
 	// waitForNodes bounds the wait for the pool to be Ready and the tuning profile to
 	// be Tuned, and for a shared pool to be free. Default 1h.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="a duration is a number with a unit, such as 90s, 15m or 1h30m (units ns, us, ms, s, m, h)"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	WaitForNodes *metav1.Duration `json:"waitForNodes,omitempty"`
 
 	// start bounds the time from creating a repetition's Job or MPIJob to its pods
 	// running: volumes bound, images pulled, MPI workers ready. Default 15m.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="a duration is a number with a unit, such as 90s, 15m or 1h30m (units ns, us, ms, s, m, h)"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Start *metav1.Duration `json:"start,omitempty"`
 
 	// run bounds one repetition once it runs. Default 2h.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="a duration is a number with a unit, such as 90s, 15m or 1h30m (units ns, us, ms, s, m, h)"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Run *metav1.Duration `json:"run,omitempty"`
 }
 

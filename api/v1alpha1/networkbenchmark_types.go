@@ -249,7 +249,7 @@ type IPerf3Settings struct {
 	// bitrate caps UDP (-b), e.g. 10G.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16
-	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+(\\\\.[0-9]+)?[KMG]?$')",message="bitrate is a rate in bits/s with an optional K, M or G suffix, e.g. 10G"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+([.][0-9]+)?[KMG]?$')",message="bitrate is a rate in bits/s with an optional K, M or G suffix, e.g. 10G"
 	Bitrate string `json:"bitrate,omitempty"`
 	// blockSize is the buffer size of each write (-l), e.g. 128K.
 	// +optional

@@ -169,10 +169,16 @@ type FioSpec struct {
 
 	// runtime of each job when a job does not say. Default 60s for presets.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="a duration is a number with a unit, such as 90s, 15m or 1h30m (units ns, us, ms, s, m, h)"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Runtime *metav1.Duration `json:"runtime,omitempty"`
 
 	// rampTime of each job when a job does not say: I/O before measuring starts.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="a duration is a number with a unit, such as 90s, 15m or 1h30m (units ns, us, ms, s, m, h)"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	RampTime *metav1.Duration `json:"rampTime,omitempty"`
 }
 
@@ -241,10 +247,16 @@ type FioJob struct {
 
 	// runtime of the job (time_based). Default: fio.runtime.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="a duration is a number with a unit, such as 90s, 15m or 1h30m (units ns, us, ms, s, m, h)"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Runtime *metav1.Duration `json:"runtime,omitempty"`
 
 	// rampTime before measuring starts. Default: fio.rampTime.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="a duration is a number with a unit, such as 90s, 15m or 1h30m (units ns, us, ms, s, m, h)"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	RampTime *metav1.Duration `json:"rampTime,omitempty"`
 
 	// sync opens files with O_SYNC (seed 004's sync mode).

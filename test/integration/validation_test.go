@@ -338,6 +338,37 @@ pool: p
 sysctls: [{name: net.core.busy_poll, value: "50\nkernel.x=1"}]`, "sysctl values are numbers or words separated by spaces"},
 	{"tuning: nothing to tune", "TuningProfile", `
 pool: p`, "a tuning profile needs at least one of preset, sysctls, cpu and transparentHugepages"},
+	// Durations: a string Go cannot parse would be stored, and then every
+	// list of the kind would fail to decode in the manager.
+	{"storage: fio runtime without a unit", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {jobs: [{name: r, rw: randread, runtime: "60"}]}`, "a duration is a number with a unit, such as 90s"},
+	{"storage: fio preset rampTime in words", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd, rampTime: "5 seconds"}`, "a duration is a number with a unit, such as 90s"},
+	{"mpi: timeouts.start in words", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {}
+timeouts: {start: "5 minutes"}`, "a duration is a number with a unit, such as 90s"},
+	{"net: timeouts.run as a bare number", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
+iperf3: {}
+timeouts: {run: "3600"}`, "a duration is a number with a unit, such as 90s"},
+	{"storage: timeouts.waitForNodes negative", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}
+timeouts: {waitForNodes: "-1h"}`, "a duration is a number with a unit, such as 90s"},
+	{"net: UDP bitrate with a unit word", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
+iperf3: {protocol: UDP, bitrate: 10Gbps}`, "bitrate is a rate in bits/s"},
 	// NetworkBenchmark.
 	{"net: neither fabtests nor iperf3", "NetworkBenchmark", `
 nodeSelector: {a: b}
