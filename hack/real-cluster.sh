@@ -654,7 +654,7 @@ chart() {
   # The node tuner is privileged: the namespace allows it (README).
   k label namespace "$SYSTEM_NS" --overwrite pod-security.kubernetes.io/enforce=privileged >/dev/null
   local crd
-  for crd in benchmarkpools storagebenchmarks mpibenchmarks tuningprofiles; do
+  for crd in benchmarkpools storagebenchmarks mpibenchmarks networkbenchmarks tuningprofiles; do
     wait_until "$UP_TIMEOUT" "the $crd CRD (Established)" "" crd_established "$crd.benchwright.io"
   done
   deploy=$(k get deployments -n "$SYSTEM_NS" -o name | grep -m1 manager) || die "the chart made no manager Deployment"

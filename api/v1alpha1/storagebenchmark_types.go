@@ -123,14 +123,17 @@ type EmptyDirVolume struct {
 
 // HostPathVolumes are directories on the node, one volume each.
 type HostPathVolumes struct {
-	// paths are absolute directories on the node, e.g. /mnt/disks/ssd0.
+	// paths are absolute directories on the node, e.g. /mnt/disks/ssd0. The
+	// manager accepts only paths under the directories its admin allows (the
+	// chart's storage.hostPathPrefixes).
 	// +required
 	// +listType=set
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=24
 	// +kubebuilder:validation:items:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self.all(p, p.matches('^/[A-Za-z0-9._/-]+$') && !p.contains('..'))",message="hostPath paths must be absolute, without '..', made of letters, digits, '.', '_', '-' and '/'"
-	// +kubebuilder:validation:XValidation:rule="self.all(p, !(p in ['/', '/etc', '/proc', '/sys', '/dev', '/var', '/usr', '/boot', '/root', '/bin', '/sbin', '/lib']))",message="hostPath must not be a system directory such as /, /etc, /proc, /sys or /var: use a data mount such as /mnt/disks/ssd0"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !p.contains('//') && !p.contains('/./') && !p.endsWith('/.') && !p.endsWith('/'))",message="hostPath paths must be written plainly: no '//', no '.' component and no trailing '/', e.g. /mnt/disks/ssd0"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !(p in ['/', '/root', '/home']) && !['/etc', '/proc', '/sys', '/dev', '/var', '/usr', '/boot', '/bin', '/sbin', '/lib', '/lib64', '/run', '/opt', '/root/.ssh'].exists(d, p == d || p.startsWith(d + '/')))",message="hostPath must not be a system directory or lie under one (/, /etc, /proc, /sys, /dev, /var, /usr, /boot, /run, /root/.ssh, ...): use a data mount such as /mnt/disks/ssd0"
 	Paths []string `json:"paths"`
 }
 

@@ -95,7 +95,23 @@ fio: {preset: gce-pd}`, "emptyDir gives one volume: leave count at 1"},
 	{"storage: hostPath outside data mounts", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {hostPath: {paths: [/etc]}}
-fio: {preset: gce-pd}`, "hostPath must not be a system directory"},
+fio: {preset: gce-pd}`, "hostPath must not be a system directory or lie under one"},
+	{"storage: hostPath /etc/ with a slash", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {hostPath: {paths: [/etc/]}}
+fio: {preset: gce-pd}`, "hostPath paths must be written plainly"},
+	{"storage: hostPath /./etc", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {hostPath: {paths: [/./etc]}}
+fio: {preset: gce-pd}`, "hostPath paths must be written plainly"},
+	{"storage: hostPath under /var", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {hostPath: {paths: [/var/lib/kubelet]}}
+fio: {preset: gce-pd}`, "hostPath must not be a system directory or lie under one"},
+	{"storage: hostPath of root's ssh keys", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {hostPath: {paths: [/root/.ssh]}}
+fio: {preset: gce-pd}`, "hostPath must not be a system directory or lie under one"},
 	{"storage: hostPath with ..", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {hostPath: {paths: [/mnt/../etc]}}
