@@ -646,6 +646,7 @@ chart() {
     --set "images.tuner=$(image_ref tuner)" \
     --set "images.mpi.openmpi=$(image_ref mpi-openmpi)" \
     --set "images.mpi.mpich=$(image_ref mpi-mpich)" \
+    --set-json "storage.hostPathPrefixes=[\"$DIR/volumes/\"]" \
     --set-json 'tolerations=[{"key":"benchwright.io/pool","operator":"Exists","effect":"NoSchedule"}]' \
     >"$DIR/logs/helm.log" 2>&1 || {
     tail_log "$DIR/logs/helm.log"

@@ -31,9 +31,11 @@ type controllerConfig struct {
 	artifactStore string
 	fioImage      string
 	tunerImage    string
-	mpiImages     map[benchv1.MPIImplementation]*string
-	gkeCluster    gke.Cluster
-	store         *artifacts.Store
+	// hostPathPrefixes is the admin's allow-list for hostPath volumes.
+	hostPathPrefixes []string
+	mpiImages        map[benchv1.MPIImplementation]*string
+	gkeCluster       gke.Cluster
+	store            *artifacts.Store
 }
 
 // cacheOptions keep only benchwright's children of the kinds every cluster
@@ -77,7 +79,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	}
 	if err := (&storagebenchmark.Reconciler{
 		Env:   benchrun.NewEnv(mgr, "storagebenchmark-controller", logs, cfg.store),
-		Image: cfg.fioImage,
+		Image: cfg.fioImage, HostPathPrefixes: cfg.hostPathPrefixes,
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -3,7 +3,9 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -60,6 +62,17 @@ func run() int {
 		benchv1.IntelMPI: flag.String("mpi-intel-image", defaultImageRepo+"mpi-intel"+defaultImageTag, "image of MPIBenchmarks with Intel MPI that name none (OSU, IMB, sshd, benchwright)"),
 		benchv1.MPICH:    flag.String("mpi-mpich-image", defaultImageRepo+"mpi-mpich"+defaultImageTag, "image of MPIBenchmarks with MPICH that name none (OSU, IMB, IOR, sshd, benchwright)"),
 	}
+	flag.Func("host-path-prefixes", "comma-separated directories of the nodes under which StorageBenchmarks may use hostPath volumes (unset: any path the API accepts)", func(v string) error {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				if !strings.HasPrefix(p, "/") || p == "/" {
+					return fmt.Errorf("%q is not an absolute directory below /", p)
+				}
+				cfg.hostPathPrefixes = append(cfg.hostPathPrefixes, p)
+			}
+		}
+		return nil
+	})
 	flag.StringVar(&cfg.gkeCluster.Project, "gke-project", "", "project of the GKE cluster where gke BenchmarkPools create node pools (credentials: Workload Identity / Application Default Credentials)")
 	flag.StringVar(&cfg.gkeCluster.Location, "gke-location", "", "location (region or zone) of that GKE cluster")
 	flag.StringVar(&cfg.gkeCluster.Name, "gke-cluster", "", "name of that GKE cluster")

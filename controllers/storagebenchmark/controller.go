@@ -28,6 +28,10 @@ type Reconciler struct {
 	benchrun.Env
 	// Image runs fio and dd when the spec names none.
 	Image string
+	// HostPathPrefixes are the directories of the nodes under which a
+	// benchmark may mount host paths (the admin's allow-list); none allows
+	// every path the API accepts.
+	HostPathPrefixes []string
 }
 
 // +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks,verbs=get;list;watch
@@ -119,6 +123,9 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 
 // ensureInputs creates the fio job file's ConfigMap and the claims, once.
 func (r *Reconciler) ensureInputs(ctx context.Context, b *benchv1.StorageBenchmark) error {
+	if err := checkHostPaths(b, r.HostPathPrefixes); err != nil {
+		return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+	}
 	if b.Spec.Fio != nil {
 		jobFile, err := constructJobFile(b)
 		if err != nil {

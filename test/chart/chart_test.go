@@ -90,6 +90,7 @@ func TestDefaults(t *testing.T) {
 		"--mpi-openmpi-image=ghcr.io/benchwright/mpi-openmpi:v0.1.0",
 		"--mpi-intel-image=ghcr.io/benchwright/mpi-intel:v0.1.0",
 		"--mpi-mpich-image=ghcr.io/benchwright/mpi-mpich:v0.1.0",
+		"--host-path-prefixes=/mnt/disks/,/scratch/",
 	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
 		t.Errorf("manager args (-want +got):\n%s", diff)
