@@ -248,6 +248,8 @@ metadata:
     cloud.google.com/machine-family: ${t%%-*}
     cloud.google.com/gke-os-distribution: cos
     type: kwok
+    # The admin's opt-in for existing BenchmarkPools.
+    benchwright.io/benchmark-node: "true"
 spec:
   providerID: gce://benchwright-dev/$ZONE/$name
 status:

@@ -501,7 +501,8 @@ nodes() {
       "cloud.google.com/gke-nodepool=$NODE_POOL" \
       "cloud.google.com/machine-family=${MACHINE_TYPE%%-*}" \
       "cloud.google.com/gke-os-distribution=debian" \
-      "benchwright.io/real-node=true"
+      "benchwright.io/real-node=true" \
+      "benchwright.io/benchmark-node=true"
   done
 }
 

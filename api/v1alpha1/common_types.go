@@ -20,6 +20,9 @@ const (
 	RepetitionLabel = "benchwright.io/repetition"
 	// TuningProfileLabel marks the tuner pods of a TuningProfile.
 	TuningProfileLabel = "benchwright.io/tuning-profile"
+	// BenchmarkNodeLabel, set to "true" by an admin, opts a node in to
+	// existing BenchmarkPools: only such nodes are ever labelled and tainted.
+	BenchmarkNodeLabel = "benchwright.io/benchmark-node"
 	// MachineTypeLabel is the node label GKE sets with the machine type.
 	MachineTypeLabel = "node.kubernetes.io/instance-type"
 )

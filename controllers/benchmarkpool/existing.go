@@ -28,6 +28,10 @@ func (r *Reconciler) claimExisting(ctx context.Context, p *benchv1.BenchmarkPool
 	chosen := map[string]bool{}
 	for i := range selected.Items {
 		n := &selected.Items[i]
+		if why := notBenchmarkNode(n); why != "" {
+			conflicts = append(conflicts, why)
+			continue
+		}
 		if owner := n.Labels[benchv1.PoolLabel]; owner != "" && owner != p.Name {
 			conflicts = append(conflicts, fmt.Sprintf("node %s belongs to BenchmarkPool %s", n.Name, owner))
 			continue
@@ -40,7 +44,34 @@ func (r *Reconciler) claimExisting(ctx context.Context, p *benchv1.BenchmarkPool
 	if err := r.releaseExcept(ctx, p.Name, chosen); err != nil {
 		return nil, err
 	}
-	return conflicts, nil
+	return summarize(conflicts), nil
+}
+
+// controlPlaneLabels mark the nodes of the control plane.
+var controlPlaneLabels = []string{"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"}
+
+// notBenchmarkNode says why a selected node must not join an existing pool:
+// a control-plane node never does, and any other only with the admin's
+// opt-in label. "" when it may.
+func notBenchmarkNode(n *corev1.Node) string {
+	for _, l := range controlPlaneLabels {
+		if _, ok := n.Labels[l]; ok {
+			return fmt.Sprintf("node %s is a control-plane node", n.Name)
+		}
+	}
+	if n.Labels[benchv1.BenchmarkNodeLabel] != "true" {
+		return fmt.Sprintf("node %s lacks the admin's opt-in label %s=true", n.Name, benchv1.BenchmarkNodeLabel)
+	}
+	return ""
+}
+
+// summarize keeps a long list of left-out nodes short.
+func summarize(conflicts []string) []string {
+	const shown = 5
+	if len(conflicts) <= shown {
+		return conflicts
+	}
+	return append(conflicts[:shown:shown], fmt.Sprintf("and %d more", len(conflicts)-shown))
 }
 
 // markNode puts the pool's label, and its taint when asked, on a node.

@@ -84,10 +84,14 @@ func getNode(t *testing.T, name string) *corev1.Node {
 // deleted.
 func TestExistingPoolLabelsTaintsAndReleases(t *testing.T) {
 	startPoolController(t)
-	labelledNode(t, "ex-1", map[string]string{"rack": "r7"}, true)
-	labelledNode(t, "ex-2", map[string]string{"rack": "r7"}, false)
-	labelledNode(t, "ex-3", map[string]string{"rack": "r7", benchv1.PoolLabel: "someone-else"}, true)
-	labelledNode(t, "ex-4", map[string]string{"rack": "r8"}, true)
+	in := benchv1.BenchmarkNodeLabel
+	labelledNode(t, "ex-1", map[string]string{"rack": "r7", in: "true"}, true)
+	labelledNode(t, "ex-2", map[string]string{"rack": "r7", in: "true"}, false)
+	labelledNode(t, "ex-3", map[string]string{"rack": "r7", in: "true", benchv1.PoolLabel: "someone-else"}, true)
+	labelledNode(t, "ex-4", map[string]string{"rack": "r8", in: "true"}, true)
+	// Selected, but not for benchmarks: no opt-in, or the control plane.
+	labelledNode(t, "ex-5", map[string]string{"rack": "r7"}, true)
+	labelledNode(t, "ex-6", map[string]string{"rack": "r7", in: "true", "node-role.kubernetes.io/control-plane": ""}, true)
 	ctx := context.Background()
 	pool := &benchv1.BenchmarkPool{ObjectMeta: metav1.ObjectMeta{Name: "r7"}, Spec: benchv1.BenchmarkPoolSpec{
 		Provider: benchv1.ProviderExisting, Existing: &benchv1.ExistingPoolSpec{NodeSelector: map[string]string{"rack": "r7"}}}}
@@ -102,8 +106,14 @@ func TestExistingPoolLabelsTaintsAndReleases(t *testing.T) {
 	})
 	p := getPool(t, "r7")
 	c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady)
-	if !strings.Contains(c.Message, "1 of 2 nodes Ready") || !strings.Contains(c.Message, "node ex-3 belongs to BenchmarkPool someone-else") || p.Status.State != "NotReady" {
+	if !strings.Contains(c.Message, "1 of 2 nodes Ready") || !strings.Contains(c.Message, "node ex-3 belongs to BenchmarkPool someone-else") || p.Status.State != "NotReady" ||
+		!strings.Contains(c.Message, "node ex-5 lacks the admin's opt-in label benchwright.io/benchmark-node=true") || !strings.Contains(c.Message, "node ex-6 is a control-plane node") {
 		t.Errorf("Ready condition %+v, state %s", c, p.Status.State)
+	}
+	for _, name := range []string{"ex-5", "ex-6"} {
+		if n := getNode(t, name); n.Labels[benchv1.PoolLabel] != "" || hasPoolTaint(n) {
+			t.Errorf("node %s was claimed: %v %v", name, n.Labels, n.Spec.Taints)
+		}
 	}
 	for _, name := range []string{"ex-1", "ex-2"} {
 		n := getNode(t, name)
@@ -150,7 +160,7 @@ func TestExistingPoolLabelsTaintsAndReleases(t *testing.T) {
 // A pool no benchmark used for ttlSecondsAfterIdle deletes itself.
 func TestIdlePoolExpires(t *testing.T) {
 	startPoolController(t)
-	labelledNode(t, "ttl-1", map[string]string{"rack": "ttl"}, true)
+	labelledNode(t, "ttl-1", map[string]string{"rack": "ttl", benchv1.BenchmarkNodeLabel: "true"}, true)
 	ctx := context.Background()
 	pool := &benchv1.BenchmarkPool{ObjectMeta: metav1.ObjectMeta{Name: "ttl"}, Spec: benchv1.BenchmarkPoolSpec{
 		Provider: benchv1.ProviderExisting, TTLSecondsAfterIdle: ptr.To[int32](2),
