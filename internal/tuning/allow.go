@@ -30,14 +30,69 @@ var (
 		"net.ipv4.route.flush": true,
 		"net.ipv6.route.flush": true,
 	}
-	// nodeBreakers stop pod networking.
+	// nodeBreakers stop pod networking or take the node down.
 	nodeBreakers = map[string]bool{
-		"net.ipv4.ip_forward":                true,
-		"net.ipv4.conf.all.forwarding":       true,
-		"net.ipv6.conf.all.forwarding":       true,
-		"net.bridge.bridge-nf-call-iptables": true,
+		"net.ipv4.ip_forward": true,
+		"vm.panic_on_oom":     true, // an out-of-memory pod would panic the node
+		"vm.nr_hugepages":     true, // reserving most of memory starves the kubelet
 	}
+	// nodeBreakerPatterns are families of them: per-interface forwarding,
+	// route_localnet and disable_ipv6 ("all", "default" or an interface in
+	// the middle), and every bridge netfilter switch.
+	nodeBreakerPatterns = []struct{ prefix, suffix string }{
+		{"net.ipv4.conf.", ".forwarding"},
+		{"net.ipv6.conf.", ".forwarding"},
+		{"net.ipv4.conf.", ".route_localnet"},
+		{"net.ipv6.conf.", ".disable_ipv6"},
+		{"net.bridge.bridge-nf-", ""},
+	}
+	// hardDenied hold whatever a profile says: they would run programs as
+	// root (the kernel calls modprobe, core_pattern's |pipe, the usermode
+	// helpers) or weaken the node's protections.
+	hardDenied = map[string]bool{
+		"kernel.modprobe":                  true,
+		"kernel.core_pattern":              true,
+		"kernel.core_pipe_limit":           true,
+		"kernel.poweroff_cmd":              true,
+		"kernel.hotplug":                   true,
+		"kernel.sysrq":                     true,
+		"kernel.kptr_restrict":             true,
+		"kernel.dmesg_restrict":            true,
+		"kernel.randomize_va_space":        true,
+		"kernel.kexec_load_disabled":       true,
+		"kernel.unprivileged_bpf_disabled": true,
+		"kernel.modules_disabled":          true,
+	}
+	hardDeniedPrefixes = []string{"kernel.usermodehelper.", "kernel.yama.", "kernel.keys.", "fs.", "user.", "dev."}
 )
+
+// HardDenied tells whether no profile may set a sysctl, allowUnlistedSysctls
+// or not.
+func HardDenied(name string) bool {
+	if hardDenied[name] {
+		return true
+	}
+	for _, p := range hardDeniedPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeBreaker tells whether a sysctl cuts the node's pods off or takes the
+// node down.
+func nodeBreaker(name string) bool {
+	if nodeBreakers[name] {
+		return true
+	}
+	for _, p := range nodeBreakerPatterns {
+		if strings.HasPrefix(name, p.prefix) && strings.HasSuffix(name, p.suffix) && len(name) > len(p.prefix)+len(p.suffix) {
+			return true
+		}
+	}
+	return false
+}
 
 // Refusal says why a setting is not applied.
 type Refusal struct {
@@ -52,10 +107,12 @@ func refuse(name string, allowUnlisted bool) string {
 		return ""
 	case actions[name]:
 		return "a write-only action, not a setting: there is no value to restore"
+	case HardDenied(name):
+		return "refused whatever allowUnlistedSysctls says: it would let the kernel run programs as root or weaken the node's protections"
 	case allowUnlisted:
 		return ""
-	case nodeBreakers[name]:
-		return "it would cut the node's pods off the network; set allowUnlistedSysctls to allow it"
+	case nodeBreaker(name):
+		return "it would cut the node's pods off the network or take the node down; set allowUnlistedSysctls to allow it"
 	case Allowed(name):
 		return ""
 	}
@@ -67,7 +124,7 @@ func Allowed(name string) bool {
 	if allowedKeys[name] {
 		return true
 	}
-	if actions[name] || nodeBreakers[name] {
+	if actions[name] || nodeBreaker(name) || HardDenied(name) {
 		return false
 	}
 	for _, p := range allowedPrefixes {

@@ -152,11 +152,22 @@ func TestAllowList(t *testing.T) {
 		"kernel.numa_balancing":          "",
 		"kernel.timer_migration":         "",
 		"kernel.panic":                   "allow-list",
-		"kernel.core_pattern":            "allow-list",
-		"fs.file-max":                    "allow-list",
+		"kernel.core_pattern":            "whatever allowUnlistedSysctls says",
+		"fs.file-max":                    "whatever allowUnlistedSysctls says",
 		"net.ipv4.ip_forward":            "cut the node's pods off",
-		"vm.drop_caches":                 "write-only action",
-		Governor:                         "",
+		// Gaps the review found: per-interface and default forwarding,
+		// route_localnet, disable_ipv6, bridge netfilter, OOM panics, huge pages.
+		"net.ipv4.conf.eth0.forwarding":       "cut the node's pods off",
+		"net.ipv4.conf.default.forwarding":    "cut the node's pods off",
+		"net.ipv6.conf.all.forwarding":        "cut the node's pods off",
+		"net.ipv4.conf.all.route_localnet":    "cut the node's pods off",
+		"net.ipv6.conf.eth0.disable_ipv6":     "cut the node's pods off",
+		"net.bridge.bridge-nf-call-ip6tables": "cut the node's pods off",
+		"vm.panic_on_oom":                     "take the node down",
+		"vm.nr_hugepages":                     "take the node down",
+		"net.ipv4.conf.eth0.rp_filter":        "",
+		"vm.drop_caches":                      "write-only action",
+		Governor:                              "",
 	} {
 		got := refuse(name, false)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
@@ -168,6 +179,15 @@ func TestAllowList(t *testing.T) {
 	}
 	if r := refuse("vm.drop_caches", true); r == "" {
 		t.Error("allowUnlisted lets an action through")
+	}
+	// The hard deny-list holds even when an admin allowed unlisted sysctls.
+	for _, name := range []string{"kernel.modprobe", "kernel.core_pattern", "kernel.usermodehelper.bset", "fs.suid_dumpable", "kernel.yama.ptrace_scope", "kernel.sysrq"} {
+		if r := refuse(name, true); !strings.Contains(r, "whatever allowUnlistedSysctls says") {
+			t.Errorf("refuse(%s, allowUnlisted) = %q", name, r)
+		}
+	}
+	if r := refuse("net.ipv4.conf.eth0.forwarding", true); r != "" {
+		t.Errorf("an admin's allowUnlistedSysctls still refuses per-interface forwarding: %q", r)
 	}
 }
 
