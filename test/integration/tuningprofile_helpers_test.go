@@ -84,6 +84,7 @@ var freshNode = map[string]string{
 	"proc/sys/kernel/panic":                                "0\n",
 	"proc/sys/vm/stat_interval":                            "1\n",
 	"proc/sys/vm/swappiness":                               "60\n",
+	"proc/sys/vm/panic_on_oom":                             "0\n",
 	"proc/sys/vm/dirty_ratio":                              "20\n",
 	"proc/sys/vm/dirty_background_ratio":                   "10\n",
 	"sys/kernel/mm/transparent_hugepage/enabled":           "always [madvise] never\n",

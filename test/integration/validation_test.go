@@ -434,6 +434,20 @@ fabtests: {tests: [fi_msg_bw], provider: "tcp;rm -rf"}`, "provider is a libfabri
 nodeSelector: {a: b}
 pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
 iperf3: {bitrate: 10G}`, "bitrate applies to UDP"},
+	{"tuning: core_pattern even with allowUnlistedSysctls", "TuningProfile", `
+pool: p
+allowUnlistedSysctls: true
+sysctls: [{name: kernel.core_pattern, value: "|/tmp/x"}]`, "no TuningProfile may set kernel.modprobe"},
+	{"tuning: fs.* even with allowUnlistedSysctls", "TuningProfile", `
+pool: p
+allowUnlistedSysctls: true
+sysctls: [{name: fs.suid_dumpable, value: "2"}]`, "no TuningProfile may set kernel.modprobe"},
+	{"tuning: a usermode helper", "TuningProfile", `
+pool: p
+sysctls: [{name: kernel.usermodehelper.bset, value: "4294967295 4294967295"}]`, "no TuningProfile may set kernel.modprobe"},
+	{"tuning: kernel.panic without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: kernel.panic, value: "10"}]`, "sysctls outside the tuner's allow-list"},
 	{"tuning: both pool and nodeSelector", "TuningProfile", `
 pool: p
 nodeSelector: {a: b}
