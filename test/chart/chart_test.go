@@ -58,12 +58,14 @@ func TestDefaults(t *testing.T) {
 		"Service/benchwright-manager",
 		"ServiceAccount/benchwright-manager",
 		"ServiceAccount/benchwright-tuner",
+		"ValidatingAdmissionPolicy/benchwright-allow-unlisted-sysctls",
+		"ValidatingAdmissionPolicyBinding/benchwright-allow-unlisted-sysctls",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rendered objects (-want +got):\n%s", diff)
 	}
 	for _, o := range objs {
-		clusterScoped := o.Kind == "CustomResourceDefinition" || strings.HasPrefix(o.Kind, "Cluster")
+		clusterScoped := o.Kind == "CustomResourceDefinition" || strings.HasPrefix(o.Kind, "Cluster") || strings.HasPrefix(o.Kind, "ValidatingAdmissionPolicy")
 		if !clusterScoped && o.Namespace != namespace {
 			t.Errorf("%s is in namespace %q, want the release's %q", o, o.Namespace, namespace)
 		}
