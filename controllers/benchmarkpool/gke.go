@@ -191,8 +191,17 @@ func (r *Reconciler) notReady(p *benchv1.BenchmarkPool, provisioning metav1.Cond
 // deleteGKE deletes the node pool, following GKE's operations (a create in
 // flight finishes first); done once GKE no longer has the pool.
 func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (done bool, err error) {
-	if r.GKE == nil || p.Spec.GKE == nil {
+	if p.Spec.GKE == nil {
 		return true, nil
+	}
+	if r.GKE == nil {
+		if p.Status.NodePoolName == "" && p.Annotations[operationAnnotation] == "" {
+			return true, nil // nothing was ever asked of GKE
+		}
+		// A node pool may exist: keep the finalizer rather than leak it.
+		msg := fmt.Sprintf("the manager has no GKE cluster configured, so node pool %s cannot be deleted: start it with --gke-project, --gke-location and --gke-cluster, or delete the node pool with gcloud and then remove the finalizer %s", p.Status.NodePoolName, finalizer)
+		setCondition(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonProviderError, msg)
+		return false, nil
 	}
 	cluster, err := gke.ClusterFor(r.GKECluster, p.Spec.GKE)
 	if err != nil {

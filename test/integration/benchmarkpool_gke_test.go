@@ -144,6 +144,41 @@ func TestGKEPoolNameConflict(t *testing.T) {
 	}
 }
 
+// A manager without GKE configured keeps the finalizer of a pool whose node
+// pool may exist, and says why, rather than leak the node pool.
+func TestGKEPoolWithoutGKEKeepsItsFinalizer(t *testing.T) {
+	startPoolController(t)
+	ctx := context.Background()
+	pool := gkePool("no-gke-config", "c3-highcpu-8", 2)
+	if err := k8sClient.Create(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "finalizer and ProviderError", func() (bool, string) {
+		p := getPool(t, pool.Name)
+		return len(p.Finalizers) == 1 && meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady) != nil, pretty(p.Status)
+	})
+	// As if a manager with GKE had created the node pool before.
+	p := getPool(t, pool.Name)
+	p.Status.NodePoolName = "no-gke-config"
+	if err := k8sClient.Status().Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8sClient.Delete(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "kept, saying why", func() (bool, string) {
+		p := getPool(t, pool.Name)
+		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionDeleting)
+		return c != nil && c.Reason == benchv1.ReasonProviderError && strings.Contains(c.Message, "cannot be deleted") && len(p.Finalizers) == 1, pretty(p.Status)
+	})
+	// The admin deletes the node pool by hand and removes the finalizer.
+	p = getPool(t, pool.Name)
+	p.Finalizers = nil
+	if err := k8sClient.Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A stockout is retried (the failed pool cleaned up first); an invalid
 // configuration fails the pool with GKE's message and leaves nothing behind.
 func TestGKEPoolFailures(t *testing.T) {
