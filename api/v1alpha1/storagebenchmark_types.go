@@ -10,7 +10,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.pool) != has(self.nodeSelector)",message="set exactly one of pool (a BenchmarkPool) and nodeSelector"
 // +kubebuilder:validation:XValidation:rule="has(self.fio) != has(self.dd)",message="set exactly one of fio and dd"
 // +kubebuilder:validation:XValidation:rule="self.warmupRepetitions < self.repetitions",message="warmupRepetitions must be smaller than repetitions, or no repetition is left to count"
-// +kubebuilder:validation:XValidation:rule="!has(self.dropCaches) || !self.dropCaches || !has(self.fio) || !has(self.fio.jobs) || self.fio.jobs.exists(j, !has(j.direct) || !j.direct)",message="dropCaches only matters for buffered I/O: at least one job must have direct: false"
+// +kubebuilder:validation:XValidation:rule="!has(self.dropCaches) || !self.dropCaches || !has(self.fio) || !has(self.fio.jobs) || self.fio.jobs.exists(j, has(j.direct) && !j.direct)",message="dropCaches only matters for buffered I/O: at least one job must have direct: false (jobs are direct unless they say so)"
 // +kubebuilder:validation:XValidation:rule="!has(self.dd) || !has(self.volumes.volumeMode) || self.volumes.volumeMode != 'Block'",message="dd writes a file: use volumeMode Filesystem (fio can use a raw Block device)"
 type StorageBenchmarkSpec struct {
 	Placement        `json:",inline"`
@@ -196,7 +196,7 @@ type FioIOEngine string
 // FioJob is one fio job section.
 // +kubebuilder:validation:XValidation:rule="!has(self.rwMixRead) || self.rw in ['rw', 'readwrite', 'randrw']",message="rwMixRead applies only to mixed workloads: rw, readwrite or randrw"
 // +kubebuilder:validation:XValidation:rule="!has(self.ioDepth) || self.ioDepth == 1 || !has(self.ioEngine) || self.ioEngine in ['libaio', 'io_uring', 'posixaio']",message="ioDepth above 1 needs an asynchronous ioEngine (libaio, io_uring or posixaio); synchronous engines keep one I/O in flight"
-// +kubebuilder:validation:XValidation:rule="!(has(self.direct) && self.direct && has(self.ioEngine) && self.ioEngine == 'mmap')",message="direct I/O cannot be combined with the mmap ioEngine"
+// +kubebuilder:validation:XValidation:rule="!((!has(self.direct) || self.direct) && has(self.ioEngine) && self.ioEngine == 'mmap')",message="direct I/O (the default) cannot be combined with the mmap ioEngine: set direct: false"
 type FioJob struct {
 	// name of the job, used as the test name in results.
 	// +required

@@ -184,6 +184,15 @@ volumes: {emptyDir: {}}
 fio: {preset: gce-pd}
 repetitions: 2
 warmupRepetitions: 2`, "warmupRepetitions must be smaller than repetitions"},
+	{"storage: dropCaches with jobs direct by default", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dropCaches: true
+fio: {jobs: [{name: r, rw: read}]}`, "dropCaches only matters for buffered I/O"},
+	{"storage: mmap with direct by default", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {jobs: [{name: r, rw: read, ioEngine: mmap}]}`, "direct I/O (the default) cannot be combined with the mmap ioEngine"},
 	{"storage: dropCaches with direct I/O only", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {emptyDir: {}}
