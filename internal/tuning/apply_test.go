@@ -329,3 +329,20 @@ func TestAKeyRefusedNowIsRestored(t *testing.T) {
 		t.Errorf("kernel.panic = %q, want its original 0 back", got)
 	}
 }
+
+// A state file edited behind the tuner's back (names and units become
+// paths) is refused when loaded, before anything is restored from it.
+func TestStateFileWithAnUnsafeOriginalIsRefused(t *testing.T) {
+	for _, o := range []string{
+		`{"name":"cpu.governor","unit":"../../../../etc","value":"x"}`,
+		`{"name":"kernel/../../etc/passwd","value":"x"}`,
+		`{"name":"net.core.busy_poll","unit":"cpu0","value":"0"}`,
+	} {
+		r := newFakeRoot(t)
+		writeFile(t, r.state.Path, `{"owner":"someone","originals":[`+o+`]}`)
+		_, err := Restore(r.Host, r.state)
+		if err == nil || !strings.Contains(err.Error(), "state file") {
+			t.Errorf("%s: restore gave %v, want the state file refused", o, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 )
@@ -76,7 +77,35 @@ func (s StateFile) load(h Host) (*state, error) {
 	if st.BootID != bootID(h) {
 		return nil, nil
 	}
+	// Names and units become paths: a file someone else edited must not
+	// point the restore anywhere but at a setting.
+	for _, o := range st.Originals {
+		if err := checkOriginal(o); err != nil {
+			return nil, fmt.Errorf("state file %s: %w", s.Path, err)
+		}
+	}
 	return &st, nil
+}
+
+// cpuUnit is a governor's unit: a CPU directory of sysfs.
+var cpuUnit = regexp.MustCompile(`^cpu[0-9]{1,4}$`)
+
+// checkOriginal checks a recorded setting as Validate checks a requested one.
+func checkOriginal(o Original) error {
+	switch {
+	case o.Name == Governor:
+		if !cpuUnit.MatchString(o.Unit) {
+			return fmt.Errorf("%s has unit %q, not a CPU such as cpu3", o.Name, o.Unit)
+		}
+		return nil
+	case o.Unit != "":
+		return fmt.Errorf("%s has unit %q: only %s has one", o.Name, o.Unit, Governor)
+	case o.Name == SMT || o.Name == THP:
+		return nil
+	case !sysctlName.MatchString(o.Name) || len(o.Name) > 128 || strings.HasPrefix(o.Name, "cpu."):
+		return fmt.Errorf("%q is not a sysctl name", o.Name)
+	}
+	return nil
 }
 
 // save replaces the state file atomically: a new file, synced, renamed over.
