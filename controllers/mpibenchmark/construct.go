@@ -34,6 +34,11 @@ const (
 	// sshPort is where the images' sshd listens (the operator's images use
 	// 2222 too, which leaves the node's 22 free under hostNetwork).
 	sshPort = 2222
+	// mpiUserID is the images' mpiuser (uid and gid 1000, as in the MPI
+	// Operator's images). As mpiuser, sshd on 2222 and mpirun need no
+	// capability: sshd run by a non-root user skips privilege separation
+	// (no chroot, no setuid) and can only log in that same user.
+	mpiUserID = 1000
 
 	shmVolume = "dshm"
 )
@@ -123,7 +128,7 @@ func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]
 		Command:         []string{"benchwright", "steps", stepsDir + "/" + stepsKey},
 		Env:             env,
 		VolumeMounts:    []corev1.VolumeMount{{Name: stepsMount, MountPath: stepsDir, ReadOnly: true}},
-		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+		SecurityContext: restrictedContainer(),
 	}}
 	spec.Volumes = []corev1.Volume{{Name: stepsMount, VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configMapName(b.Name)}},
@@ -137,7 +142,7 @@ func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image str
 	worker := corev1.Container{
 		Name: workerContainer, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
 		Command: workerArgv[:1], Args: workerArgv[1:],
-		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+		SecurityContext: restrictedContainer(),
 	}
 	if r := b.Spec.MPI.Resources; r != nil {
 		worker.Resources = *r.DeepCopy()
@@ -174,12 +179,16 @@ func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image str
 }
 
 // basePod is what launcher and workers share: placement on the benchmark's
-// nodes, the node's network when asked, no API credentials.
+// nodes, the node's network when asked (and the admin allowed it), no API
+// credentials, mpiuser whatever user the image names.
 func basePod(b *benchv1.MPIBenchmark) corev1.PodSpec {
 	spec := corev1.PodSpec{
 		AutomountServiceAccountToken: ptr.To(false),
 		EnableServiceLinks:           ptr.To(false),
-		SecurityContext:              &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](mpiUserID), RunAsGroup: ptr.To[int64](mpiUserID),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
 	}
 	benchrun.Place(&spec, b.Spec.Placement)
 	if b.Spec.Layout.HostNetwork {
@@ -187,6 +196,16 @@ func basePod(b *benchv1.MPIBenchmark) corev1.PodSpec {
 		spec.DNSPolicy = corev1.DNSClusterFirstWithHostNet
 	}
 	return spec
+}
+
+// restrictedContainer is the launcher's and the workers' container security:
+// no capability, no privilege escalation. The image stays writable: sshd
+// writes its pid file to mpiuser's home, mpirun its session directory to /tmp.
+func restrictedContainer() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
 }
 
 func withRole(labels map[string]string, role string) map[string]string {

@@ -75,10 +75,8 @@ func wantJob() *mpiv2.MPIJob {
 		return corev1.PodSpec{
 			AutomountServiceAccountToken: ptr.To(false),
 			EnableServiceLinks:           ptr.To(false),
-			SecurityContext: &corev1.PodSecurityContext{
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-			},
-			NodeSelector: map[string]string{"benchwright.io/pool": "c2d"},
+			SecurityContext:              wantPodSecurity(),
+			NodeSelector:                 map[string]string{"benchwright.io/pool": "c2d"},
 			Tolerations: []corev1.Toleration{{
 				Key: "benchwright.io/pool", Operator: corev1.TolerationOpEqual, Value: "c2d", Effect: corev1.TaintEffectNoSchedule,
 			}},
@@ -89,7 +87,7 @@ func wantJob() *mpiv2.MPIJob {
 		Name: "launcher", Image: testImage, ImagePullPolicy: corev1.PullIfNotPresent,
 		Command:         []string{"benchwright", "steps", "/etc/benchwright/steps.json"},
 		VolumeMounts:    []corev1.VolumeMount{{Name: "steps", MountPath: "/etc/benchwright", ReadOnly: true}},
-		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+		SecurityContext: wantContainerSecurity(),
 	}}
 	launcher.Volumes = []corev1.Volume{{Name: "steps", VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "lat-mpi"}},
@@ -106,7 +104,7 @@ func wantJob() *mpiv2.MPIJob {
 			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(2222)}},
 			PeriodSeconds: 2,
 		},
-		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+		SecurityContext: wantContainerSecurity(),
 	}}
 	// /dev/shm in memory, not the container's 64 MiB.
 	worker.Volumes = []corev1.Volume{{Name: "dshm", VolumeSource: corev1.VolumeSource{
@@ -141,6 +139,24 @@ func wantJob() *mpiv2.MPIJob {
 				},
 			},
 		},
+	}
+}
+
+// wantPodSecurity: both roles run as the images' mpiuser (1000:1000), never
+// root, under the runtime's seccomp profile.
+func wantPodSecurity() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](1000), RunAsGroup: ptr.To[int64](1000),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// wantContainerSecurity: no capability (sshd as mpiuser on 2222 needs none),
+// no privilege escalation.
+func wantContainerSecurity() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
 }
 
@@ -325,6 +341,49 @@ func TestConstructMPIJob(t *testing.T) {
 			got := constructMPIJob(b, mustLaunch(t, b), params)
 			if diff := cmp.Diff(want, got, quantities); diff != "" {
 				t.Errorf("constructMPIJob (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Whatever the spec, both roles' pods run as mpiuser without capabilities or
+// privilege escalation; only hostNetwork (which the controller lets through
+// only when the admin allows it) changes the pods' namespaces.
+func TestConstructMPIJobSecurity(t *testing.T) {
+	type podSecurity struct {
+		Pod                           *corev1.PodSecurityContext
+		Containers                    []*corev1.SecurityContext
+		HostNetwork, HostPID, HostIPC bool
+	}
+	restricted := func(hostNetwork bool) podSecurity {
+		return podSecurity{Pod: wantPodSecurity(), Containers: []*corev1.SecurityContext{wantContainerSecurity()}, HostNetwork: hostNetwork}
+	}
+	tests := []struct {
+		name string
+		mods []func(*benchv1.MPIBenchmark)
+		want podSecurity // of the launcher and of the workers
+	}{
+		{"defaults", nil, restricted(false)},
+		{"an image of the user's, which may name root", []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
+			b.Spec.MPI.Image = "mpioperator/openmpi:latest"
+		}}, restricted(false)},
+		{"MPICH", []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) { b.Spec.MPI.Implementation = benchv1.MPICH }}, restricted(false)},
+		{"Intel MPI", []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) { b.Spec.MPI.Implementation = benchv1.IntelMPI }}, restricted(false)},
+		{"IOR on a claim", []func(*benchv1.MPIBenchmark){withIOR(benchv1.IORSettings{TransferSize: "1m", BlockSize: "16m", ClaimName: "scratch"})}, restricted(false)},
+		{"hostNetwork", []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) { b.Spec.Layout.HostNetwork = true }}, restricted(true)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBench(tt.mods...)
+			job := constructMPIJob(b, mustLaunch(t, b), jobParams{image: testImage})
+			for role, spec := range map[string]*corev1.PodSpec{"launcher": launcherSpec(job), "worker": workerSpec(job)} {
+				got := podSecurity{Pod: spec.SecurityContext, HostNetwork: spec.HostNetwork, HostPID: spec.HostPID, HostIPC: spec.HostIPC}
+				for _, c := range append(spec.InitContainers, spec.Containers...) {
+					got.Containers = append(got.Containers, c.SecurityContext)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("%s security (-want +got):\n%s", role, diff)
+				}
 			}
 		})
 	}
