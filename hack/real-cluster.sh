@@ -635,9 +635,11 @@ mpi_operator() {
 # image_ref NAME: the reference real-images.sh gave image NAME.
 image_ref() { awk -v n="$1" '$1 == n { print $2 }' "$DIR/images"; }
 
-# chart: benchwright as users install it. One change: the manager tolerates
-# BenchmarkPools' taint, since a pool here can only be made of this cluster's
-# two nodes, and a manager that is rolled out then must still find a node.
+# chart: benchwright as users install it. The admin's choices: hostPath
+# volumes under the volumes directory, benchmarks on the nodes' network (the
+# seed 002 tests use it), and a manager that tolerates BenchmarkPools' taint,
+# since a pool here can only be made of this cluster's two nodes, and a
+# manager that is rolled out then must still find a node.
 chart() {
   log "helm upgrade --install benchwright (the manager from $(image_ref manager))"
   "$HELM" upgrade --install benchwright "$ROOT/charts/benchwright" --kubeconfig "$DIR/admin.kubeconfig" \
@@ -648,6 +650,7 @@ chart() {
     --set "images.mpi.openmpi=$(image_ref mpi-openmpi)" \
     --set "images.mpi.mpich=$(image_ref mpi-mpich)" \
     --set-json "storage.hostPathPrefixes=[\"$DIR/volumes/\"]" \
+    --set allowHostNetwork=true \
     --set-json 'tolerations=[{"key":"benchwright.io/pool","operator":"Exists","effect":"NoSchedule"}]' \
     >"$DIR/logs/helm.log" 2>&1 || {
     tail_log "$DIR/logs/helm.log"

@@ -130,7 +130,8 @@ type MPILayout struct {
 	CPUBinding *CPUBinding `json:"cpuBinding,omitempty"`
 
 	// hostNetwork runs workers in the node's network namespace (no pod network
-	// overlay in the path).
+	// overlay in the path). The cluster's admin must allow it (chart value
+	// allowHostNetwork); otherwise the benchmark fails InvalidSpec.
 	// +optional
 	HostNetwork bool `json:"hostNetwork,omitempty"`
 }
@@ -184,7 +185,9 @@ type MPISettings struct {
 	Implementation MPIImplementation `json:"implementation,omitempty"`
 
 	// image holds MPI and the benchmark binaries. Default: the manager's image for
-	// the implementation. Any image with the binaries on its PATH works.
+	// the implementation. Any image with the binaries on its PATH works whose
+	// mpiuser (uid and gid 1000, as in the MPI Operator's images) can run them
+	// and sshd: launcher and workers run as 1000:1000, without capabilities.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`

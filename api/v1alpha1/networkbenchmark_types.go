@@ -41,7 +41,8 @@ type NetworkBenchmarkSpec struct {
 
 	// hostNetwork runs the pods in the nodes' network namespace: the fabric as
 	// the node sees it, without the pod network. The pods then use the ports
-	// 29100 to 33300 of the node.
+	// 29100 to 33300 of the node. The cluster's admin must allow it (chart
+	// value allowHostNetwork); otherwise the benchmark fails InvalidSpec.
 	// +optional
 	HostNetwork bool `json:"hostNetwork,omitempty"`
 

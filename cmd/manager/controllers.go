@@ -33,6 +33,8 @@ type controllerConfig struct {
 	tunerImage    string
 	// hostPathPrefixes is the admin's allow-list for hostPath volumes.
 	hostPathPrefixes []string
+	// allowHostNetwork is the admin's leave for benchmarks on the nodes' network.
+	allowHostNetwork bool
 	mpiImages        map[benchv1.MPIImplementation]*string
 	gkeCluster       gke.Cluster
 	store            *artifacts.Store
@@ -92,7 +94,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	// NetworkBenchmarks run in the OpenMPI image: benchwright, fabtests, iperf3.
 	if err := (&networkbenchmark.Reconciler{
 		Env:   benchrun.NewEnv(mgr, "networkbenchmark-controller", logs, cfg.store),
-		Image: *cfg.mpiImages[benchv1.OpenMPI],
+		Image: *cfg.mpiImages[benchv1.OpenMPI], AllowHostNetwork: cfg.allowHostNetwork,
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}
@@ -108,6 +110,6 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	}
 	return (&mpibenchmark.Reconciler{
 		Env:    benchrun.NewEnv(mgr, "mpibenchmark-controller", logs, cfg.store),
-		Images: images,
+		Images: images, AllowHostNetwork: cfg.allowHostNetwork,
 	}).SetupWithManager(mgr)
 }

@@ -73,6 +73,7 @@ func run() int {
 		}
 		return nil
 	})
+	flag.BoolVar(&cfg.allowHostNetwork, "allow-host-network", false, "let MPIBenchmarks (layout.hostNetwork) and NetworkBenchmarks (hostNetwork) run pods in the nodes' network namespace; without it they fail InvalidSpec")
 	flag.StringVar(&cfg.gkeCluster.Project, "gke-project", "", "project of the GKE cluster where gke BenchmarkPools create node pools (credentials: Workload Identity / Application Default Credentials)")
 	flag.StringVar(&cfg.gkeCluster.Location, "gke-location", "", "location (region or zone) of that GKE cluster")
 	flag.StringVar(&cfg.gkeCluster.Name, "gke-cluster", "", "name of that GKE cluster")

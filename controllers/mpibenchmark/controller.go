@@ -28,6 +28,9 @@ type Reconciler struct {
 	benchrun.Env
 	// Images run each MPI implementation when the spec names none.
 	Images map[benchv1.MPIImplementation]string
+	// AllowHostNetwork is the admin's leave for layout.hostNetwork; without
+	// it such a benchmark fails InvalidSpec.
+	AllowHostNetwork bool
 }
 
 // +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks,verbs=get;list;watch
@@ -60,6 +63,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // advance does the work of one reconcile and returns when to look again.
 func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl.Result, error) {
+	if err := benchrun.CheckHostNetwork("spec.layout.hostNetwork", b.Spec.Layout.HostNetwork, r.AllowHostNetwork); err != nil {
+		return ctrl.Result{}, err
+	}
 	// Before the first repetition: the pool Ready, the tuning Tuned, and this
 	// benchmark first in the pool's queue.
 	if held, res, err := r.Hold(ctx, b, kind, b.Spec.Placement, b.Spec.Timeouts, &b.Status.BenchmarkStatusCommon); held {

@@ -26,6 +26,9 @@ type Reconciler struct {
 	benchrun.Env
 	// Image runs benchwright, fabtests and iperf3 when the spec names none.
 	Image string
+	// AllowHostNetwork is the admin's leave for hostNetwork; without it such
+	// a benchmark fails InvalidSpec.
+	AllowHostNetwork bool
 }
 
 // +kubebuilder:rbac:groups=benchwright.io,resources=networkbenchmarks,verbs=get;list;watch
@@ -56,6 +59,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // advance does the work of one reconcile and returns when to look again.
 func (r *Reconciler) advance(ctx context.Context, b *benchv1.NetworkBenchmark) (ctrl.Result, error) {
+	if err := benchrun.CheckHostNetwork("spec.hostNetwork", b.Spec.HostNetwork, r.AllowHostNetwork); err != nil {
+		return ctrl.Result{}, err
+	}
 	if held, res, err := r.Hold(ctx, b, kind, b.Spec.Placement, b.Spec.Timeouts, &b.Status.BenchmarkStatusCommon); held {
 		return res, err
 	}

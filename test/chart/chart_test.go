@@ -215,6 +215,9 @@ func TestVariants(t *testing.T) {
 				t.Errorf("crds.enabled=false rendered %v", crds)
 			}
 		}},
+		{"host network allowed", "allowHostNetwork: true", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantArg(t, d, "--allow-host-network")
+		}},
 		{"bucket store", "artifactStore: {url: gs://bucket/bw}", func(t *testing.T, objs []object, d *appsv1.Deployment) {
 			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 {
 				t.Errorf("a gs:// store rendered %v", pvcs)
@@ -300,6 +303,7 @@ func TestRejected(t *testing.T) {
 		{`replica: 2`, "additional properties 'replica' not allowed"},
 		{`images: {pullPolicy: Sometimes}`, "at '/images/pullPolicy': value must be one of"},
 		{`artifactStore: {url: "http://example.com/x"}`, "at '/artifactStore/url'"},
+		{`allowHostNetwork: "yes"`, "at '/allowHostNetwork': got string, want boolean"},
 		{`gke: {proejct: p}`, "additional properties 'proejct' not allowed"},
 		{`gke: {project: p}`, "gke: set project, location and cluster together"},
 		{`artifactStore: {url: "file:///tmp/x"}`, "a file:// store must be under /var/lib/benchwright"},
