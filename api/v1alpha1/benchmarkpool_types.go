@@ -36,6 +36,9 @@ const (
 	ReasonIdleExpired      = "IdleExpired"
 	ReasonNoMatchingNodes  = "NoMatchingNodes"
 	ReasonDeletingNodePool = "DeletingNodePool"
+	// ReasonClusterNotAllowed: spec.gke names a cluster other than the
+	// manager's own that the admin did not allow (chart gke.allowedClusters).
+	ReasonClusterNotAllowed = "ClusterNotAllowed"
 )
 
 // BenchmarkPoolSpec says which nodes benchmarks run on.
@@ -86,7 +89,9 @@ type GKEDiskType string
 // +kubebuilder:validation:XValidation:rule="!has(self.compactPlacement) || self.nodeCount >= 2",message="compactPlacement places several nodes close together: it needs nodeCount >= 2"
 // +kubebuilder:validation:XValidation:rule="!has(self.networkTier) || self.networkTier != 'TIER_1' || (has(self.gvnic) && self.gvnic)",message="networkTier TIER_1 needs gvnic: true"
 type GKEPoolSpec struct {
-	// project of the cluster. Default: the manager's configuration.
+	// project of the cluster. Default: the manager's configuration. A cluster
+	// other than the manager's own must be one the admin allows (chart value
+	// gke.allowedClusters), else the pool is not Ready (ClusterNotAllowed).
 	// +optional
 	// +kubebuilder:validation:MaxLength=30
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z][-a-z0-9]{4,28}[a-z0-9]$')",message="project is a Google Cloud project ID such as my-project-123"

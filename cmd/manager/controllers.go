@@ -37,7 +37,9 @@ type controllerConfig struct {
 	allowHostNetwork bool
 	mpiImages        map[benchv1.MPIImplementation]*string
 	gkeCluster       gke.Cluster
-	store            *artifacts.Store
+	// gkeAllowed are the other clusters a pool's spec may name.
+	gkeAllowed []gke.Cluster
+	store      *artifacts.Store
 }
 
 // cacheOptions keep only benchwright's children of the kinds every cluster
@@ -67,9 +69,9 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	logs := benchrun.APILogReader{Client: clientset}
 	pools := &benchmarkpool.Reconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
-		GKECluster: cfg.gkeCluster,
+		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed,
 	}
-	if cfg.gkeCluster != (gke.Cluster{}) {
+	if cfg.gkeCluster != (gke.Cluster{}) || len(cfg.gkeAllowed) > 0 {
 		provider, err := gke.New(context.Background())
 		if err != nil {
 			return fmt.Errorf("connecting to GKE: %w", err)

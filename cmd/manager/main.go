@@ -19,6 +19,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/gke"
 )
 
 var scheme = runtime.NewScheme()
@@ -79,6 +80,18 @@ func run() int {
 	flag.StringVar(&cfg.gkeCluster.Name, "gke-cluster", "", "name of that GKE cluster")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
+	flag.Func("gke-allowed-clusters", "comma-separated GKE clusters, projects/P/locations/L/clusters/C, other than the manager's own that BenchmarkPools may name in spec.gke (unset: none)", func(v string) error {
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				c, err := gke.ParseCluster(name)
+				if err != nil {
+					return err
+				}
+				cfg.gkeAllowed = append(cfg.gkeAllowed, c)
+			}
+		}
+		return nil
+	})
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")

@@ -44,8 +44,10 @@ type Reconciler struct {
 	Recorder record.EventRecorder
 	// GKE creates node pools; nil when the manager has no GKE cluster.
 	GKE NodePools
-	// GKECluster is the manager's cluster, which a pool's spec may override.
-	GKECluster gke.Cluster
+	// GKECluster is the manager's cluster, which a pool's spec may override
+	// only with a cluster of GKEAllowedClusters (see gke.ClusterFor).
+	GKECluster         gke.Cluster
+	GKEAllowedClusters []gke.Cluster
 	// PollInterval and RetryBackoff pace the GKE work (10 s and 30 s, doubled
 	// per failed attempt, when zero).
 	PollInterval, RetryBackoff time.Duration
@@ -108,7 +110,7 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 				return ctrl.Result{}, err
 			}
 		}
-		if p.Annotations[failedAnnotation] != "" || meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionProvisioning) {
+		if step.blocked || p.Annotations[failedAnnotation] != "" || meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionProvisioning) {
 			return ctrl.Result{RequeueAfter: step.requeue}, nil
 		}
 	}

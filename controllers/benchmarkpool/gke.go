@@ -50,6 +50,9 @@ type gkeStep struct {
 	requeue time.Duration
 	// dirty tells that annotations changed and the object must be written.
 	dirty bool
+	// blocked tells that Ready says why nothing can be asked of GKE until
+	// the manager's configuration changes.
+	blocked bool
 }
 
 // ensureGKE creates the node pool, follows its operation, reads back its
@@ -60,9 +63,14 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 	if r.GKE == nil {
 		r.notReady(p, metav1.ConditionFalse, benchv1.ReasonProviderError,
 			"the manager has no GKE cluster configured: start it with --gke-project, --gke-location and --gke-cluster (or use provider existing)")
-		return gkeStep{}, nil
+		return gkeStep{blocked: true}, nil
 	}
-	cluster, err := gke.ClusterFor(r.GKECluster, p.Spec.GKE)
+	cluster, err := gke.ClusterFor(r.GKECluster, r.GKEAllowedClusters, p.Spec.GKE)
+	if gke.KindOf(err) == gke.NotAllowed {
+		// Not failed for good: an admin may allow the cluster and restart the manager.
+		r.notReady(p, metav1.ConditionFalse, benchv1.ReasonClusterNotAllowed, message(err))
+		return gkeStep{blocked: true}, nil
+	}
 	if err != nil {
 		r.failForGood(p, err)
 		return gkeStep{}, nil
@@ -203,8 +211,15 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 		setCondition(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonProviderError, msg)
 		return false, nil
 	}
-	cluster, err := gke.ClusterFor(r.GKECluster, p.Spec.GKE)
-	if err != nil {
+	cluster, err := gke.ClusterFor(r.GKECluster, r.GKEAllowedClusters, p.Spec.GKE)
+	switch {
+	case gke.KindOf(err) == gke.NotAllowed && (p.Status.NodePoolName != "" || p.Annotations[operationAnnotation] != ""):
+		// Allowed once, no longer: keep the finalizer rather than leak the node pool.
+		setCondition(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonClusterNotAllowed, fmt.Sprintf(
+			"node pool %s cannot be deleted: %s; or delete the node pool with gcloud and then remove the finalizer %s",
+			gke.NodePoolName(p.Name), message(err), finalizer))
+		return false, nil
+	case err != nil:
 		return true, nil // nothing can have been created
 	}
 	name := gke.NodePoolName(p.Name)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -81,5 +82,62 @@ func TestConstructJobHostNetwork(t *testing.T) {
 	pod := job.Spec.Template.Spec
 	if !pod.HostNetwork || pod.DNSPolicy != corev1.DNSClusterFirstWithHostNet {
 		t.Errorf("hostNetwork %v dnsPolicy %q: the peers' names would not resolve", pod.HostNetwork, pod.DNSPolicy)
+	}
+}
+
+// Every pod runs as a non-root user without capabilities, escalation or a
+// writable image, whatever the spec; hostNetwork (which the controller lets
+// through only when the admin allows it) is the only namespace it changes.
+func TestConstructJobSecurity(t *testing.T) {
+	type podSecurity struct {
+		Pod                           *corev1.PodSecurityContext
+		Container                     *corev1.SecurityContext
+		HostNetwork, HostPID, HostIPC bool
+	}
+	restricted := func(hostNetwork bool) podSecurity {
+		return podSecurity{
+			Pod: &corev1.PodSecurityContext{
+				RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65532), RunAsGroup: ptr.To[int64](65532),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			Container: &corev1.SecurityContext{
+				AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
+				Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			},
+			HostNetwork: hostNetwork,
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		b    *benchv1.NetworkBenchmark
+		want podSecurity
+	}{
+		{"pod network", seed2(2, false), restricted(false)},
+		{"host network", seed2(2, true), restricted(true)},
+		{"an image of the user's", func() *benchv1.NetworkBenchmark {
+			b := seed2(1, false)
+			b.Spec.Image = "registry.example/root-image:1"
+			return b
+		}(), restricted(false)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			image := tc.b.Spec.Image
+			if image == "" {
+				image = "img"
+			}
+			job, err := constructJob(tc.b, jobParams{image: image})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pod := job.Spec.Template.Spec
+			if len(pod.InitContainers) != 0 || len(pod.Containers) != 1 {
+				t.Fatalf("containers %d, init containers %d; want the one", len(pod.Containers), len(pod.InitContainers))
+			}
+			got := podSecurity{Pod: pod.SecurityContext, Container: pod.Containers[0].SecurityContext,
+				HostNetwork: pod.HostNetwork, HostPID: pod.HostPID, HostIPC: pod.HostIPC}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("security (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

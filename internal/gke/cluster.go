@@ -3,6 +3,7 @@ package gke
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -13,10 +14,13 @@ type Cluster struct {
 	Project, Location, Name string
 }
 
-// ClusterFor is the cluster of a spec: the manager's defaults, each overridden
-// by the spec's project, location or cluster when set.
-func ClusterFor(defaults Cluster, spec *benchv1.GKEPoolSpec) (Cluster, error) {
-	c := defaults
+// ClusterFor is the cluster of a spec: the manager's own cluster, each
+// coordinate overridden by the spec's project, location or cluster when set.
+// A cluster other than own must be in allowed (the chart's
+// gke.allowedClusters), else the error is of kind NotAllowed: a spec does not
+// point the manager's identity at clusters an admin did not allow.
+func ClusterFor(own Cluster, allowed []Cluster, spec *benchv1.GKEPoolSpec) (Cluster, error) {
+	c := own
 	if spec != nil {
 		if spec.Project != "" {
 			c.Project = spec.Project
@@ -28,6 +32,24 @@ func ClusterFor(defaults Cluster, spec *benchv1.GKEPoolSpec) (Cluster, error) {
 			c.Name = spec.Cluster
 		}
 	}
+	if err := c.Validate(); err != nil {
+		return Cluster{}, err
+	}
+	if c != own && !slices.Contains(allowed, c) {
+		return Cluster{}, &Error{Kind: NotAllowed, Message: fmt.Sprintf(
+			"GKE cluster %s is neither the manager's own cluster nor allowed: an admin may add it to the chart value gke.allowedClusters (manager flag --gke-allowed-clusters)",
+			c.Parent())}
+	}
+	return c, nil
+}
+
+// ParseCluster reads a cluster's resource name, projects/P/locations/L/clusters/C.
+func ParseCluster(name string) (Cluster, error) {
+	f := strings.Split(name, "/")
+	if len(f) != 6 || f[0] != "projects" || f[2] != "locations" || f[4] != "clusters" {
+		return Cluster{}, fmt.Errorf("GKE cluster %q is not projects/PROJECT/locations/LOCATION/clusters/NAME", name)
+	}
+	c := Cluster{Project: f[1], Location: f[3], Name: f[5]}
 	if err := c.Validate(); err != nil {
 		return Cluster{}, err
 	}

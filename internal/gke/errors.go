@@ -38,9 +38,12 @@ const (
 	NotFound
 	// AlreadyExists: a node pool of that name exists (see ErrAlreadyExists).
 	AlreadyExists
+	// NotAllowed: the spec names a cluster the manager may not use (see
+	// ClusterFor); no request was sent.
+	NotAllowed
 )
 
-var kindNames = [...]string{"Unknown", "Stockout", "QuotaExceeded", "InvalidConfig", "Transient", "PermissionDenied", "NotFound", "AlreadyExists"}
+var kindNames = [...]string{"Unknown", "Stockout", "QuotaExceeded", "InvalidConfig", "Transient", "PermissionDenied", "NotFound", "AlreadyExists", "NotAllowed"}
 
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -58,6 +61,8 @@ func (k Kind) Reason() string {
 		return benchv1.ReasonQuotaExceeded
 	case InvalidConfig:
 		return benchv1.ReasonInvalidConfig
+	case NotAllowed:
+		return benchv1.ReasonClusterNotAllowed
 	default:
 		return benchv1.ReasonProviderError
 	}

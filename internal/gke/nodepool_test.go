@@ -258,28 +258,34 @@ func TestAllowListsAreSorted(t *testing.T) {
 
 func TestClusterFor(t *testing.T) {
 	defaults := Cluster{Project: "bench-proj", Location: "us-central1-a", Name: "bench"}
+	hpc := Cluster{Project: "other-proj", Location: "europe-west4", Name: "hpc"}
+	toHPC := spec(func(s *benchv1.GKEPoolSpec) { s.Project = "other-proj"; s.Location = "europe-west4"; s.Cluster = "hpc" })
 	tests := []struct {
 		name     string
 		defaults Cluster
+		allowed  []Cluster
 		spec     *benchv1.GKEPoolSpec
 		want     Cluster
+		wantKind Kind
 		wantErr  string
 	}{
-		{"defaults", defaults, spec(), defaults, ""},
-		{
-			"overrides", defaults,
-			spec(func(s *benchv1.GKEPoolSpec) { s.Project = "other-proj"; s.Location = "europe-west4"; s.Cluster = "hpc" }),
-			Cluster{Project: "other-proj", Location: "europe-west4", Name: "hpc"}, "",
-		},
-		{"nothing configured", Cluster{}, spec(), Cluster{}, "project, location, cluster missing or invalid"},
-		{"no cluster name", Cluster{Project: "p-123456"}, spec(func(s *benchv1.GKEPoolSpec) { s.Location = "us-east1-b" }), Cluster{}, "cluster missing"},
+		{"defaults", defaults, nil, spec(), defaults, 0, ""},
+		{"own cluster spelled out", defaults, nil, spec(func(s *benchv1.GKEPoolSpec) { s.Project = "bench-proj"; s.Cluster = "bench" }), defaults, 0, ""},
+		{"allowed override", defaults, []Cluster{hpc}, toHPC, hpc, 0, ""},
+		{"allowed without defaults", Cluster{}, []Cluster{hpc}, toHPC, hpc, 0, ""},
+		{"override not allowed", defaults, nil, toHPC, Cluster{}, NotAllowed,
+			"GKE cluster projects/other-proj/locations/europe-west4/clusters/hpc is neither the manager's own cluster nor allowed: an admin may add it to the chart value gke.allowedClusters"},
+		{"one coordinate not allowed", defaults, []Cluster{hpc}, spec(func(s *benchv1.GKEPoolSpec) { s.Cluster = "prod" }), Cluster{}, NotAllowed,
+			"projects/bench-proj/locations/us-central1-a/clusters/prod is neither"},
+		{"nothing configured", Cluster{}, nil, spec(), Cluster{}, InvalidConfig, "project, location, cluster missing or invalid"},
+		{"no cluster name", Cluster{Project: "p-123456"}, nil, spec(func(s *benchv1.GKEPoolSpec) { s.Location = "us-east1-b" }), Cluster{}, InvalidConfig, "cluster missing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ClusterFor(tt.defaults, tt.spec)
+			got, err := ClusterFor(tt.defaults, tt.allowed, tt.spec)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || KindOf(err) != InvalidConfig {
-					t.Fatalf("ClusterFor error = %v, want InvalidConfig containing %q", err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || KindOf(err) != tt.wantKind {
+					t.Fatalf("ClusterFor error = %v, want %v containing %q", err, tt.wantKind, tt.wantErr)
 				}
 				return
 			}
@@ -290,6 +296,9 @@ func TestClusterFor(t *testing.T) {
 				t.Errorf("ClusterFor = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+	if KindOf(&Error{Kind: NotAllowed}).Reason() != benchv1.ReasonClusterNotAllowed || NotAllowed.Retryable() {
+		t.Error("NotAllowed: want reason ClusterNotAllowed, not retryable")
 	}
 	c := Cluster{Project: "p", Location: "us-central1-a", Name: "c"}
 	for got, want := range map[string]string{
@@ -304,5 +313,18 @@ func TestClusterFor(t *testing.T) {
 	}
 	if c.Regional() || !(Cluster{Location: "us-central1"}).Regional() {
 		t.Error("Regional: us-central1-a is a zone, us-central1 a region")
+	}
+}
+
+func TestParseCluster(t *testing.T) {
+	got, err := ParseCluster("projects/p-1/locations/us-central1/clusters/hpc")
+	if want := (Cluster{Project: "p-1", Location: "us-central1", Name: "hpc"}); err != nil || got != want {
+		t.Errorf("ParseCluster = %+v, %v; want %+v", got, err, want)
+	}
+	for _, bad := range []string{"", "hpc", "projects/p/locations/l/clusters/", "projects/p/zones/l/clusters/c",
+		"projects/p/locations/l/clusters/c/nodePools/np", "projects//locations/l/clusters/c"} {
+		if _, err := ParseCluster(bad); err == nil {
+			t.Errorf("ParseCluster(%q) accepted", bad)
+		}
 	}
 }

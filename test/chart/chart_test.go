@@ -240,6 +240,10 @@ func TestVariants(t *testing.T) {
 		{"images", "images: {registry: r.example/bw, tag: v9, pullPolicy: Always, tuner: t.example/tuner@sha256:abc, mpi: {intel: my/intel:1}}",
 			func(t *testing.T, _ []object, d *appsv1.Deployment) {
 				c := d.Spec.Template.Spec.Containers[0]
+		{"GKE clusters allowed", `gke: {project: my-project, location: us-central1, cluster: hpc, allowedClusters: [projects/p-2/locations/europe-west4/clusters/hpc2, projects/p-3/locations/us-east1-b/clusters/c]}`,
+			func(t *testing.T, _ []object, d *appsv1.Deployment) {
+				wantArg(t, d, "--gke-allowed-clusters=projects/p-2/locations/europe-west4/clusters/hpc2,projects/p-3/locations/us-east1-b/clusters/c")
+			}},
 				if c.Image != "r.example/bw/manager:v9" || c.ImagePullPolicy != corev1.PullAlways {
 					t.Errorf("manager image %q, pull policy %q", c.Image, c.ImagePullPolicy)
 				}
@@ -311,6 +315,7 @@ func TestRejected(t *testing.T) {
 		{`{replicas: 2, leaderElection: {enabled: false}, artifactStore: {url: "s3://b"}}`, "replicas > 1 needs leaderElection.enabled"},
 	} {
 		_, err := template(t, chartDir, tc.values)
+		{`gke: {allowedClusters: [hpc2]}`, "at '/gke/allowedClusters/0'"},
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("values %s: got error %v, want one with %q", tc.values, err, tc.want)
 		}

@@ -25,10 +25,14 @@ import (
 var testCluster = gke.Cluster{Project: "bench-project", Location: "us-central1-a", Name: "bench"}
 
 // startGKEPoolController runs the BenchmarkPool controller with the real GKE
-// client pointed at an in-process fake ClusterManager.
-func startGKEPoolController(t *testing.T) *fakegke.Server {
+// client pointed at an in-process fake ClusterManager, which has testCluster
+// and the allowed clusters.
+func startGKEPoolController(t *testing.T, allowed ...gke.Cluster) *fakegke.Server {
 	t.Helper()
 	fake := fakegke.Start(t, fakegke.WithCluster(testCluster.Parent()), fakegke.WithRunningPolls(2))
+	for _, c := range allowed {
+		fake.AddCluster(c.Parent())
+	}
 	provider, err := gke.New(context.Background(), fake.ClientOptions()...)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +42,7 @@ func startGKEPoolController(t *testing.T) *fakegke.Server {
 	startController(t, ns, func(mgr ctrl.Manager, _ *artifacts.Store) error {
 		return (&benchmarkpool.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
 			Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
-			GKE:      provider, GKECluster: testCluster, PollInterval: 50 * time.Millisecond, RetryBackoff: 50 * time.Millisecond,
+			GKE:      provider, GKECluster: testCluster, GKEAllowedClusters: allowed, PollInterval: 50 * time.Millisecond, RetryBackoff: 50 * time.Millisecond,
 		}).SetupWithManager(mgr)
 	}, func(context.Context) {})
 	return fake
@@ -173,6 +177,87 @@ func TestGKEPoolWithoutGKEKeepsItsFinalizer(t *testing.T) {
 	})
 	// The admin deletes the node pool by hand and removes the finalizer.
 	p = getPool(t, pool.Name)
+	p.Finalizers = nil
+	if err := k8sClient.Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pool's spec.gke may name another cluster only if the admin allowed it:
+// any other gets ClusterNotAllowed and no GKE request at all, and a node pool
+// in a cluster no longer allowed keeps the pool's finalizer instead of leaking.
+func TestGKEPoolOtherClusterNeedsTheAdmin(t *testing.T) {
+	allowed := gke.Cluster{Project: "team-b-project", Location: "europe-west4-a", Name: "hpc"}
+	fake := startGKEPoolController(t, allowed)
+	other := gke.Cluster{Project: "prod-project", Location: "us-east1-b", Name: "prod"}
+	fake.AddCluster(other.Parent())
+	ctx := context.Background()
+	inCluster := func(name string, c gke.Cluster) *benchv1.BenchmarkPool {
+		p := gkePool(name, "c3-highcpu-8", 2)
+		p.Spec.GKE.Project, p.Spec.GKE.Location, p.Spec.GKE.Cluster = c.Project, c.Location, c.Name
+		return p
+	}
+	refused := inCluster("other-cluster", other)
+	ok := inCluster("allowed-cluster", allowed)
+	for _, p := range []*benchv1.BenchmarkPool{refused, ok} {
+		if err := k8sClient.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 20*time.Second, "ClusterNotAllowed, and the allowed pool created", func() (bool, string) {
+		p := getPool(t, refused.Name)
+		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady)
+		return c != nil && c.Reason == benchv1.ReasonClusterNotAllowed && c.Status == metav1.ConditionFalse &&
+			strings.Contains(c.Message, other.Parent()) && strings.Contains(c.Message, "gke.allowedClusters") &&
+			len(fake.NodePools(allowed.Parent())) == 1, pretty(p.Status)
+	})
+	if evs := strings.Join(events(t, "default", refused.Name), " "); !strings.Contains(evs, "Warning/"+benchv1.ReasonClusterNotAllowed) {
+		t.Errorf("no ClusterNotAllowed event: %s", evs)
+	}
+	time.Sleep(time.Second) // the refused pool's reconciles would have asked GKE by now
+	for _, req := range fake.Requests() {
+		if strings.Contains(fmt.Sprint(req), other.Parent()) {
+			t.Errorf("GKE got a request for the cluster that is not allowed: %v", req)
+		}
+	}
+
+	// As if its node pool had been created while the cluster was allowed.
+	prior, err := gke.New(ctx, fake.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = prior.Close() }()
+	if _, err := prior.Create(ctx, other, &containerpb.NodePool{Name: refused.Name, InitialNodeCount: 2, Config: &containerpb.NodeConfig{MachineType: "c3-highcpu-8"}}); err != nil {
+		t.Fatal(err)
+	}
+	fake.FinishOperations()
+	p := getPool(t, refused.Name)
+	p.Status.NodePoolName = refused.Name
+	if err := k8sClient.Status().Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	before := len(fake.Requests())
+	for _, p := range []*benchv1.BenchmarkPool{refused, ok} {
+		if err := k8sClient.Delete(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 20*time.Second, "refused pool kept, saying why; allowed one deleted", func() (bool, string) {
+		p := getPool(t, refused.Name)
+		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionDeleting)
+		err := k8sClient.Get(ctx, clientKey(ok), &benchv1.BenchmarkPool{})
+		return c != nil && c.Reason == benchv1.ReasonClusterNotAllowed && strings.Contains(c.Message, "cannot be deleted") &&
+			strings.Contains(c.Message, other.Parent()) && len(p.Finalizers) == 1 && apierrors.IsNotFound(err), pretty(p.Status)
+	})
+	for _, req := range fake.Requests()[before:] {
+		if strings.Contains(fmt.Sprint(req), other.Parent()) {
+			t.Errorf("GKE got a request for the cluster that is not allowed: %v", req)
+		}
+	}
+	if n := len(fake.NodePools(other.Parent())); n != 1 {
+		t.Errorf("%d node pools left in %s, want the one the admin deletes", n, other.Parent())
+	}
+	p = getPool(t, refused.Name) // the admin deletes the node pool by hand and removes the finalizer
 	p.Finalizers = nil
 	if err := k8sClient.Update(ctx, p); err != nil {
 		t.Fatal(err)
