@@ -78,8 +78,6 @@ func run() int {
 	flag.StringVar(&cfg.gkeCluster.Project, "gke-project", "", "project of the GKE cluster where gke BenchmarkPools create node pools (credentials: Workload Identity / Application Default Credentials)")
 	flag.StringVar(&cfg.gkeCluster.Location, "gke-location", "", "location (region or zone) of that GKE cluster")
 	flag.StringVar(&cfg.gkeCluster.Name, "gke-cluster", "", "name of that GKE cluster")
-	opts := zap.Options{}
-	opts.BindFlags(flag.CommandLine)
 	flag.Func("gke-allowed-clusters", "comma-separated GKE clusters, projects/P/locations/L/clusters/C, other than the manager's own that BenchmarkPools may name in spec.gke (unset: none)", func(v string) error {
 		for _, name := range strings.Split(v, ",") {
 			if name = strings.TrimSpace(name); name != "" {
@@ -92,6 +90,8 @@ func run() int {
 		}
 		return nil
 	})
+	opts := zap.Options{}
+	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")

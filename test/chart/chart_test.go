@@ -237,13 +237,13 @@ func TestVariants(t *testing.T) {
 				t.Errorf("Workload Identity annotation %q", got)
 			}
 		}},
-		{"images", "images: {registry: r.example/bw, tag: v9, pullPolicy: Always, tuner: t.example/tuner@sha256:abc, mpi: {intel: my/intel:1}}",
-			func(t *testing.T, _ []object, d *appsv1.Deployment) {
-				c := d.Spec.Template.Spec.Containers[0]
 		{"GKE clusters allowed", `gke: {project: my-project, location: us-central1, cluster: hpc, allowedClusters: [projects/p-2/locations/europe-west4/clusters/hpc2, projects/p-3/locations/us-east1-b/clusters/c]}`,
 			func(t *testing.T, _ []object, d *appsv1.Deployment) {
 				wantArg(t, d, "--gke-allowed-clusters=projects/p-2/locations/europe-west4/clusters/hpc2,projects/p-3/locations/us-east1-b/clusters/c")
 			}},
+		{"images", "images: {registry: r.example/bw, tag: v9, pullPolicy: Always, tuner: t.example/tuner@sha256:abc, mpi: {intel: my/intel:1}}",
+			func(t *testing.T, _ []object, d *appsv1.Deployment) {
+				c := d.Spec.Template.Spec.Containers[0]
 				if c.Image != "r.example/bw/manager:v9" || c.ImagePullPolicy != corev1.PullAlways {
 					t.Errorf("manager image %q, pull policy %q", c.Image, c.ImagePullPolicy)
 				}
@@ -310,12 +310,12 @@ func TestRejected(t *testing.T) {
 		{`allowHostNetwork: "yes"`, "at '/allowHostNetwork': got string, want boolean"},
 		{`gke: {proejct: p}`, "additional properties 'proejct' not allowed"},
 		{`gke: {project: p}`, "gke: set project, location and cluster together"},
+		{`gke: {allowedClusters: [hpc2]}`, "at '/gke/allowedClusters/0'"},
 		{`artifactStore: {url: "file:///tmp/x"}`, "a file:// store must be under /var/lib/benchwright"},
 		{`replicas: 2`, "replicas > 1 with a file:// store needs artifactStore.persistence.accessMode ReadWriteMany"},
 		{`{replicas: 2, leaderElection: {enabled: false}, artifactStore: {url: "s3://b"}}`, "replicas > 1 needs leaderElection.enabled"},
 	} {
 		_, err := template(t, chartDir, tc.values)
-		{`gke: {allowedClusters: [hpc2]}`, "at '/gke/allowedClusters/0'"},
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("values %s: got error %v, want one with %q", tc.values, err, tc.want)
 		}
