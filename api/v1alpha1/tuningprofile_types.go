@@ -40,14 +40,19 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.sysctls) || self.sysctls.all(s, !(s.name in ['kernel.modprobe', 'kernel.core_pattern', 'kernel.core_pipe_limit', 'kernel.poweroff_cmd', 'kernel.hotplug', 'kernel.sysrq', 'kernel.kptr_restrict', 'kernel.dmesg_restrict', 'kernel.randomize_va_space', 'kernel.kexec_load_disabled', 'kernel.unprivileged_bpf_disabled', 'kernel.modules_disabled']) && !['kernel.usermodehelper.', 'kernel.yama.', 'kernel.keys.', 'fs.', 'user.', 'dev.'].exists(p, s.name.startsWith(p)))",message="no TuningProfile may set kernel.modprobe, kernel.core_pattern, kernel.usermodehelper.*, fs.*, kernel.yama.*, kernel.sysrq and the like, allowUnlistedSysctls or not: they let the kernel run programs as root or weaken the node's protections"
 // +kubebuilder:validation:XValidation:rule="(has(self.allowUnlistedSysctls) && self.allowUnlistedSysctls) || !has(self.sysctls) || self.sysctls.all(s, s.name.startsWith('net.') || s.name.startsWith('vm.') || s.name.startsWith('kernel.sched_') || s.name in ['kernel.numa_balancing', 'kernel.timer_migration', 'kernel.nmi_watchdog', 'kernel.hung_task_timeout_secs'])",message="sysctls outside the tuner's allow-list (net.*, vm.*, kernel.sched_*, kernel.numa_balancing, kernel.timer_migration, kernel.nmi_watchdog, kernel.hung_task_timeout_secs) need allowUnlistedSysctls: true"
 type TuningProfileSpec struct {
-	// pool names the BenchmarkPool whose nodes are tuned.
+	// pool names the BenchmarkPool whose nodes are tuned (the nodes carrying
+	// its label, but no control-plane node).
 	// +optional
 	Pool PoolName `json:"pool,omitempty"`
 
-	// nodeSelector selects the nodes to tune when no pool is used.
+	// nodeSelector selects the nodes to tune when no pool is used, among the
+	// nodes an admin opted in: it must hold benchwright.io/benchmark-node: "true".
+	// Control-plane nodes are never tuned.
 	// +optional
 	// +kubebuilder:validation:MinProperties=1
 	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="'benchwright.io/benchmark-node' in self && self['benchwright.io/benchmark-node'] == 'true'",message="nodeSelector must hold benchwright.io/benchmark-node: \"true\": a TuningProfile tunes only the nodes an admin opted in with that label (or set pool to tune a BenchmarkPool's nodes)"
+	// +kubebuilder:validation:XValidation:rule="!('node-role.kubernetes.io/control-plane' in self) && !('node-role.kubernetes.io/master' in self)",message="nodeSelector must not select on node-role.kubernetes.io/control-plane or node-role.kubernetes.io/master: a TuningProfile never tunes control-plane nodes"
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 
 	// preset adds the settings of a named profile; explicit sysctls override it.

@@ -4,12 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -132,7 +137,8 @@ func constructTunerDaemonSet(p *benchv1.TuningProfile, o tunerParams) *appsv1.Da
 			}}},
 		},
 	}
-	spec.NodeSelector, spec.Tolerations = placement(p)
+	reqs, tolerations := placement(p)
+	spec.Affinity, spec.Tolerations = nodeAffinity(reqs), tolerations
 	return &appsv1.DaemonSet{
 		ObjectMeta: meta,
 		Spec: appsv1.DaemonSetSpec{
@@ -176,17 +182,60 @@ func tunerContainer(p *benchv1.TuningProfile, image string) corev1.Container {
 	}
 }
 
-// placement is the node selector and tolerations of the profile's nodes: a
-// pool's label and its NoSchedule taint, or the spec's node selector.
-func placement(p *benchv1.TuningProfile) (map[string]string, []corev1.Toleration) {
+// controlPlaneLabels mark the nodes of the control plane, where no tuner runs.
+var controlPlaneLabels = []string{"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"}
+
+// placement is where a profile's tuner runs, as the required node affinity's
+// terms, and what it tolerates: a pool's nodes (its label; its NoSchedule
+// taint), or the nodes an admin opted in (benchwright.io/benchmark-node=true)
+// that match the spec's node selector. Never a control-plane node, whatever
+// the spec says (a profile stored before the API's rules included).
+func placement(p *benchv1.TuningProfile) ([]corev1.NodeSelectorRequirement, []corev1.Toleration) {
+	in := func(key, value string) corev1.NodeSelectorRequirement {
+		return corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{value}}
+	}
+	var reqs []corev1.NodeSelectorRequirement
+	var tolerations []corev1.Toleration
 	if pool := string(p.Spec.Pool); pool != "" {
-		return map[string]string{benchv1.PoolLabel: pool}, []corev1.Toleration{{
+		reqs = append(reqs, in(benchv1.PoolLabel, pool))
+		tolerations = []corev1.Toleration{{
 			Key: benchv1.PoolLabel, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule,
 		}}
+	} else {
+		reqs = append(reqs, in(benchv1.BenchmarkNodeLabel, "true"))
+		for _, k := range slices.Sorted(maps.Keys(p.Spec.NodeSelector)) {
+			if k != benchv1.BenchmarkNodeLabel {
+				reqs = append(reqs, in(k, p.Spec.NodeSelector[k]))
+			}
+		}
 	}
-	sel := make(map[string]string, len(p.Spec.NodeSelector))
-	for k, v := range p.Spec.NodeSelector {
-		sel[k] = v
+	for _, l := range controlPlaneLabels {
+		reqs = append(reqs, corev1.NodeSelectorRequirement{Key: l, Operator: corev1.NodeSelectorOpDoesNotExist})
+	}
+	return reqs, tolerations
+}
+
+// nodeAffinity requires every one of reqs.
+func nodeAffinity(reqs []corev1.NodeSelectorRequirement) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: reqs}},
+		},
+	}}
+}
+
+// nodeLabelSelector is reqs as a label selector, to list the nodes they match.
+func nodeLabelSelector(reqs []corev1.NodeSelectorRequirement) (labels.Selector, error) {
+	ops := map[corev1.NodeSelectorOperator]selection.Operator{
+		corev1.NodeSelectorOpIn: selection.In, corev1.NodeSelectorOpDoesNotExist: selection.DoesNotExist,
+	}
+	sel := labels.NewSelector()
+	for _, r := range reqs {
+		lr, err := labels.NewRequirement(r.Key, ops[r.Operator], r.Values)
+		if err != nil {
+			return nil, fmt.Errorf("node selector %s: %w", r.Key, err)
+		}
+		sel = sel.Add(*lr)
 	}
 	return sel, nil
 }

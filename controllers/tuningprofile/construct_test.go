@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
@@ -52,7 +53,13 @@ func TestConstructTunerDaemonSetOnAPool(t *testing.T) {
 					"benchwright.io/generation": "3", "benchwright.io/settings-hash": "abc",
 				}},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{"benchwright.io/pool": "c2"},
+					Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+						NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+							{Key: "benchwright.io/pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"c2"}},
+							{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.NodeSelectorOpDoesNotExist},
+							{Key: "node-role.kubernetes.io/master", Operator: corev1.NodeSelectorOpDoesNotExist},
+						}}},
+					}}},
 					Tolerations: []corev1.Toleration{{
 						Key: "benchwright.io/pool", Operator: corev1.TolerationOpEqual, Value: "c2", Effect: corev1.TaintEffectNoSchedule,
 					}},
@@ -103,21 +110,63 @@ func TestConstructTunerDaemonSetOnAPool(t *testing.T) {
 	}
 }
 
+// A profile tunes a pool's nodes or the nodes an admin opted in, never a
+// control-plane node: the DaemonSet's node affinity says so, whatever the
+// spec's selector (a profile stored before the API's rules included).
 func TestConstructTunerDaemonSetPlacement(t *testing.T) {
-	withSelector := newProfile(func(p *benchv1.TuningProfile) {
-		p.Spec.Pool, p.Spec.NodeSelector = "", map[string]string{"cloud.google.com/gke-nodepool": "hpc"}
-	})
-	spec := constructTunerDaemonSet(withSelector, params).Spec.Template.Spec
-	if d := cmp.Diff(map[string]string{"cloud.google.com/gke-nodepool": "hpc"}, spec.NodeSelector); d != "" {
-		t.Errorf("node selector (-want +got):\n%s", d)
+	node := func(name string, labels ...string) *corev1.Node {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}}}
+		for i := 0; i < len(labels); i += 2 {
+			n.Labels[labels[i]] = labels[i+1]
+		}
+		return n
 	}
-	if len(spec.Tolerations) != 0 {
-		t.Errorf("a node selector profile tolerates nothing: %+v", spec.Tolerations)
+	const optIn, cp = "benchwright.io/benchmark-node", "node-role.kubernetes.io/control-plane"
+	nodes := []*corev1.Node{
+		node("pool-node", "benchwright.io/pool", "c2"),
+		node("pool-cp", "benchwright.io/pool", "c2", cp, ""),
+		node("opted-in", optIn, "true", "hpc", "yes"),
+		node("opted-in-cp", optIn, "true", "hpc", "yes", cp, ""),
+		node("opted-in-master", optIn, "true", "hpc", "yes", "node-role.kubernetes.io/master", ""),
+		node("not-opted-in", "hpc", "yes"),
+		node("opted-out", optIn, "false", "hpc", "yes"),
 	}
-	// The constructor copies the map: the profile's spec is not aliased.
-	spec.NodeSelector["x"] = "y"
-	if len(withSelector.Spec.NodeSelector) != 1 {
-		t.Error("the DaemonSet shares the profile's node selector map")
+	for _, tc := range []struct {
+		name        string
+		pool        benchv1.PoolName
+		selector    map[string]string
+		want        []string
+		tolerations int
+	}{
+		{"pool", "c2", nil, []string{"pool-node"}, 1},
+		{"opted-in nodes", "", map[string]string{optIn: "true", "hpc": "yes"}, []string{"opted-in"}, 0},
+		{"a bare selector still needs the opt-in", "", map[string]string{"hpc": "yes"}, []string{"opted-in"}, 0},
+		{"a selector that asks for the control plane", "", map[string]string{"hpc": "yes", cp: ""}, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProfile(func(p *benchv1.TuningProfile) { p.Spec.Pool, p.Spec.NodeSelector = tc.pool, tc.selector })
+			spec := constructTunerDaemonSet(p, params).Spec.Template.Spec
+			if spec.NodeSelector != nil || len(spec.Tolerations) != tc.tolerations {
+				t.Errorf("nodeSelector %v, tolerations %+v", spec.NodeSelector, spec.Tolerations)
+			}
+			terms := spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+			if len(terms) != 1 {
+				t.Fatalf("node affinity terms %+v, want one (terms are ORed)", terms)
+			}
+			sel, err := nodeLabelSelector(terms[0].MatchExpressions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, n := range nodes {
+				if sel.Matches(labels.Set(n.Labels)) {
+					got = append(got, n.Name)
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("nodes the tuner runs on (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 

@@ -32,13 +32,17 @@ type nodeState struct {
 }
 
 // selectedNodes are the nodes the tuner DaemonSet runs on: those its node
-// selector matches whose NoSchedule and NoExecute taints it tolerates (the
+// affinity matches whose NoSchedule and NoExecute taints it tolerates (the
 // DaemonSet controller tolerates the node.kubernetes.io/ condition taints
 // itself).
 func (r *Reconciler) selectedNodes(ctx context.Context, p *benchv1.TuningProfile) ([]string, error) {
-	sel, tolerations := placement(p)
+	reqs, tolerations := placement(p)
+	sel, err := nodeLabelSelector(reqs)
+	if err != nil {
+		return nil, err
+	}
 	var nodes corev1.NodeList
-	if err := r.List(ctx, &nodes, client.MatchingLabels(sel)); err != nil {
+	if err := r.List(ctx, &nodes, client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return nil, err
 	}
 	var out []string

@@ -168,9 +168,10 @@ func mismatchNote(node string, ns benchv1.NodeTuningStatus) string {
 // where says which nodes a profile selects.
 func where(p *benchv1.TuningProfile) string {
 	if p.Spec.Pool != "" {
-		return fmt.Sprintf("no node carries the label %s=%s of pool %s (nodes with other NoSchedule taints are left out)", benchv1.PoolLabel, p.Spec.Pool, p.Spec.Pool)
+		return fmt.Sprintf("no node carries the label %s=%s of pool %s (control-plane nodes and nodes with other NoSchedule taints are left out)", benchv1.PoolLabel, p.Spec.Pool, p.Spec.Pool)
 	}
-	return "no node matches the nodeSelector " + labels.Set(p.Spec.NodeSelector).String() + " (nodes with NoSchedule taints are left out)"
+	return "no node matches the nodeSelector " + labels.Set(p.Spec.NodeSelector).String() +
+		" (only nodes an admin opted in with " + benchv1.BenchmarkNodeLabel + "=true count; control-plane nodes and nodes with NoSchedule taints are left out)"
 }
 
 // bound cuts a message to the CRD's length.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -230,10 +231,15 @@ func (k *tunerNodes) sync(ctx context.Context) {
 // Ready: the API server's node.kubernetes.io/not-ready taint, which a node
 // lifecycle controller would lift, is passed over.
 func schedulable(ds *appsv1.DaemonSet, n *corev1.Node) bool {
-	for key, v := range ds.Spec.Template.Spec.NodeSelector {
+	spec := &ds.Spec.Template.Spec
+	for key, v := range spec.NodeSelector {
 		if n.Labels[key] != v {
 			return false
 		}
+	}
+	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil &&
+		!matchesTerms(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms, n.Labels) {
+		return false
 	}
 	for i := range n.Spec.Taints {
 		taint := &n.Spec.Taints[i]
@@ -246,6 +252,33 @@ func schedulable(ds *appsv1.DaemonSet, n *corev1.Node) bool {
 		}
 	}
 	return true
+}
+
+// matchesTerms is the scheduler's required node affinity on labels: any
+// term, every expression of it.
+func matchesTerms(terms []corev1.NodeSelectorTerm, labels map[string]string) bool {
+	for _, term := range terms {
+		ok := true
+		for _, e := range term.MatchExpressions {
+			v, has := labels[e.Key]
+			switch e.Operator {
+			case corev1.NodeSelectorOpIn:
+				ok = ok && has && slices.Contains(e.Values, v)
+			case corev1.NodeSelectorOpNotIn:
+				ok = ok && !slices.Contains(e.Values, v)
+			case corev1.NodeSelectorOpExists:
+				ok = ok && has
+			case corev1.NodeSelectorOpDoesNotExist:
+				ok = ok && !has
+			default:
+				ok = false // Gt, Lt: not used by the tuner
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // podName is unique per DaemonSet, node and template: a new template is a

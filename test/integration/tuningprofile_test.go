@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -21,7 +23,8 @@ import (
 )
 
 // poolNodes adds two nodes of a pool (label and NoSchedule taint), a node
-// outside it, and a pool node with a taint the tuner does not tolerate.
+// outside it, a pool node with a taint the tuner does not tolerate, and a
+// control-plane node that carries the pool's label.
 func (e *tuningEnv) poolNodes(t *testing.T, pool string) (in []string, out []string) {
 	t.Helper()
 	taint := corev1.Taint{Key: benchv1.PoolLabel, Value: pool, Effect: corev1.TaintEffectNoSchedule}
@@ -33,7 +36,17 @@ func (e *tuningEnv) poolNodes(t *testing.T, pool string) (in []string, out []str
 	}
 	e.nodes.addNode(t, pool+"-other", map[string]string{"benchwright.io/test": pool}, nil, false)
 	e.nodes.addNode(t, pool+"-gpu", labels, []corev1.Taint{taint, {Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}}, false)
-	return in, []string{pool + "-other", pool + "-gpu"}
+	e.nodes.addNode(t, pool+"-cp", map[string]string{benchv1.PoolLabel: pool, "node-role.kubernetes.io/control-plane": ""}, []corev1.Taint{taint}, false)
+	return in, []string{pool + "-other", pool + "-gpu", pool + "-cp"}
+}
+
+// optedIn are a node's labels with the admin's opt-in.
+func optedIn(labels map[string]string) map[string]string {
+	out := map[string]string{benchv1.BenchmarkNodeLabel: "true"}
+	for k, v := range labels {
+		out[k] = v
+	}
+	return out
 }
 
 func isTuned(p *benchv1.TuningProfile) bool {
@@ -69,8 +82,15 @@ cpu: {governor: performance, smt: "off"}
 		t.Fatal(err)
 	}
 	spec := ds.Spec.Template.Spec
-	if d := cmp.Diff(map[string]string{benchv1.PoolLabel: pool}, spec.NodeSelector); d != "" {
-		t.Errorf("nodeSelector (-want +got):\n%s", d)
+	wantAffinity := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+			{Key: benchv1.PoolLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{pool}},
+			{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.NodeSelectorOpDoesNotExist},
+			{Key: "node-role.kubernetes.io/master", Operator: corev1.NodeSelectorOpDoesNotExist},
+		}}},
+	}}}
+	if d := cmp.Diff(wantAffinity, spec.Affinity); d != "" || len(spec.NodeSelector) != 0 {
+		t.Errorf("nodeSelector %v; affinity (-want +got):\n%s", spec.NodeSelector, d)
 	}
 	if d := cmp.Diff([]corev1.Toleration{{Key: benchv1.PoolLabel, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule}}, spec.Tolerations); d != "" {
 		t.Errorf("tolerations (-want +got):\n%s", d)
@@ -161,11 +181,11 @@ cpu: {governor: performance, smt: "off"}
 
 func TestTuningProfileValueMismatch(t *testing.T) {
 	e := newTuningEnv(t)
-	sel := map[string]string{"benchwright.io/test": "tp-mismatch"}
+	sel := optedIn(map[string]string{"benchwright.io/test": "tp-mismatch"})
 	e.nodes.addNode(t, "tp-mismatch-good", sel, nil, false)
 	e.nodes.addNode(t, "tp-mismatch-bad", sel, nil, true)
 	e.createProfile(t, "tp-mismatch", `
-nodeSelector: {benchwright.io/test: tp-mismatch}
+nodeSelector: {benchwright.io/benchmark-node: "true", benchwright.io/test: tp-mismatch}
 sysctls:
 - {name: vm.swappiness, value: "10"}
 - {name: net.core.busy_poll, value: "50"}
@@ -213,9 +233,9 @@ sysctls:
 // allows unlisted sysctls: vm.panic_on_oom would panic the node on an OOM.
 func TestTuningProfileRefusedKey(t *testing.T) {
 	e := newTuningEnv(t)
-	e.nodes.addNode(t, "tp-refused-1", map[string]string{"benchwright.io/test": "tp-refused"}, nil, false)
+	e.nodes.addNode(t, "tp-refused-1", optedIn(map[string]string{"benchwright.io/test": "tp-refused"}), nil, false)
 	e.createProfile(t, "tp-refused", `
-nodeSelector: {benchwright.io/test: tp-refused}
+nodeSelector: {benchwright.io/benchmark-node: "true", benchwright.io/test: tp-refused}
 sysctls:
 - {name: vm.panic_on_oom, value: "1"}
 - {name: vm.swappiness, value: "10"}
@@ -243,6 +263,33 @@ sysctls:
 	if got := e.nodes.value(t, "tp-refused-1", "proc/sys/vm/panic_on_oom"); got != "1" {
 		t.Errorf("vm.panic_on_oom with allowUnlistedSysctls = %q", got)
 	}
+}
+
+// A profile without a pool tunes only the nodes an admin opted in, and
+// never a control-plane node, even one that is opted in.
+// A profile without a pool tunes only the nodes an admin opted in, and
+// never a control-plane node, even one that is opted in.
+func TestTuningProfileNodeSelectorTunesOnlyOptedInNodes(t *testing.T) {
+	e := newTuningEnv(t)
+	sel := map[string]string{"benchwright.io/test": "tp-optin"}
+	e.nodes.addNode(t, "tp-optin-yes", optedIn(sel), nil, false)
+	e.nodes.addNode(t, "tp-optin-no", sel, nil, false)
+	cp := optedIn(sel)
+	cp["node-role.kubernetes.io/control-plane"] = ""
+	e.nodes.addNode(t, "tp-optin-cp", cp, nil, false)
+	e.createProfile(t, "tp-optin", `
+nodeSelector: {benchwright.io/benchmark-node: "true", benchwright.io/test: tp-optin}
+sysctls: [{name: vm.swappiness, value: "10"}]
+`)
+	p := waitProfile(t, "tp-optin", "Tuned", isTuned)
+	if p.Status.DesiredNodes != 1 || len(p.Status.Nodes) != 1 || p.Status.Nodes[0].Node != "tp-optin-yes" {
+		t.Errorf("desired %d, nodes %+v; want tp-optin-yes alone", p.Status.DesiredNodes, p.Status.Nodes)
+	}
+	if pods := e.tunerPods(t); len(pods) != 1 || pods["tp-optin-yes"].Name == "" {
+		t.Errorf("tuner pods on %v, want tp-optin-yes alone", slices.Collect(maps.Keys(pods)))
+	}
+	e.nodes.untouched(t, "tp-optin-no")
+	e.nodes.untouched(t, "tp-optin-cp")
 }
 
 func TestTuningProfileDeletionRestoresBeforeTheFinalizerGoes(t *testing.T) {
@@ -291,7 +338,7 @@ cpu: {smt: "off"}
 func TestTuningProfileWithoutNodes(t *testing.T) {
 	e := newTuningEnv(t)
 	e.createProfile(t, "tp-nonodes", `
-nodeSelector: {benchwright.io/test: nobody}
+nodeSelector: {benchwright.io/benchmark-node: "true", benchwright.io/test: nobody}
 transparentHugepages: never
 `)
 	p := waitProfile(t, "tp-nonodes", "NoNodes", func(p *benchv1.TuningProfile) bool {

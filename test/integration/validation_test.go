@@ -459,8 +459,17 @@ pool: p
 sysctls: [{name: kernel.panic, value: "10"}]`, "sysctls outside the tuner's allow-list"},
 	{"tuning: both pool and nodeSelector", "TuningProfile", `
 pool: p
-nodeSelector: {a: b}
+nodeSelector: {benchwright.io/benchmark-node: "true"}
 preset: hpc-compute`, "set exactly one of pool (a BenchmarkPool) and nodeSelector"},
+	{"tuning: a nodeSelector without the admin's opt-in", "TuningProfile", `
+nodeSelector: {kubernetes.io/os: linux}
+preset: hpc-compute`, `nodeSelector must hold benchwright.io/benchmark-node: "true": a TuningProfile tunes only the nodes an admin opted in`},
+	{"tuning: a nodeSelector with the opt-in turned off", "TuningProfile", `
+nodeSelector: {benchwright.io/benchmark-node: "false"}
+preset: hpc-compute`, `nodeSelector must hold benchwright.io/benchmark-node: "true"`},
+	{"tuning: a nodeSelector for the control plane", "TuningProfile", `
+nodeSelector: {benchwright.io/benchmark-node: "true", node-role.kubernetes.io/control-plane: ""}
+preset: hpc-compute`, "a TuningProfile never tunes control-plane nodes"},
 	{"tuning: unknown governor", "TuningProfile", `
 pool: p
 cpu: {governor: turbo}`, `supported values: "performance", "powersave"`},
