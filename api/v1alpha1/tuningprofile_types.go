@@ -19,6 +19,10 @@ const (
 	ReasonNoNodes         = "NoNodes"
 	ReasonRestoring       = "Restoring"
 	ReasonTunerNotRunning = "TunerNotRunning"
+
+	// ReasonRestoreFailed: a node's tuner could not write an original value
+	// back; the deleted profile keeps its finalizer until it can.
+	ReasonRestoreFailed = "RestoreFailed"
 )
 
 // TuningPreset names a set of settings expanded to explicit values (and shown in

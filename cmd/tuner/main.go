@@ -75,7 +75,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	h := tuning.Host{ProcSys: o.procSys, SysFS: o.sysFS}
-	sf := tuning.StateFile{Path: filepath.Join(o.stateDir, o.profile+".json"), Owner: owner()}
+	path := filepath.Join(o.stateDir, o.profile+".json")
+	if cfg.Restore {
+		return restoring(ctx, h, path, o.interval, emit, stderr)
+	}
+	sf := tuning.StateFile{Path: path, Owner: owner()}
 	fmt.Fprintf(stderr, "benchwright-tuner: applying %d setting(s) of TuningProfile %s (generation %d) on node %s as %s\n",
 		len(cfg.Settings), o.profile, o.generation, o.node, sf.Owner)
 	rep, err := tuning.Apply(h, sf, cfg.Settings, cfg.AllowUnlistedSysctls)
@@ -99,6 +103,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case <-tick.C:
 			rep, _ := tuning.Check(h, sf, cfg.Settings, cfg.AllowUnlistedSysctls)
 			emit(rep)
+		}
+	}
+}
+
+// restoring is the tuner of a deleted profile: it restores what the
+// profile's earlier tuners left on the node, whichever of them owned it, and
+// reports "restored" (or why not) at once, every interval (a restore that
+// failed is tried again) and when it is stopped (a straggler's leftovers).
+func restoring(ctx context.Context, h tuning.Host, path string, interval time.Duration, emit func(tuning.Report), stderr io.Writer) int {
+	sf := tuning.StateFile{Path: path} // no owner: it takes over any tuner's originals
+	pass := func() bool {
+		rep, err := tuning.Restore(h, sf)
+		emit(rep)
+		if err != nil {
+			fmt.Fprintln(stderr, "benchwright-tuner: restoring:", err)
+		}
+		return err == nil && rep.Phase == tuning.PhaseRestored
+	}
+	fmt.Fprintf(stderr, "benchwright-tuner: restoring the originals of %s\n", path)
+	pass()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if !pass() {
+				return 1
+			}
+			return 0
+		case <-tick.C:
+			pass()
 		}
 	}
 }

@@ -285,3 +285,50 @@ func TestTunerWaitsForTheSettingsOfItsGeneration(t *testing.T) {
 		t.Error("exit 0 without settings")
 	}
 }
+
+// The tuner of a deleted profile restores what an earlier tuner left (one
+// killed before it could restore), tries a failed restore again, and reports
+// "restored" only once every original is back.
+func TestTunerInRestoreModeConfirmsTheRestore(t *testing.T) {
+	n := newNode(t)
+	n.settingsFile(t, settings)
+	first := n.start(t)
+	first.next(t, "applied", applied)
+	_ = first.stop(t, syscall.SIGKILL) // the node stays tuned, its originals in the state file
+
+	// swappiness keeps nothing written to it for now.
+	swappiness := filepath.Join(n.root, "proc/sys/vm/swappiness")
+	if err := os.Remove(swappiness); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.DevNull, swappiness); err != nil {
+		t.Fatal(err)
+	}
+	n.settingsFile(t, tuning.Config{Profile: "latency", Generation: 4, Restore: true})
+	tu := n.start(t, "--generation=4")
+	r := tu.next(t, "a failed restore", func(r tuning.Report) bool { return r.Phase == tuning.PhaseError })
+	if r.Generation != 4 || !strings.Contains(r.Error, "1 original value(s) could not be restored") {
+		t.Errorf("report: %+v", r)
+	}
+	if got := n.read(t, "proc/sys/net/core/busy_poll"); got != "0" {
+		t.Errorf("busy_poll = %q, want its original 0 restored", got)
+	}
+
+	if err := os.Remove(swappiness); err != nil { // an admin mends the node
+		t.Fatal(err)
+	}
+	n.write(t, "proc/sys/vm/swappiness", "10\n")
+	r = tu.next(t, "restored", restored)
+	if r.Error != "" {
+		t.Errorf("restored with an error: %+v", r)
+	}
+	if got := n.read(t, "proc/sys/vm/swappiness"); got != "60" {
+		t.Errorf("swappiness = %q, want its original 60", got)
+	}
+	if _, err := os.Stat(filepath.Join(n.root, "state/latency.json")); !os.IsNotExist(err) {
+		t.Errorf("state file left: %v", err)
+	}
+	if err := tu.stop(t, syscall.SIGTERM); err != nil {
+		t.Errorf("exit of a tuner whose node is restored: %v", err)
+	}
+}

@@ -26,9 +26,9 @@ import (
 const (
 	kind = "TuningProfile"
 
-	// finalizer holds a profile until its tuner pods have restored the
-	// nodes: the children live in another scope, so garbage collection
-	// cannot follow an owner reference from them.
+	// finalizer holds a profile until every node's tuner confirmed the
+	// restore: node settings are nothing garbage collection can undo, and the
+	// children live in another scope than the profile.
 	finalizer = "benchwright.io/restore-nodes"
 	// fieldOwner applies the children (server-side apply).
 	fieldOwner = "benchwright-tuningprofile"
@@ -84,6 +84,15 @@ func settingsJSON(p *benchv1.TuningProfile, settings []tuning.Setting) string {
 		Profile: p.Name, Generation: p.Generation,
 		AllowUnlistedSysctls: p.Spec.AllowUnlistedSysctls, Settings: settings,
 	}, "", "  ")
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	return string(b)
+}
+
+// restoreJSON is the settings.json of a deleted profile: restore, apply nothing.
+func restoreJSON(p *benchv1.TuningProfile) string {
+	b, err := json.MarshalIndent(tuning.Config{Profile: p.Name, Generation: p.Generation, Restore: true}, "", "  ")
 	if err != nil {
 		panic(err) // plain data: cannot fail
 	}

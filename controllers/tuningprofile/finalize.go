@@ -1,9 +1,10 @@
 package tuningprofile
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,43 +17,93 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
-// finalize undoes a deleted profile: it deletes the DaemonSet and the
-// ConfigMap, waits until every tuner pod is gone (each restores its node on
-// SIGTERM before it ends), then lets the profile go.
+// finalize undoes a deleted profile. Its tuner turns into a restorer (the
+// settings say restore): the old pods restore on SIGTERM, the new ones restore
+// whatever is left and report "restored" per node. The profile lets go once
+// every selected node confirmed it (a deleted node has nothing to restore);
+// until then it keeps its finalizer and says which nodes are not confirmed.
 func (r *Reconciler) finalize(ctx context.Context, p *benchv1.TuningProfile) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(p, finalizer) {
 		return ctrl.Result{}, nil
+	}
+	orig := p.Status.DeepCopy()
+	confirmed, err := r.restore(ctx, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !confirmed {
+		if err := r.writeStatus(ctx, p, orig); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: r.poll()}, nil
 	}
 	for _, obj := range []client.Object{&appsv1.DaemonSet{}, &corev1.ConfigMap{}} {
 		if err := r.deleteChild(ctx, p, obj); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	pods, err := r.tunerPods(ctx, p)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	var left []string
-	for _, pod := range pods {
-		gone, err := r.nodeGone(ctx, pod.Spec.NodeName)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if !gone { // a pod on a deleted node restores nothing: it is not waited for
-			left = append(left, pod.Name+" on "+pod.Spec.NodeName)
-		}
-	}
-	if len(left) > 0 {
-		orig := p.Status.DeepCopy()
-		setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, benchv1.ReasonRestoring,
-			fmt.Sprintf("restoring the original values: waiting for %d tuner pod(s) to end: %s", len(left), strings.Join(left, ", ")))
-		if err := r.writeStatus(ctx, p, orig); err != nil {
-			return ctrl.Result{}, err
-		}
-		return ctrl.Result{RequeueAfter: r.poll()}, nil
-	}
 	controllerutil.RemoveFinalizer(p, finalizer)
 	return ctrl.Result{}, r.Update(ctx, p)
+}
+
+// restore applies the restoring tuner, reads its reports into the status and
+// tells whether every node confirmed its restore.
+func (r *Reconciler) restore(ctx context.Context, p *benchv1.TuningProfile) (bool, error) {
+	data := restoreJSON(p)
+	for _, c := range []client.Object{
+		constructConfigMap(p, r.Namespace, data),
+		constructTunerDaemonSet(p, tunerParams{
+			namespace: r.Namespace, image: r.Image, settingsHash: hash(data),
+			serviceAccount: cmp.Or(r.ServiceAccount, DefaultServiceAccount),
+		}),
+	} {
+		var conflict *conflictError
+		if err := r.applyChild(ctx, p, c); errors.As(err, &conflict) {
+			msg := "the restore of the nodes cannot be confirmed: " + conflict.Error()
+			setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, benchv1.ReasonRestoring, msg)
+			setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionTrue, benchv1.ReasonNameConflict, msg)
+			return false, nil
+		} else if err != nil {
+			return false, err
+		}
+	}
+	nodes, err := r.selectedNodes(ctx, p)
+	if err != nil {
+		return false, err
+	}
+	states, err := r.observe(ctx, p, nodes)
+	if err != nil {
+		return false, err
+	}
+	stragglers, err := r.stragglers(ctx, p)
+	if err != nil {
+		return false, err
+	}
+	return setRestoreStatus(p, states, stragglers), nil
+}
+
+// stragglers are the profile's pods of other generations still on a node
+// that exists: until they end, a node's restore is not final (and on a node
+// no longer selected, their own restore on SIGTERM is all there is).
+func (r *Reconciler) stragglers(ctx context.Context, p *benchv1.TuningProfile) ([]string, error) {
+	pods, err := r.tunerPods(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, pod := range pods {
+		if podGeneration(pod) == p.Generation {
+			continue
+		}
+		gone, err := r.nodeGone(ctx, pod.Spec.NodeName)
+		if err != nil {
+			return nil, err
+		}
+		if !gone {
+			out = append(out, fmt.Sprintf("%s: earlier tuner pod %s is still ending", pod.Spec.NodeName, pod.Name))
+		}
+	}
+	return out, nil
 }
 
 // deleteChild deletes the profile's child of obj's kind, if it is the profile's.

@@ -1,6 +1,7 @@
 package tuningprofile
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -143,6 +144,80 @@ func setStatus(p *benchv1.TuningProfile, states []nodeState) {
 		setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, benchv1.ReasonApplying, msg)
 		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionFalse, benchv1.ReasonApplying, "no node reports a wrong value")
 	}
+}
+
+// setRestoreStatus derives the status of a deleted profile from what its
+// restoring tuners report, and tells whether every node confirmed its
+// restore: a "restored" report of the current generation without error, and
+// no earlier tuner pod left (stragglers).
+func setRestoreStatus(p *benchv1.TuningProfile, states []nodeState, stragglers []string) bool {
+	nodes := make([]benchv1.NodeTuningStatus, 0, len(states))
+	var unconfirmed, failed []string
+	silent := false
+	for _, s := range states {
+		ns := nodeStatus(s)
+		r := s.report
+		switch {
+		case r == nil:
+			unconfirmed = append(unconfirmed, s.node+": "+s.waiting)
+			silent = true
+		case r.Phase == tuning.PhaseRestored && r.Error == "":
+			ns.Message = "restored"
+		default:
+			why := cmp.Or(r.Error, fmt.Sprintf("the tuner reports %q, not restored", r.Phase))
+			if len(ns.Mismatches) > 0 {
+				why += " (" + restoreNote(ns.Mismatches) + ")"
+			}
+			unconfirmed = append(unconfirmed, s.node+": "+why)
+			failed = append(failed, s.node+": "+why)
+			ns.Message = bound(why)
+		}
+		nodes = append(nodes, ns)
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Node < nodes[j].Node })
+	if len(nodes) > maxNodes {
+		nodes = nodes[:maxNodes]
+	}
+	p.Status.Nodes = nodes
+	p.Status.DesiredNodes = int32(len(states))
+	p.Status.TunedNodes = 0
+	confirmed := len(states) - len(unconfirmed)
+	unconfirmed = append(unconfirmed, stragglers...)
+	if len(unconfirmed) == 0 {
+		return true
+	}
+	msg := fmt.Sprintf("restoring the original values: %d/%d node(s) confirmed restored; not confirmed: %s",
+		confirmed, len(states), firstFew(unconfirmed))
+	if silent {
+		msg += " (a node that is gone for good has nothing to restore: delete its Node object)"
+	}
+	setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, benchv1.ReasonRestoring, msg)
+	if len(failed) > 0 {
+		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionTrue, benchv1.ReasonRestoreFailed,
+			"the tuner could not restore "+firstFew(failed)+
+				"; it tries again every minute; to give the values up, remove the finalizer "+finalizer)
+	} else {
+		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionFalse, benchv1.ReasonRestoring, "no node reports a failed restore")
+	}
+	return false
+}
+
+// firstFew joins a list, naming five at most and counting the rest.
+func firstFew(items []string) string {
+	const shown = 5
+	if len(items) <= shown {
+		return strings.Join(items, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(items[:shown], "; "), len(items)-shown)
+}
+
+// restoreNote names the values a restore did not bring back.
+func restoreNote(ms []benchv1.SettingMismatch) string {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, fmt.Sprintf("%s reads %q, original %q", m.Name, m.Observed, m.Requested))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func refusalNote(s nodeState) string {

@@ -121,3 +121,66 @@ func TestTolerated(t *testing.T) {
 		}
 	}
 }
+
+func restoredOn(node string) nodeState {
+	return nodeState{node: node, report: &tuning.Report{Node: node, Phase: tuning.PhaseRestored, Time: reported,
+		Settings: []tuning.SettingReport{{Name: "vm.swappiness", Requested: "60", Observed: "60", Original: "60", OK: true}}}}
+}
+
+func restoreFailedOn(node string) nodeState {
+	return nodeState{node: node, report: &tuning.Report{Node: node, Phase: tuning.PhaseError, Time: reported,
+		Error:    "1 original value(s) could not be restored; they stay in /var/lib/benchwright/tuning/" + node + "/mpi-latency.json",
+		Settings: []tuning.SettingReport{{Name: "vm.swappiness", Requested: "60", Observed: "10", Original: "60"}}}}
+}
+
+// A deleted profile lets go only when every node confirmed its restore; the
+// conditions name the nodes that did not, and why.
+func TestSetRestoreStatus(t *testing.T) {
+	takenOver := restoredOn("b")
+	takenOver.report.Error = "the originals were taken over by tuner x, which restores them"
+	for _, tc := range []struct {
+		name       string
+		states     []nodeState
+		stragglers []string
+		confirmed  bool
+		degReason  string
+		inMessage  []string
+	}{
+		{"every node restored", []nodeState{restoredOn("a"), restoredOn("b")}, nil, true, "", nil},
+		{"no nodes left", nil, nil, true, "", nil},
+		{"a failed restore", []nodeState{restoredOn("a"), restoreFailedOn("b")}, nil, false, benchv1.ReasonRestoreFailed, []string{
+			"1/2 node(s) confirmed restored", "b: 1 original value(s) could not be restored", `vm.swappiness reads "10", original "60"`, finalizer,
+		}},
+		{"a silent node", []nodeState{restoredOn("a"), {node: "b", waiting: "tuner pod x is starting"}}, nil, false, benchv1.ReasonRestoring, []string{
+			"b: tuner pod x is starting", "delete its Node object",
+		}},
+		{"a restore someone else owns", []nodeState{restoredOn("a"), takenOver}, nil, false, benchv1.ReasonRestoreFailed, []string{"b: the originals were taken over"}},
+		{"still applied", []nodeState{good("a")}, nil, false, benchv1.ReasonRestoreFailed, []string{`a: the tuner reports "applied", not restored`}},
+		{"an earlier pod still ending", []nodeState{restoredOn("a")}, []string{"a: earlier tuner pod y is still ending"}, false, benchv1.ReasonRestoring, []string{
+			"1/1 node(s) confirmed restored", "a: earlier tuner pod y is still ending",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProfile()
+			if got := setRestoreStatus(p, tc.states, tc.stragglers); got != tc.confirmed {
+				t.Fatalf("confirmed = %v, want %v; conditions %+v", got, tc.confirmed, p.Status.Conditions)
+			}
+			if p.Status.DesiredNodes != int32(len(tc.states)) || len(p.Status.Nodes) != len(tc.states) || p.Status.TunedNodes != 0 {
+				t.Errorf("desired %d, tuned %d, nodes %+v", p.Status.DesiredNodes, p.Status.TunedNodes, p.Status.Nodes)
+			}
+			if tc.confirmed {
+				return
+			}
+			tuned, deg := cond(t, p, benchv1.TuningConditionTuned), cond(t, p, benchv1.TuningConditionDegraded)
+			if tuned.Status != metav1.ConditionFalse || tuned.Reason != benchv1.ReasonRestoring || deg.Reason != tc.degReason ||
+				(deg.Status == metav1.ConditionTrue) != (tc.degReason == benchv1.ReasonRestoreFailed) {
+				t.Errorf("Tuned %s/%s, Degraded %s/%s", tuned.Status, tuned.Reason, deg.Status, deg.Reason)
+			}
+			for _, want := range tc.inMessage {
+				if !strings.Contains(tuned.Message+" | "+deg.Message, want) {
+					t.Errorf("messages %q | %q do not say %q", tuned.Message, deg.Message, want)
+				}
+			}
+		})
+	}
+}

@@ -43,6 +43,10 @@ type Config struct {
 	// AllowUnlistedSysctls lets sysctls outside the allow-list through.
 	AllowUnlistedSysctls bool      `json:"allowUnlistedSysctls,omitempty"`
 	Settings             []Setting `json:"settings"`
+	// Restore is set once the profile is deleted: the tuner applies nothing,
+	// restores what the profile's earlier tuners left on the node and
+	// reports "restored", which the controller waits for.
+	Restore bool `json:"restore,omitempty"`
 }
 
 var (

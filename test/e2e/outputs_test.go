@@ -253,6 +253,10 @@ func tunerOutput(cfg tuning.Config, node string) []byte {
 		Node: node, Profile: cfg.Profile, Generation: cfg.Generation,
 		Phase: tuning.PhaseApplied, Tuned: true, Time: time.Now().UTC(),
 	}
+	if cfg.Restore { // a deleted profile's tuner confirms the restore
+		r.Phase, r.Tuned = tuning.PhaseRestored, false
+		return []byte(tuning.ReportLine(r) + "\n")
+	}
 	for _, s := range cfg.Settings {
 		r.Settings = append(r.Settings, tuning.SettingReport{
 			Name: s.Name, Requested: s.Value, Observed: s.Value, Original: "0", OK: true,

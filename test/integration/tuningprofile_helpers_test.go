@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,20 +54,36 @@ func newTuningEnv(t *testing.T) *tuningEnv {
 
 // tunerNodes plays the DaemonSet controller and the kubelet: for each tuner
 // DaemonSet it creates a pod on every matching Node object, runs the real
-// tuner logic (tuning.Apply) against a temporary root of that node, and
-// serves the report line as the pod's log. A pod whose template is outdated,
-// whose node no longer matches or whose DaemonSet is gone is terminated the
-// way the tuner handles SIGTERM: tuning.Restore, then the pod goes.
+// tuner logic (tuning.Apply, or tuning.Restore when the settings say
+// restore) against a temporary root of that node, and serves the report line
+// as the pod's log. A pod whose template is outdated, whose node no longer
+// matches or whose DaemonSet is gone is terminated the way the tuner handles
+// SIGTERM: tuning.Restore, then the pod goes. A node that is down does
+// neither.
 type tunerNodes struct {
 	t  *testing.T
 	ns string
-	// holdTermination keeps the pods of deleted DaemonSets, as a slow
-	// kubelet would.
-	holdTermination atomic.Bool
 
 	mu    sync.Mutex
 	roots map[string]string // node -> its /proc/sys and /sys
 	logs  map[string][]byte // pod -> log
+	down  map[string]bool   // nodes whose kubelet neither starts nor stops pods
+}
+
+// setDown stops or starts a node's kubelet.
+func (k *tunerNodes) setDown(node string, down bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.down == nil {
+		k.down = map[string]bool{}
+	}
+	k.down[node] = down
+}
+
+func (k *tunerNodes) isDown(node string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.down[node]
 }
 
 // freshNode are a node's values before tuning, by path under its root.
@@ -108,23 +123,41 @@ func (k *tunerNodes) addNode(t *testing.T, name string, labels map[string]string
 			t.Fatal(err)
 		}
 	}
-	if breakSwappiness {
-		p := filepath.Join(root, "proc/sys/vm/swappiness")
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(os.DevNull, p); err != nil {
-			t.Fatal(err)
-		}
-	}
 	k.mu.Lock()
 	k.roots[name] = root
 	k.mu.Unlock()
+	if breakSwappiness {
+		k.breakFile(t, name, "proc/sys/vm/swappiness")
+	}
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: corev1.NodeSpec{Taints: taints}}
 	if err := k8sClient.Create(context.Background(), n); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), n) })
+}
+
+// breakFile makes a node's setting a file that keeps nothing written to it.
+func (k *tunerNodes) breakFile(t *testing.T, node, rel string) {
+	t.Helper()
+	p := filepath.Join(k.root(node), rel)
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.DevNull, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mendFile makes a broken setting a plain file again, holding v.
+func (k *tunerNodes) mendFile(t *testing.T, node, rel, v string) {
+	t.Helper()
+	p := filepath.Join(k.root(node), rel)
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // value is a node's setting as the tuner reads it.
@@ -212,7 +245,7 @@ func (k *tunerNodes) sync(ctx context.Context) {
 			if n := &nodes.Items[j]; schedulable(ds, n) {
 				name := podName(ds, n.Name)
 				wanted[name] = true
-				if !exists(pods.Items, name) {
+				if !exists(pods.Items, name) && !k.isDown(n.Name) {
 					k.start(ctx, ds, n.Name, name)
 				}
 			}
@@ -220,10 +253,39 @@ func (k *tunerNodes) sync(ctx context.Context) {
 	}
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if !wanted[p.Name] && (ownerExists(dss.Items, p) || !k.holdTermination.Load()) {
+		switch {
+		case k.isDown(p.Spec.NodeName):
+		case !wanted[p.Name]:
 			k.terminate(ctx, p)
+		case restoring(p) && !k.restoredLast(p.Name):
+			k.restore(p) // the restoring tuner tries again every interval
 		}
 	}
+}
+
+// restoring tells a pod of a deleted profile's tuner (the settings say restore).
+func restoring(p *corev1.Pod) bool { return p.Annotations[restoreAnnotation] == "true" }
+
+const restoreAnnotation = "test.benchwright.io/restore"
+
+// restoredLast tells whether the pod's last report is a clean "restored".
+func (k *tunerNodes) restoredLast(pod string) bool {
+	k.mu.Lock()
+	log := k.logs[pod]
+	k.mu.Unlock()
+	r, err := tuning.ParseReports(log)
+	return err == nil && r.Phase == tuning.PhaseRestored && r.Error == ""
+}
+
+// restore is one pass of a restoring tuner: it takes over whatever
+// originals the profile's earlier tuners left on the node.
+func (k *tunerNodes) restore(p *corev1.Pod) {
+	c := p.Spec.Containers[0]
+	profile := argValue(c.Args, "--profile")
+	gen, _ := strconv.ParseInt(argValue(c.Args, "--generation"), 10, 64)
+	sf := k.stateFile(p.Spec.NodeName, profile, "")
+	rep, _ := tuning.Restore(k.host(p.Spec.NodeName), sf)
+	k.print(p.Name, p.Spec.NodeName, profile, gen, rep)
 }
 
 // schedulable: the node matches the pod template's selector and its taints
@@ -302,16 +364,6 @@ func exists(pods []corev1.Pod, name string) bool {
 	return false
 }
 
-func ownerExists(dss []appsv1.DaemonSet, p *corev1.Pod) bool {
-	ref := metav1.GetControllerOf(p)
-	for i := range dss {
-		if ref != nil && ref.UID == dss[i].UID && dss[i].DeletionTimestamp.IsZero() {
-			return true
-		}
-	}
-	return false
-}
-
 // start creates the pod on the node, runs the tuner's Apply with the pod's
 // settings and arguments, records its report as the log, and marks the pod
 // Running.
@@ -323,7 +375,7 @@ func (k *tunerNodes) start(ctx context.Context, ds *appsv1.DaemonSet, node, name
 	if err != nil || strconv.FormatInt(cfg.Generation, 10) != generation {
 		return // the ConfigMap is not there yet: the real tuner waits too
 	}
-	annotations := map[string]string{templateHashAnnotation: templateHash(ds)}
+	annotations := map[string]string{templateHashAnnotation: templateHash(ds), restoreAnnotation: strconv.FormatBool(cfg.Restore)}
 	for key, v := range ds.Spec.Template.Annotations {
 		annotations[key] = v
 	}
@@ -339,11 +391,15 @@ func (k *tunerNodes) start(ctx context.Context, ds *appsv1.DaemonSet, node, name
 		k.report(ctx, "creating tuner pod %s: %v", name, err)
 		return
 	}
-	rep, err := tuning.Apply(k.host(node), k.stateFile(node, profile, name), cfg.Settings, cfg.AllowUnlistedSysctls)
-	if err != nil {
-		k.report(ctx, "tuner on %s: %v", node, err)
+	if cfg.Restore {
+		k.restore(pod)
+	} else {
+		rep, err := tuning.Apply(k.host(node), k.stateFile(node, profile, name), cfg.Settings, cfg.AllowUnlistedSysctls)
+		if err != nil {
+			k.report(ctx, "tuner on %s: %v", node, err)
+		}
+		k.print(name, node, profile, cfg.Generation, rep)
 	}
-	k.print(name, node, profile, cfg.Generation, rep)
 	start := metav1.Now()
 	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &start, ContainerStatuses: []corev1.ContainerStatus{{
 		Name: c.Name, Image: c.Image, Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: start}},
@@ -354,7 +410,9 @@ func (k *tunerNodes) start(ctx context.Context, ds *appsv1.DaemonSet, node, name
 // terminate is SIGTERM to the tuner: it restores, prints the restored
 // report, and the pod goes.
 func (k *tunerNodes) terminate(ctx context.Context, p *corev1.Pod) {
-	if p.Spec.NodeName != "" && k.root(p.Spec.NodeName) != "" {
+	if restoring(p) && k.root(p.Spec.NodeName) != "" {
+		k.restore(p)
+	} else if p.Spec.NodeName != "" && k.root(p.Spec.NodeName) != "" {
 		profile := argValue(p.Spec.Containers[0].Args, "--profile")
 		gen, _ := strconv.ParseInt(argValue(p.Spec.Containers[0].Args, "--generation"), 10, 64)
 		rep, err := tuning.Restore(k.host(p.Spec.NodeName), k.stateFile(p.Spec.NodeName, profile, p.Name))
@@ -426,7 +484,9 @@ func (e *tuningEnv) createProfile(t *testing.T, name, spec string) *benchv1.Tuni
 		t.Fatalf("creating %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		e.nodes.holdTermination.Store(false)
+		e.nodes.mu.Lock()
+		e.nodes.down = nil
+		e.nodes.mu.Unlock()
 		_ = k8sClient.Delete(context.Background(), p)
 		waitGone(t, p, 30*time.Second)
 	})

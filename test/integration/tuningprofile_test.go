@@ -267,8 +267,6 @@ sysctls:
 
 // A profile without a pool tunes only the nodes an admin opted in, and
 // never a control-plane node, even one that is opted in.
-// A profile without a pool tunes only the nodes an admin opted in, and
-// never a control-plane node, even one that is opted in.
 func TestTuningProfileNodeSelectorTunesOnlyOptedInNodes(t *testing.T) {
 	e := newTuningEnv(t)
 	sel := map[string]string{"benchwright.io/test": "tp-optin"}
@@ -292,45 +290,72 @@ sysctls: [{name: vm.swappiness, value: "10"}]
 	e.nodes.untouched(t, "tp-optin-cp")
 }
 
-func TestTuningProfileDeletionRestoresBeforeTheFinalizerGoes(t *testing.T) {
+// The finalizer goes only when every node confirmed its restore: a node whose
+// value does not come back holds the profile until it does, and a node that
+// does not answer until it is deleted (then there is nothing to restore).
+func TestTuningProfileFinalizerWaitsForEveryNodesRestore(t *testing.T) {
 	e := newTuningEnv(t)
-	in, _ := e.poolNodes(t, "tp-del")
+	in, out := e.poolNodes(t, "tp-del")
 	p := e.createProfile(t, "tp-del", `
 pool: tp-del
 preset: hpc-compute
+sysctls: [{name: vm.swappiness, value: "10"}]
 cpu: {smt: "off"}
 `)
 	waitProfile(t, "tp-del", "Tuned", isTuned)
 	if got := e.nodes.value(t, in[0], "sys/kernel/mm/transparent_hugepage/enabled"); got != "always" {
 		t.Fatalf("THP = %q before deletion", got)
 	}
+	const swappiness = "proc/sys/vm/swappiness"
+	e.nodes.breakFile(t, in[0], swappiness) // its original will not go back
+	e.nodes.setDown(in[1], true)            // its kubelet stops
 
-	e.nodes.holdTermination.Store(true) // the kubelet takes its time
 	if err := k8sClient.Delete(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "tp-del-tuner"}}, 10*time.Second)
-	waitGone(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "tp-del-tuner"}}, 10*time.Second)
-	held := waitProfile(t, "tp-del", "Restoring", func(p *benchv1.TuningProfile) bool {
+	notConfirmed := func(p *benchv1.TuningProfile) string {
 		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.TuningConditionTuned)
-		return c != nil && c.Reason == benchv1.ReasonRestoring && p.Status.State == benchv1.TuningRestoring
+		if c == nil || c.Reason != benchv1.ReasonRestoring || p.Status.State != benchv1.TuningRestoring {
+			return ""
+		}
+		return c.Message
+	}
+	held := waitProfile(t, "tp-del", "held by both nodes", func(p *benchv1.TuningProfile) bool {
+		msg := notConfirmed(p)
+		return strings.Contains(msg, "0/2 node(s) confirmed restored") &&
+			strings.Contains(msg, in[0]+": 1 original value(s) could not be restored") && strings.Contains(msg, in[1]+": ")
 	})
-	if !controllerutil.ContainsFinalizer(held, "benchwright.io/restore-nodes") || held.DeletionTimestamp.IsZero() {
-		t.Fatalf("profile without its finalizer while tuner pods run: %+v", held.ObjectMeta)
+	if !controllerutil.ContainsFinalizer(held, "benchwright.io/restore-nodes") {
+		t.Fatalf("profile without its finalizer while no node confirmed its restore: %+v", held.ObjectMeta)
 	}
-	if n := len(e.tunerPods(t)); n != 2 {
-		t.Fatalf("%d tuner pods while held, want 2", n)
+	if c := tpCondition(t, held, benchv1.TuningConditionDegraded); c.Status != metav1.ConditionTrue || c.Reason != benchv1.ReasonRestoreFailed ||
+		!strings.Contains(c.Message, in[0]) || !strings.Contains(c.Message, "remove the finalizer") {
+		t.Errorf("Degraded: %+v", c)
 	}
-	if got := e.nodes.value(t, in[0], "sys/devices/system/cpu/smt/control"); got != "off" {
-		t.Fatalf("node restored before its pod was terminated: smt %q", got)
+	if got := e.nodes.value(t, in[0], "sys/devices/system/cpu/smt/control"); got != "on" {
+		t.Errorf("%s: smt %q, want the other originals back", in[0], got)
+	}
+	var cm corev1.ConfigMap
+	if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: e.ns, Name: "tp-del-tuner"}, &cm); err != nil ||
+		!strings.Contains(cm.Data["settings.json"], `"restore": true`) {
+		t.Errorf("the tuner's settings while restoring: %v %q", err, cm.Data["settings.json"])
 	}
 
-	e.nodes.holdTermination.Store(false) // the pods end, restoring their nodes
-	waitGone(t, p, 30*time.Second)
-	if n := len(e.tunerPods(t)); n != 0 {
-		t.Errorf("%d tuner pods left after the profile went", n)
+	e.nodes.mendFile(t, in[0], swappiness, "10\n") // an admin mends the node
+	waitProfile(t, "tp-del", in[0]+" confirmed", func(p *benchv1.TuningProfile) bool {
+		msg := notConfirmed(p)
+		return strings.Contains(msg, "1/2 node(s) confirmed restored") && !strings.Contains(msg, in[0]+":")
+	})
+	e.nodes.untouched(t, in[0])
+
+	// The silent node is gone for good: nothing to restore there.
+	if err := k8sClient.Delete(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: in[1]}}); err != nil {
+		t.Fatal(err)
 	}
-	for _, n := range in {
+	waitGone(t, p, 30*time.Second)
+	waitGone(t, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "tp-del-tuner"}}, 10*time.Second)
+	waitGone(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "tp-del-tuner"}}, 10*time.Second)
+	for _, n := range out {
 		e.nodes.untouched(t, n)
 	}
 }
