@@ -155,6 +155,9 @@ func Parse(data []byte, test string) ([]results.Sample, error) {
 			out = append(out, results.Sample{Test: test, Metric: f.metric, Unit: f.unit, Value: f.value,
 				Repetition: t.rep, Labels: maps.Clone(labels)})
 		}
+		if len(out) > results.MaxRunSamples {
+			return nil, results.ErrTooManySamples
+		}
 	}
 	if len(out) == 0 {
 		if len(started) > 0 {

@@ -116,7 +116,14 @@ var directions = []string{"read", "write", "trim"}
 // with a non-zero error yields a *JobError, returned with the other jobs'
 // samples.
 func ParseJSON(data []byte) ([]results.Sample, error) {
-	out, err := decodeOutput(data)
+	return ParseJSONJobs(data, nil)
+}
+
+// ParseJSONJobs is ParseJSON keeping only the jobs named in jobs (every job
+// when nil): the entries of other jobs are skipped, not decoded, so a report
+// of many jobs nobody asked for costs no memory.
+func ParseJSONJobs(data []byte, jobs []string) ([]results.Sample, error) {
+	out, err := decodeOutput(data, jobs)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +138,9 @@ func ParseJSON(data []byte) ([]results.Sample, error) {
 			jobErrs = append(jobErrs, err)
 			continue
 		}
-		samples = append(samples, g.samples(out, ts)...)
+		if samples = append(samples, g.samples(out, ts)...); len(samples) > results.MaxRunSamples {
+			return nil, results.ErrTooManySamples
+		}
 	}
 	switch {
 	case len(jobErrs) == 1:
@@ -144,8 +153,9 @@ func ParseJSON(data []byte) ([]results.Sample, error) {
 	return samples, nil
 }
 
-// decodeOutput finds fio's JSON object in data and decodes it.
-func decodeOutput(data []byte) (*fioOutput, error) {
+// decodeOutput finds fio's JSON object in data and decodes it, keeping the
+// entries of the named jobs (all when nil).
+func decodeOutput(data []byte, jobs []string) (*fioOutput, error) {
 	start, ok := findDocument(data)
 	if !ok {
 		start, ok = reorderedDocument(data)
@@ -161,7 +171,12 @@ func decodeOutput(data []byte) (*fioOutput, error) {
 		return nil, fmt.Errorf("fio JSON output is truncated at byte %d", len(data))
 	}
 	var out fioOutput
-	if err := json.Unmarshal(data[start:start+end], &out); err != nil {
+	var into any = &out
+	wanted := wantedOutput{Jobs: jobList{want: jobs}}
+	if jobs != nil {
+		into = &wanted
+	}
+	if err := json.Unmarshal(data[start:start+end], into); err != nil {
 		var syntaxErr *json.SyntaxError
 		var typeErr *json.UnmarshalTypeError
 		switch {
@@ -171,6 +186,13 @@ func decodeOutput(data []byte) (*fioOutput, error) {
 			return nil, fmt.Errorf("parsing fio JSON at byte %d: %w", start+int(typeErr.Offset), err)
 		}
 		return nil, fmt.Errorf("parsing fio JSON: %w", err)
+	}
+	if jobs != nil {
+		out = wanted.fioOutput
+		out.Jobs = wanted.Jobs.jobs
+	}
+	if len(out.Jobs) > maxEntries {
+		return nil, fmt.Errorf("%w: fio's report has over %d job entries", results.ErrOutputTooLarge, maxEntries)
 	}
 	return &out, nil
 }

@@ -103,7 +103,9 @@ func Parse(data []byte, test string) ([]results.Sample, error) {
 		if err != nil {
 			return nil, fmt.Errorf("iperf3 JSON document %d: %w", rep+1, err)
 		}
-		out = append(out, samples...)
+		if out = append(out, samples...); len(out) > results.MaxRunSamples {
+			return nil, results.ErrTooManySamples
+		}
 	}
 	return out, nil
 }

@@ -377,6 +377,9 @@ func (p *imbParser) row(text string) error {
 				Unit: c.unit, Labels: b.rowLabels(fields)})
 		}
 	}
+	if len(p.samples) > results.MaxRunSamples {
+		return results.ErrTooManySamples
+	}
 	b.rows++
 	return nil
 }

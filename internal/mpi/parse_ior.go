@@ -75,7 +75,10 @@ func ParseIOR(data []byte) ([]results.Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	samples := run.samples()
+	samples, err := run.samples()
+	if err != nil {
+		return nil, err
+	}
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("%w: IOR printed no write or read result", results.ErrNoSamples)
 	}
@@ -173,7 +176,7 @@ func iorParamsOf(m *map[int64]map[string]string, id int64) map[string]string {
 
 // samples turns the run's rows into samples, then the summary rows of the
 // tests and accesses that have no per-iteration row.
-func (r *iorRun) samples() []results.Sample {
+func (r *iorRun) samples() ([]results.Sample, error) {
 	type key struct {
 		id     int64
 		access string
@@ -191,14 +194,18 @@ func (r *iorRun) samples() []results.Sample {
 		perIteration[key{p.testID, p.access}] = true
 		labels := r.labels(p.testID, len(ids) > 1)
 		labels[iorLabelIteration] = p.iteration
-		out = p.appendSamples(out, labels)
+		if out = p.appendSamples(out, labels); len(out) > results.MaxRunSamples {
+			return nil, results.ErrTooManySamples
+		}
 	}
 	for _, p := range r.summary {
 		if !perIteration[key{p.testID, p.access}] {
-			out = p.appendSamples(out, r.labels(p.testID, len(ids) > 1))
+			if out = p.appendSamples(out, r.labels(p.testID, len(ids) > 1)); len(out) > results.MaxRunSamples {
+				return nil, results.ErrTooManySamples
+			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (r *iorRun) labels(id int64, several bool) map[string]string {

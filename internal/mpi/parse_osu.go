@@ -522,6 +522,9 @@ func (p *osuParser) row(text string) error {
 		}
 		p.samples = append(p.samples, s)
 	}
+	if len(p.samples) > results.MaxRunSamples {
+		return results.ErrTooManySamples
+	}
 	r.rows++
 	return nil
 }

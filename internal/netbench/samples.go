@@ -3,6 +3,7 @@ package netbench
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/benchwright/benchwright/internal/fabtests"
@@ -48,26 +49,45 @@ func Samples(in Input, reports []*Report) ([]results.Sample, error) {
 	}
 	var out []results.Sample
 	for _, r := range reports {
-		for _, sr := range r.Steps {
-			if sr.Role == RoleServer {
-				continue
-			}
-			if sr.Error != "" {
-				return nil, &StepError{Node: r.Node, Step: sr}
-			}
-			samples, err := parseStep(in, sr)
-			if ft, ip := (*fabtests.ToolError)(nil), (*iperf3.ToolError)(nil); errors.As(err, &ft) || errors.As(err, &ip) {
-				// The tool said it failed, yet exited 0: a failed step all the same.
-				sr.Error = err.Error()
-				return nil, &StepError{Node: r.Node, Step: sr}
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s %s on node %s: %w", sr.Test, sr.Pair.Name(), r.Node, err)
-			}
-			for i := range samples {
-				labelPair(&samples[i], in, sr.Pair, names)
-			}
-			out = append(out, samples...)
+		samples, err := ReportSamples(in, r, names)
+		if err != nil {
+			return nil, err
+		}
+		if out = append(out, samples...); len(out) > results.MaxRunSamples {
+			return nil, results.ErrTooManySamples
+		}
+	}
+	return out, nil
+}
+
+// ReportSamples is Samples of one node's report, names mapping every slot to
+// its node's name: a caller can parse each report as it reads it and let its
+// outputs go. Steps of tests the input does not run are ignored; more than
+// results.MaxRunSamples samples are an error.
+func ReportSamples(in Input, r *Report, names map[int]string) ([]results.Sample, error) {
+	tests := in.Tests()
+	var out []results.Sample
+	for _, sr := range r.Steps {
+		if sr.Role == RoleServer || !slices.Contains(tests, sr.Test) {
+			continue
+		}
+		if sr.Error != "" {
+			return nil, &StepError{Node: r.Node, Step: sr}
+		}
+		samples, err := parseStep(in, sr)
+		if ft, ip := (*fabtests.ToolError)(nil), (*iperf3.ToolError)(nil); errors.As(err, &ft) || errors.As(err, &ip) {
+			// The tool said it failed, yet exited 0: a failed step all the same.
+			sr.Error = err.Error()
+			return nil, &StepError{Node: r.Node, Step: sr}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s on node %s: %w", sr.Test, sr.Pair.Name(), r.Node, err)
+		}
+		for i := range samples {
+			labelPair(&samples[i], in, sr.Pair, names)
+		}
+		if out = append(out, samples...); len(out) > results.MaxRunSamples {
+			return nil, results.ErrTooManySamples
 		}
 	}
 	return out, nil

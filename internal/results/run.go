@@ -94,6 +94,18 @@ func EncodeRunFiles(samples []Sample, summary RunSummary) ([]RunFile, error) {
 	if err := WriteCSV(&csv, samples); err != nil {
 		return nil, err
 	}
+	files, err := EncodeSummaryFiles(summary)
+	if err != nil {
+		return nil, err
+	}
+	return append([]RunFile{
+		{SamplesNDJSONFile, "application/x-ndjson", nd.Bytes()},
+		{SamplesCSVFile, "text/csv", csv.Bytes()},
+	}, files...), nil
+}
+
+// EncodeSummaryFiles encodes a run's summary.json and nodes.json.
+func EncodeSummaryFiles(summary RunSummary) ([]RunFile, error) {
 	sum, err := json.MarshalIndent(summary, "", "  ")
 	if err != nil {
 		return nil, err
@@ -103,8 +115,6 @@ func EncodeRunFiles(samples []Sample, summary RunSummary) ([]RunFile, error) {
 		return nil, err
 	}
 	return []RunFile{
-		{SamplesNDJSONFile, "application/x-ndjson", nd.Bytes()},
-		{SamplesCSVFile, "text/csv", csv.Bytes()},
 		{SummaryFile, "application/json", append(sum, '\n')},
 		{NodesFile, "application/json", append(nodes, '\n')},
 	}, nil

@@ -118,33 +118,71 @@ func WriteCSV(w io.Writer, samples []Sample) error {
 			keys[k] = true
 		}
 	}
-	labelKeys := make([]string, 0, len(keys))
-	for k := range keys {
-		labelKeys = append(labelKeys, k)
-	}
-	sort.Strings(labelKeys)
-	cw := csv.NewWriter(w)
-	header := append(append([]string{}, csvHeader...), labelKeys...)
-	if err := cw.Write(header); err != nil {
+	cw, err := NewCSVWriter(w, keys)
+	if err != nil {
 		return err
 	}
-	for _, s := range samples {
-		ts := ""
-		if !s.Timestamp.IsZero() {
-			ts = s.Timestamp.UTC().Format(time.RFC3339Nano)
-		}
-		row := []string{s.RunUID, s.Kind, s.Namespace, s.Benchmark, s.Test, s.Metric,
-			strconv.FormatFloat(s.Value, 'g', -1, 64), s.Unit, strconv.Itoa(s.Repetition), ts}
-		for _, k := range labelKeys {
-			row = append(row, s.Labels[k])
-		}
-		if err := cw.Write(row); err != nil {
+	for i := range samples {
+		if err := cw.Write(&samples[i]); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Flush()
+}
+
+// CSVWriter writes samples as CSV one at a time, with the label columns
+// known beforehand.
+type CSVWriter struct {
+	cw        *csv.Writer
+	labelKeys []string
+}
+
+// NewCSVWriter writes the header: the fixed columns, then labelKeys sorted.
+func NewCSVWriter(w io.Writer, labelKeys map[string]bool) (*CSVWriter, error) {
+	keys := make([]string, 0, len(labelKeys))
+	for k := range labelKeys {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	c := &CSVWriter{cw: csv.NewWriter(w), labelKeys: keys}
+	return c, c.cw.Write(append(append([]string{}, csvHeader...), keys...))
+}
+
+// Write writes one sample's row.
+func (c *CSVWriter) Write(s *Sample) error {
+	ts := ""
+	if !s.Timestamp.IsZero() {
+		ts = s.Timestamp.UTC().Format(time.RFC3339Nano)
+	}
+	row := []string{s.RunUID, s.Kind, s.Namespace, s.Benchmark, s.Test, s.Metric,
+		strconv.FormatFloat(s.Value, 'g', -1, 64), s.Unit, strconv.Itoa(s.Repetition), ts}
+	for _, k := range c.labelKeys {
+		row = append(row, s.Labels[k])
+	}
+	return c.cw.Write(row)
+}
+
+// Flush writes what is buffered.
+func (c *CSVWriter) Flush() error {
+	c.cw.Flush()
+	return c.cw.Error()
 }
 
 // ErrNoSamples is returned by parsers whose input holds no figure at all.
 var ErrNoSamples = errors.New("no results found in the output")
+
+// MaxRunSamples is the most samples the manager keeps of one run, every
+// repetition, node and pair together: 100 000, ten repetitions of the largest
+// legitimate outputs (IMB-MPI1's every test and size over several process
+// counts, about 8 000; fabtests -S all on 16 pairs x 4 tests, 8 800; fio's 72
+// jobs with percentiles on 16 nodes, 30 000 at most). A parser stops at it
+// and a run over it fails with OutputTooLarge, so that no output can exhaust
+// the manager's memory.
+const MaxRunSamples = 100_000
+
+// ErrOutputTooLarge is wrapped by the errors of outputs larger than the
+// manager keeps.
+var ErrOutputTooLarge = errors.New("more than the manager keeps of a run")
+
+// ErrTooManySamples is an output or a run of more than MaxRunSamples samples.
+var ErrTooManySamples = fmt.Errorf("%w: over %d samples (MaxRunSamples)", ErrOutputTooLarge, MaxRunSamples)

@@ -75,50 +75,77 @@ type SummarizeOptions struct {
 // averaged otherwise, so each repetition contributes one value. The result is
 // ordered by first appearance.
 func Summarize(samples []Sample, opts SummarizeOptions) []Summary {
-	type group struct {
-		summary Summary
-		reps    map[int][]float64
-		order   []int
+	z := NewSummarizer(opts)
+	for i := range samples {
+		z.Add(&samples[i])
 	}
-	groups := map[string]*group{}
-	var order []string
-	for _, s := range samples {
-		if s.Repetition < opts.WarmupRepetitions {
-			continue
+	return z.Summaries()
+}
+
+// Summarizer is Summarize one sample at a time, holding values, not samples.
+type Summarizer struct {
+	opts   SummarizeOptions
+	groups map[string]*summaryGroup
+	order  []string
+}
+
+type summaryGroup struct {
+	summary Summary
+	reps    map[int][]float64
+	order   []int
+}
+
+// NewSummarizer starts an empty summary.
+func NewSummarizer(opts SummarizeOptions) *Summarizer {
+	return &Summarizer{opts: opts, groups: map[string]*summaryGroup{}}
+}
+
+// Add counts one sample.
+func (z *Summarizer) Add(s *Sample) {
+	if s.Repetition < z.opts.WarmupRepetitions {
+		return
+	}
+	var kb strings.Builder
+	kb.WriteString(s.Test + "\x00" + s.Metric + "\x00" + s.Unit)
+	for _, k := range z.opts.GroupBy {
+		if v, ok := s.Labels[k]; ok {
+			kb.WriteString("\x00" + k + "=" + v)
 		}
-		var kb strings.Builder
-		kb.WriteString(s.Test + "\x00" + s.Metric + "\x00" + s.Unit)
-		labels := map[string]string{}
-		for _, k := range opts.GroupBy {
+	}
+	key := kb.String()
+	g, ok := z.groups[key]
+	if !ok {
+		g = &summaryGroup{summary: Summary{Test: s.Test, Metric: s.Metric, Unit: s.Unit}, reps: map[int][]float64{}}
+		for _, k := range z.opts.GroupBy {
 			if v, ok := s.Labels[k]; ok {
-				labels[k] = v
-				kb.WriteString("\x00" + k + "=" + v)
+				if g.summary.Labels == nil {
+					g.summary.Labels = map[string]string{}
+				}
+				g.summary.Labels[k] = v
 			}
 		}
-		key := kb.String()
-		g, ok := groups[key]
-		if !ok {
-			g = &group{summary: Summary{Test: s.Test, Metric: s.Metric, Unit: s.Unit}, reps: map[int][]float64{}}
-			if len(labels) > 0 {
-				g.summary.Labels = labels
-			}
-			groups[key] = g
-			order = append(order, key)
-		}
-		if _, seen := g.reps[s.Repetition]; !seen {
-			g.order = append(g.order, s.Repetition)
-		}
-		g.reps[s.Repetition] = append(g.reps[s.Repetition], s.Value)
+		z.groups[key] = g
+		z.order = append(z.order, key)
 	}
-	out := make([]Summary, 0, len(order))
-	for _, key := range order {
-		g := groups[key]
+	if _, seen := g.reps[s.Repetition]; !seen {
+		g.order = append(g.order, s.Repetition)
+	}
+	g.reps[s.Repetition] = append(g.reps[s.Repetition], s.Value)
+}
+
+// Summaries are the statistics of the samples added.
+func (z *Summarizer) Summaries() []Summary {
+	out := make([]Summary, 0, len(z.order))
+	for _, key := range z.order {
+		g := z.groups[key]
 		sort.Ints(g.order)
+		s := g.summary
+		s.Values = make([]float64, 0, len(g.order))
 		for _, rep := range g.order {
-			g.summary.Values = append(g.summary.Values, combine(g.summary.Metric, g.reps[rep]))
+			s.Values = append(s.Values, combine(s.Metric, g.reps[rep]))
 		}
-		g.summary.Stats = Compute(g.summary.Values)
-		out = append(out, g.summary)
+		s.Stats = Compute(s.Values)
+		out = append(out, s)
 	}
 	return out
 }
