@@ -3,7 +3,8 @@
 # the chart never drifts from config/ (make manifests runs this; make verify
 # fails on a diff):
 #   config/crd/bases/*.yaml               -> templates/crds/*.yaml (if crds.enabled, kept on uninstall)
-#   config/rbac/role.yaml                 -> templates/rbac/manager-role.yaml (rules verbatim)
+#   config/rbac/role.yaml                 -> templates/rbac/manager-role.yaml (rules verbatim: the
+#                                            ClusterRole, and the Role of the manager's namespace)
 #   config/rbac/leader_election_role.yaml -> templates/rbac/leader-election-role.yaml (rules verbatim)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,11 +34,17 @@ crd() {
   ' "$1" | escape
 }
 
-# rules SRC KIND: the rules block of the one KIND in SRC.
+# rules SRC KIND: the rules block of the one KIND in SRC (documents split by "---").
 rules() {
-  [[ $(grep -c '^kind:' "$1") == 1 ]] || die "$1 holds several objects: teach hack/sync-chart.sh about them"
-  grep -qx "kind: $2" "$1" || die "$1 is not a $2"
-  awk '/^rules:/ { r = 1 } r' "$1" | escape
+  [[ $(grep -cx "kind: $2" "$1") == 1 ]] || die "$1 holds no $2 or several: teach hack/sync-chart.sh about them"
+  awk -v kind="$2" '
+    function flush() { if (k == kind) printf "%s", out; out = ""; k = ""; r = 0 }
+    /^---$/ { flush(); next }
+    /^kind: / { k = $2 }
+    /^rules:/ { r = 1 }
+    r { out = out $0 "\n" }
+    END { flush() }
+  ' "$1" | escape
 }
 
 mkdir -p "$out/crds" "$out/rbac"
@@ -62,6 +69,17 @@ metadata:
     {{- include "benchwright.labels" . | nindent 4 }}
 EOF
   rules config/rbac/role.yaml ClusterRole
+  cat <<'EOF'
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ include "benchwright.fullname" . }}-manager-role
+  namespace: {{ .Release.Namespace }}
+  labels:
+    {{- include "benchwright.labels" . | nindent 4 }}
+EOF
+  rules config/rbac/role.yaml Role
 } >"$out/rbac/manager-role.yaml"
 
 {

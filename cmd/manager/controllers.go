@@ -44,6 +44,8 @@ type controllerConfig struct {
 
 // cacheOptions keep only benchwright's children of the kinds every cluster
 // has many of: the manager does not hold every pod of the cluster in memory.
+// DaemonSets (the tuners) are watched in the manager's namespace alone, where
+// its Role lets it list them.
 func cacheOptions() cache.Options {
 	owned, err := labels.NewRequirement(benchv1.KindLabel, selection.Exists, nil)
 	if err != nil {
@@ -56,7 +58,7 @@ func cacheOptions() cache.Options {
 		&corev1.PersistentVolumeClaim{}: {Label: sel},
 		&corev1.ConfigMap{}:             {Label: sel},
 		&mpiv2.MPIJob{}:                 {Label: sel},
-		&appsv1.DaemonSet{}:             {Label: sel},
+		&appsv1.DaemonSet{}:             {Label: sel, Namespaces: map[string]cache.Config{tuningprofile.ManagerNamespace(): {}}},
 	}}
 }
 

@@ -62,8 +62,11 @@ func (r *Reconciler) poll() time.Duration { return cmp.Or(r.Poll, defaultPoll) }
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/finalizers,verbs=update
-// +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch;delete
+// The tuner's DaemonSets and ConfigMaps live in the manager's namespace only:
+// a Role there (config/rbac's benchwright-system; the chart's release
+// namespace), and the manager caches DaemonSets of that namespace alone.
+// +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch;create;update;patch;delete,namespace=benchwright-system
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch;delete,namespace=benchwright-system
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch

@@ -54,7 +54,9 @@ func TestDefaults(t *testing.T) {
 		"Deployment/benchwright-manager",
 		"PersistentVolumeClaim/benchwright-artifacts",
 		"Role/benchwright-leader-election",
+		"Role/benchwright-manager-role",
 		"RoleBinding/benchwright-leader-election",
+		"RoleBinding/benchwright-manager",
 		"Service/benchwright-manager",
 		"ServiceAccount/benchwright-manager",
 		"ServiceAccount/benchwright-tuner",
@@ -183,10 +185,19 @@ func TestRulesMatchConfig(t *testing.T) {
 	objs := render(t, "")
 	for _, tc := range []struct{ kind, name, config string }{
 		{"ClusterRole", "benchwright-manager-role", "config/rbac/role.yaml"},
+		{"Role", "benchwright-manager-role", "config/rbac/role.yaml"},
 		{"Role", "benchwright-leader-election", "config/rbac/leader_election_role.yaml"},
 	} {
 		var want, got rbacv1.ClusterRole
-		readYAML(t, tc.config, &want)
+		b, err := os.ReadFile(filepath.Join(util.RepoRoot(), tc.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		config, err := decode(string(b))
+		if err != nil || len(ofKind(config, tc.kind)) != 1 {
+			t.Fatalf("%s: %d %s(s), %v", tc.config, len(ofKind(config, tc.kind)), tc.kind, err)
+		}
+		ofKind(config, tc.kind)[0].into(t, &want)
 		find(t, objs, tc.kind, tc.name).into(t, &got)
 		if len(want.Rules) == 0 {
 			t.Fatalf("%s has no rules", tc.config)

@@ -146,3 +146,56 @@ func mustDecode(t *testing.T, manifests string) []object {
 	}
 	return objs
 }
+
+// TestTunerWritesStayInTheReleaseNamespace: the manager's ClusterRole
+// neither touches DaemonSets nor writes ConfigMaps beyond creating them (a
+// benchmark's, in its namespace); the tuners' DaemonSets and ConfigMaps are
+// written through a Role of the release's namespace, bound to the manager.
+func TestTunerWritesStayInTheReleaseNamespace(t *testing.T) {
+	const ns = "hpc-ops"
+	out, err := helm(t, "template", release, chartDir, "--namespace", ns, "-f", valuesFile(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cr rbacv1.ClusterRole
+	find(t, objs, "ClusterRole", "benchwright-manager-role").into(t, &cr)
+	for _, rule := range cr.Rules {
+		for _, res := range rule.Resources {
+			if res == "daemonsets" {
+				t.Errorf("the ClusterRole grants %v on daemonsets", rule.Verbs)
+			}
+			if extra := slices.DeleteFunc(slices.Clone(rule.Verbs), func(v string) bool {
+				return slices.Contains([]string{"create", "get", "list", "watch"}, v)
+			}); res == "configmaps" && len(extra) > 0 {
+				t.Errorf("the ClusterRole grants %v on configmaps in every namespace", extra)
+			}
+		}
+	}
+	roleObj := find(t, objs, "Role", "benchwright-manager-role")
+	var role rbacv1.Role
+	roleObj.into(t, &role)
+	writes := map[string][]string{}
+	for _, rule := range role.Rules {
+		for _, res := range rule.Resources {
+			writes[res] = append(writes[res], rule.Verbs...)
+		}
+	}
+	for _, res := range []string{"daemonsets", "configmaps"} {
+		for _, v := range []string{"get", "list", "watch", "create", "patch", "delete"} {
+			if !slices.Contains(writes[res], v) {
+				t.Errorf("the Role of the release namespace lacks %s on %s: %v", v, res, writes)
+			}
+		}
+	}
+	var b rbacv1.RoleBinding
+	bObj := find(t, objs, "RoleBinding", "benchwright-manager")
+	bObj.into(t, &b)
+	want := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "benchwright-manager", Namespace: ns}}
+	if roleObj.Namespace != ns || bObj.Namespace != ns || b.RoleRef.Kind != "Role" || b.RoleRef.Name != role.Name || !slices.Equal(b.Subjects, want) {
+		t.Errorf("Role in %q, RoleBinding in %q: %+v; want both in %q, binding the Role to %+v", roleObj.Namespace, bObj.Namespace, b, ns, want)
+	}
+}

@@ -21,10 +21,14 @@ func TestManagerActsAsChartServiceAccount(t *testing.T) {
 	if err != nil || who != env["MANAGER_SERVICE_ACCOUNT"] {
 		t.Fatalf("the manager acts as %q (%v), want %s", who, err, env["MANAGER_SERVICE_ACCOUNT"])
 	}
+	// The tuners' DaemonSets and ConfigMaps are written in the manager's
+	// namespace only (system:serviceaccount:<namespace>:<name>).
+	ns := strings.Split(who, ":")[2]
 	// Least privilege: it can do its work...
 	for _, verb := range [][]string{
 		{"create", "jobs.batch", "-A"}, {"create", "mpijobs.kubeflow.org", "-A"}, {"get", "pods/log", "-A"},
 		{"patch", "nodes"}, {"update", "storagebenchmarks.benchwright.io", "--subresource=status", "-A"},
+		{"create", "configmaps", "-A"}, {"patch", "daemonsets.apps", "-n", ns}, {"delete", "configmaps", "-n", ns},
 	} {
 		if out, _ := as(append([]string{"auth", "can-i"}, verb...)...); out != "yes" {
 			t.Errorf("the chart's RBAC: can-i %v = %q, want yes", verb, out)
@@ -33,6 +37,8 @@ func TestManagerActsAsChartServiceAccount(t *testing.T) {
 	// ...and no more.
 	for _, verb := range [][]string{
 		{"create", "clusterrolebindings"}, {"get", "secrets", "-n", "kube-system"}, {"delete", "nodes"}, {"create", "pods/exec", "-A"},
+		{"create", "daemonsets.apps", "-n", "default"}, {"list", "daemonsets.apps", "-A"}, {"patch", "configmaps", "-n", "default"},
+		{"delete", "configmaps", "-n", "kube-system"},
 	} {
 		if out, _ := as(append([]string{"auth", "can-i"}, verb...)...); out != "no" {
 			t.Errorf("the chart's RBAC: can-i %v = %q, want no", verb, out)
