@@ -63,6 +63,10 @@ const (
 	ReasonExpectationsMet    = "ExpectationsMet"
 	ReasonExpectationsFailed = "ExpectationsFailed"
 	ReasonBaselineMissing    = "BaselineMissing"
+	// ReasonOutputTooLarge: a log over what the manager reads of one log, or
+	// a run over the samples it keeps (benchrun.MaxLogBytes,
+	// results.MaxRunSamples).
+	ReasonOutputTooLarge = "OutputTooLarge"
 )
 
 // BenchmarkState is the one-word state shown by `kubectl get`. It is derived from

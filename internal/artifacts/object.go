@@ -40,6 +40,16 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	return data, nil
 }
 
+// NewReader opens key for streaming; the caller closes it. A missing key
+// gives an error wrapping ErrNotFound.
+func (s *Store) NewReader(ctx context.Context, key string) (io.ReadCloser, error) {
+	r, err := s.bucket.NewReader(ctx, key, nil)
+	if err != nil {
+		return nil, s.wrap("reading", key, err)
+	}
+	return r, nil
+}
+
 // Exists reports whether key exists.
 func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 	ok, err := s.bucket.Exists(ctx, key)

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/report"
 	"github.com/benchwright/benchwright/internal/results"
@@ -44,19 +44,29 @@ func (r Run) PutRawLog(ctx context.Context, rep int, pod string, raw []byte) err
 // (replacing an earlier copy of the same repetition, so a repeated reconcile
 // does not count it twice), rewrites samples.ndjson, samples.csv,
 // summary.json and nodes.json, and returns the statistics over all of them.
+// The stored samples are streamed, never held: a run costs the memory of its
+// new repetition and of its statistics. A run of more than
+// results.MaxRunSamples samples fails with OutputTooLarge, storing nothing.
 func (r Run) AddRepetition(ctx context.Context, rep int, samples []results.Sample, nodes []results.NodeInfo, opts results.SummarizeOptions) ([]results.Summary, error) {
-	stored, err := r.samples(ctx)
+	sum := results.NewSummarizer(opts)
+	labelKeys := map[string]bool{}
+	n := 0
+	err := r.merged(ctx, rep, samples, func(s *results.Sample) error {
+		if n++; n > maxRunSamples {
+			return results.ErrTooManySamples
+		}
+		sum.Add(s)
+		for k := range s.Labels {
+			labelKeys[k] = true
+		}
+		return nil
+	})
+	if errors.Is(err, results.ErrTooManySamples) {
+		return nil, TooManySamples(fmt.Sprintf("with repetition %d, the run", rep+1))
+	}
 	if err != nil {
 		return nil, err
 	}
-	var all []results.Sample
-	for _, s := range stored {
-		if s.Repetition != rep {
-			all = append(all, s)
-		}
-	}
-	all = append(all, samples...)
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Repetition < all[j].Repetition })
 	known, err := r.nodes(ctx)
 	if err != nil {
 		return nil, err
@@ -64,27 +74,18 @@ func (r Run) AddRepetition(ctx context.Context, rep int, samples []results.Sampl
 	for _, n := range nodes {
 		known[n.Hostname] = n
 	}
-	summaries := results.Summarize(all, opts)
-	return summaries, r.write(ctx, all, summaries, known)
+	summaries := sum.Summaries()
+	return summaries, r.write(ctx, rep, samples, labelKeys, summaries, known)
 }
 
-func (r Run) samples(ctx context.Context) ([]results.Sample, error) {
-	key, err := r.Location.SamplesNDJSON()
-	if err != nil {
-		return nil, err
-	}
-	data, err := r.Store.Get(ctx, key)
-	switch {
-	case errors.Is(err, artifacts.ErrNotFound):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	}
-	s, err := results.ReadNDJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("reading the stored samples: %w", err)
-	}
-	return s, nil
+// maxRunSamples is results.MaxRunSamples, lowered by tests.
+var maxRunSamples = results.MaxRunSamples
+
+// TooManySamples fails a run over results.MaxRunSamples; what says what is.
+func TooManySamples(what string) error {
+	return Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf(
+		"%s has more than %d samples, the most the manager keeps of one run (MaxRunSamples, so that no output can exhaust its memory): split the benchmark, or run fewer repetitions, jobs, tests or pairs",
+		what, maxRunSamples))
 }
 
 func (r Run) nodes(ctx context.Context) (map[string]results.NodeInfo, error) {
@@ -110,42 +111,10 @@ func (r Run) nodes(ctx context.Context) (map[string]results.NodeInfo, error) {
 	return nodes, nil
 }
 
-// write stores every result file, so the store always holds a consistent
-// picture of the run so far.
-func (r Run) write(ctx context.Context, all []results.Sample, summaries []results.Summary, nodes map[string]results.NodeInfo) error {
-	nodeList := make([]results.NodeInfo, 0, len(nodes))
-	for _, n := range nodes {
-		nodeList = append(nodeList, n)
-	}
-	sort.Slice(nodeList, func(i, j int) bool { return nodeList[i].Hostname < nodeList[j].Hostname })
-	loc := r.Location
-	files, err := results.EncodeRunFiles(all, results.RunSummary{
-		Kind: loc.Kind, Namespace: loc.Namespace, Name: loc.Name, RunUID: loc.UID,
-		Started: r.Started.UTC(), Finished: r.Finished.UTC().Truncate(time.Second), Nodes: nodeList, Summaries: summaries,
-	})
-	if err != nil {
-		return err
-	}
-	prefix, err := loc.Prefix()
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := r.Store.Put(ctx, prefix+f.Name, f.Data, f.ContentType); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// WriteReport renders the run's report.html from its stored samples (the
-// page the manager's artifact server links to).
+// WriteReport renders the run's report.html from its stored samples, read a
+// line at a time (the page the manager's artifact server links to).
 func (r Run) WriteReport(ctx context.Context) error {
-	stored, err := r.samples(ctx)
-	if err != nil {
-		return err
-	}
-	runs, err := report.Group([]report.Set{{Origin: r.Location.Name, Samples: stored}})
+	runs, err := report.Load(ctx, storedRun(r))
 	if err != nil {
 		return err
 	}
