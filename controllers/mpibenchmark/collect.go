@@ -1,6 +1,7 @@
 package mpibenchmark
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -44,13 +45,19 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 			return nil, benchrun.Fail(benchv1.ReasonToolFailed, stepFailure(l, s))
 		}
 		parsed, err := parse(s.Output)
-		if err != nil {
+		switch {
+		case errors.Is(err, results.ErrOutputTooLarge):
+			return nil, benchrun.TooManySamples(fmt.Sprintf("step %d (%s)", s.Index, s.Argv))
+		case err != nil:
 			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, benchrun.Tail(s.Output)))
 		}
 		for _, p := range parsed {
 			if slices.Contains(l.Steps[i].Tests, p.Test) {
 				samples = append(samples, p)
 			}
+		}
+		if len(samples) > results.MaxRunSamples {
+			return nil, benchrun.TooManySamples("the launcher's output")
 		}
 	}
 	if len(steps) != len(l.Steps) {

@@ -141,7 +141,11 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, 
 // stores it, and starts the next repetition or ends the benchmark.
 func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, st *children, job *mpiv2.MPIJob, rep, attempt int, obs observation) (ctrl.Result, error) {
 	pod := obs.launcher
-	raw, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, launcherContainer)
+	raw, err := benchrun.ReadOutput(ctx, r.Logs, pod, launcherContainer)
+	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+		oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
+		return ctrl.Result{}, oe
+	}
 	if err != nil {
 		if done := job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > benchrun.LogGrace {
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
@@ -188,8 +192,10 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mp
 func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep int, obs observation) error {
 	said := "(no launcher pod to read)"
 	if pod := obs.launcher; pod != nil {
-		raw, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, launcherContainer)
+		raw, err := benchrun.ReadLog(ctx, r.Logs, pod, launcherContainer)
 		switch {
+		case errors.As(err, new(*benchrun.LogTooLargeError)):
+			said = benchrun.Quote(raw, err) // the diagnostics of its end
 		case err != nil:
 			said = fmt.Sprintf("(the launcher's log could not be read: %v)", err)
 		default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,10 +18,14 @@ import (
 
 // collect reads the nodes' reports of a finished repetition, stores them,
 // turns them into samples, and starts the next repetition or ends the
-// benchmark.
+// benchmark. It reads one pod at a time: a report's outputs are parsed and
+// let go before the next log is read.
 func (r *Reconciler) collect(ctx context.Context, b *benchv1.NetworkBenchmark, st *benchrun.SlotJobs, rep, attempt int, obs benchrun.Observation) (ctrl.Result, error) {
 	total := b.Spec.Repetitions
+	in := netbench.InputOf(&b.Spec)
+	names := slotNodes(obs.Finished)
 	var reports []*netbench.Report
+	var samples []results.Sample
 	infos := map[string]results.NodeInfo{}
 	var nodes []results.NodeInfo
 	for _, pod := range obs.Finished {
@@ -28,7 +33,11 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.NetworkBenchmark, s
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, container)
+		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, container)
+		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, benchrun.NodeOf(pod), oe.Message)
+			return ctrl.Result{}, oe
+		}
 		if err != nil {
 			if done := st.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
 				return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
@@ -47,17 +56,17 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.NetworkBenchmark, s
 		infos[report.Node] = node
 		nodes = append(nodes, node)
 		reports = append(reports, report)
-	}
-	if err := sameTopology(reports); err != nil {
-		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
-	}
-	samples, err := netbench.Samples(netbench.InputOf(&b.Spec), reports)
-	if err != nil {
-		reason := benchv1.ReasonUnparsableOutput
-		if se := (*netbench.StepError)(nil); errors.As(err, &se) {
-			reason = benchv1.ReasonToolFailed
+		if err := sameTopology(reports); err != nil {
+			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
-		return ctrl.Result{}, benchrun.Fail(reason, fmt.Sprintf("repetition %d/%d: %v", rep+1, total, err))
+		parsed, err := netbench.ReportSamples(in, report, names)
+		if err != nil {
+			return ctrl.Result{}, reportFailure(err, rep, total)
+		}
+		report.Steps = nil // parsed: the outputs go
+		if samples = append(samples, parsed...); len(samples) > results.MaxRunSamples {
+			return ctrl.Result{}, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
+		}
 	}
 	finished := benchrun.FinishTime(obs.Finished[0])
 	for i := range samples {
@@ -81,6 +90,29 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.NetworkBenchmark, s
 		return r.startAttempt(ctx, b, rep+1, 0)
 	}
 	return ctrl.Result{}, r.Succeed(ctx, b, kind, &b.Status.BenchmarkStatusCommon, total, b.Spec.Expectations, summaries)
+}
+
+// reportFailure fails the benchmark with what a node's report says.
+func reportFailure(err error, rep int, total int32) error {
+	if errors.Is(err, results.ErrOutputTooLarge) {
+		return benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
+	}
+	reason := benchv1.ReasonUnparsableOutput
+	if se := (*netbench.StepError)(nil); errors.As(err, &se) {
+		reason = benchv1.ReasonToolFailed
+	}
+	return benchrun.Fail(reason, fmt.Sprintf("repetition %d/%d: %v", rep+1, total, err))
+}
+
+// slotNodes maps each pod's node slot to its node's name.
+func slotNodes(pods []*corev1.Pod) map[int]string {
+	names := map[int]string{}
+	for _, p := range pods {
+		if slot, err := strconv.Atoi(p.Labels[benchrun.SlotLabel]); err == nil {
+			names[slot] = p.Spec.NodeName
+		}
+	}
+	return names
 }
 
 // sameTopology fails when the nodes planned differently: their topologies
@@ -108,7 +140,11 @@ func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmar
 	total := b.Spec.Repetitions
 	var first string
 	for _, pod := range failedPods(slots, obs.Failed) {
-		log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, container)
+		log, err := benchrun.ReadLog(ctx, r.Logs, pod, container)
+		if errors.As(err, new(*benchrun.LogTooLargeError)) {
+			first = firstOr(first, fmt.Sprintf("pod %s on node %s failed; %s", pod.Name, benchrun.NodeOf(pod), benchrun.Quote(log, err)))
+			continue
+		}
 		if err != nil {
 			first = fmt.Sprintf("pod %s on node %s failed; its log could not be read: %v", pod.Name, benchrun.NodeOf(pod), err)
 			continue

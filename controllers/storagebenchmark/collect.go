@@ -25,14 +25,21 @@ type podOutput struct {
 
 // readOutput reads the tool containers' logs of a finished pod, in the order
 // they ran, and parses them. The raw log is returned even when parsing fails,
-// so that it can be stored.
+// so that it can be stored. Each log, and all of them together, must be
+// within benchrun.MaxLogBytes.
 func (r *Reconciler) readOutput(ctx context.Context, b *benchv1.StorageBenchmark, pod *corev1.Pod) (podOutput, error) {
 	out := podOutput{pod: pod}
 	var raw []byte
 	for _, c := range toolContainers(pod) {
-		log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, c.Name)
+		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, c.Name)
 		if err != nil {
+			out.raw = raw
 			return out, fmt.Errorf("reading the log of container %s of pod %s: %w", c.Name, pod.Name, err)
+		}
+		if len(raw)+len(log) > benchrun.MaxLogBytes {
+			out.raw = raw
+			return out, benchrun.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("the logs of the pod's containers are together over the %d MiB the manager reads of one pod (MaxLogBytes)\n%s",
+				benchrun.MaxLogBytes>>20, benchrun.Tail(log)))
 		}
 		if b.Spec.DD != nil {
 			raw = fmt.Appendf(raw, "==> container %s: %s <==\n", c.Name, strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
@@ -69,9 +76,20 @@ func toolContainers(pod *corev1.Pod) []corev1.Container {
 // parseStep parses one container's log: fio's JSON, or one dd test.
 func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]results.Sample, error) {
 	if b.Spec.Fio != nil {
-		samples, err := fio.ParseJSON(log)
+		jobs, err := fio.Expand(b.Spec.Fio)
+		if err != nil {
+			return nil, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+		}
+		names := make([]string, len(jobs))
+		for i, j := range jobs {
+			names[i] = j.Name
+		}
+		// Only the spec's jobs: what else fio's JSON lists is not decoded.
+		samples, err := fio.ParseJSONJobs(log, names)
 		var jobErr *fio.JobError
 		switch {
+		case errors.Is(err, results.ErrOutputTooLarge):
+			return nil, benchrun.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("fio's report: %v\n%s", err, benchrun.Tail(log)))
 		case errors.As(err, &jobErr):
 			return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, benchrun.Tail(log)))
 		case err != nil:

@@ -173,7 +173,9 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 // collect reads and parses the output of a finished repetition, stores it, and
 // starts the next repetition or ends the benchmark.
 func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs benchrun.Observation) (ctrl.Result, error) {
-	outputs := make([]podOutput, 0, len(obs.Finished))
+	// One pod at a time: its raw log is stored and let go before the next is read.
+	var samples []results.Sample
+	var nodes []results.NodeInfo
 	for _, pod := range obs.Finished {
 		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
 		if err != nil {
@@ -197,13 +199,10 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 			return ctrl.Result{}, err
 		}
 		labelSamples(b, &out, rep, attempt)
-		outputs = append(outputs, out)
-	}
-	var samples []results.Sample
-	var nodes []results.NodeInfo
-	for _, o := range outputs {
-		samples = append(samples, o.samples...)
-		nodes = append(nodes, o.node)
+		if samples = append(samples, out.samples...); len(samples) > results.MaxRunSamples {
+			return ctrl.Result{}, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, b.Spec.Repetitions))
+		}
+		nodes = append(nodes, out.node)
 	}
 	summaries, err := r.Run(b, kind, b.Status.StartTime).AddRepetition(ctx, rep, samples, nodes, results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)})
 	if err != nil {
@@ -224,13 +223,13 @@ func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, s
 // the tail of its log, after storing the log.
 func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.StorageBenchmark, rep int, obs benchrun.Observation) error {
 	pod := obs.Failed
-	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, obs.Container)
-	quote := benchrun.Diagnostics(log)
-	if err != nil {
-		quote = fmt.Sprintf("(its log could not be read: %v)", err)
-	} else if serr := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); serr != nil {
-		return serr
+	log, err := benchrun.ReadLog(ctx, r.Logs, pod, obs.Container)
+	if err == nil {
+		if serr := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); serr != nil {
+			return serr
+		}
 	}
+	quote := benchrun.Quote(log, err)
 	what := obs.Container
 	if what != fioContainer {
 		what = "container " + what
