@@ -133,7 +133,10 @@ type Placement struct {
 // repetitions are discarded as warm-up.
 type RepetitionPolicy struct {
 	// repetitions is how many times the whole benchmark runs; statistics (median,
-	// min, max, CV) are taken over them.
+	// min, max, CV) are taken over them. The manager reads at most 16 MiB of
+	// each pod's log and keeps at most 100000 samples per run (all
+	// repetitions, nodes and pairs together); a benchmark over either fails
+	// with reason OutputTooLarge.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
