@@ -10,8 +10,12 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/yamldoc"
@@ -107,4 +111,145 @@ func TestChartPolicyAllowUnlistedSysctlsIsForAdmins(t *testing.T) {
 	if err := alice.Update(ctx, &got); !apierrors.IsForbidden(err) {
 		t.Errorf("alice turning allowUnlistedSysctls on: %v, want Forbidden", err)
 	}
+}
+
+// renderChart renders the chart's templates (helm's --show-only paths) as
+// release in namespace ns, with Argo campaigns on.
+func renderChart(t *testing.T, release, ns string, templates ...string) []*unstructured.Unstructured {
+	t.Helper()
+	helm, err := util.Helm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"template", release, util.RepoRoot() + "/charts/benchwright", "--namespace", ns, "--set", "argo.enabled=true"}
+	for _, tmpl := range templates {
+		args = append(args, "--show-only", tmpl)
+	}
+	out, err := exec.Command(helm, args...).Output()
+	if err != nil {
+		t.Fatalf("helm template: %v", err)
+	}
+	objs, err := yamldoc.Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// createAll creates objs (as the test's admin) and deletes them when the test ends.
+func createAll(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	for _, o := range objs {
+		if err := k8sClient.Create(context.Background(), o); err != nil {
+			t.Fatalf("creating %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+		t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), o) })
+	}
+}
+
+// The chart's campaign policy on the real API server, for the campaign's
+// ServiceAccount (impersonated, with the chart's RBAC): it creates, changes
+// and deletes only pools and tunings labelled as a campaign's, and only safe
+// specs; another team's pool is out of its reach although RBAC allows it.
+func TestChartPolicyKeepsCampaignsToTheirOwnObjects(t *testing.T) {
+	ctx := context.Background()
+	ns := testNamespace(t, "campaign-vap-")
+	createAll(t, renderChart(t, "vap", ns, "templates/argo/rbac.yaml", "templates/argo/admission.yaml"))
+	as := rest.CopyConfig(cfg)
+	as.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + ns + ":benchwright-campaign",
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+	}
+	campaign, err := client.New(as, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const label = benchv1.CampaignLabel
+	pool := func(name string, labels map[string]string) *benchv1.BenchmarkPool {
+		return &benchv1.BenchmarkPool{ObjectMeta: metav1.ObjectMeta{Name: "cvap-" + name, Labels: labels}, Spec: benchv1.BenchmarkPoolSpec{
+			Provider: benchv1.ProviderGKE, GKE: &benchv1.GKEPoolSpec{MachineType: "c2-standard-60", NodeCount: 1},
+		}}
+	}
+	tuning := func(name string, labels map[string]string) *benchv1.TuningProfile {
+		return &benchv1.TuningProfile{ObjectMeta: metav1.ObjectMeta{Name: "cvap-" + name, Labels: labels}, Spec: benchv1.TuningProfileSpec{
+			Pool: benchv1.PoolName("cvap-" + name), Sysctls: []benchv1.Sysctl{{Name: "vm.swappiness", Value: "10"}},
+		}}
+	}
+	ours := map[string]string{label: "s0-x7k2p"}
+	refused := func(what string, err error, msg string) {
+		t.Helper()
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want Forbidden: %s", what, err, msg)
+		}
+	}
+
+	// The policy takes a moment to be enforced after it is created.
+	eventually(t, 30*time.Second, "an unlabelled pool refused", func() (bool, string) {
+		p := pool("unlabelled", nil)
+		err := campaign.Create(ctx, p)
+		if err == nil {
+			_ = k8sClient.Delete(ctx, p)
+			return false, "accepted"
+		}
+		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "carry the label benchwright.io/campaign"), err.Error()
+	})
+
+	// Its own pool and tuning: created, changed, deleted.
+	own, ownTuning := pool("cell", ours), tuning("cell", ours)
+	for _, o := range []client.Object{own, ownTuning} {
+		if err := campaign.Create(ctx, o); err != nil {
+			t.Fatalf("the campaign creating its %T: %v", o, err)
+		}
+		t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), o) })
+	}
+	merge := func(patch string) client.Patch { return client.RawPatch(types.MergePatchType, []byte(patch)) }
+	if err := campaign.Patch(ctx, ownTuning, merge(`{"spec": {"sysctls": [{"name": "vm.swappiness", "value": "20"}]}}`)); err != nil {
+		t.Errorf("the campaign changing its tuning: %v", err)
+	}
+	refused("dropping the label", campaign.Patch(ctx, ownTuning, merge(`{"metadata": {"labels": null}}`)), "carry the label benchwright.io/campaign, unchanged")
+
+	// Another team's pool and tuning: neither changed, labelled nor deleted.
+	team, teamTuning := pool("team-a", nil), tuning("team-a", nil)
+	createAll(t, []*unstructured.Unstructured{toUnstructured(t, team), toUnstructured(t, teamTuning)})
+	const notOurs = "a campaign changes and deletes only the pools and tunings it created"
+	refused("deleting a team's pool", campaign.Delete(ctx, pool("team-a", nil)), notOurs)
+	refused("deleting a team's tuning", campaign.Delete(ctx, tuning("team-a", nil)), notOurs)
+	refused("labelling a team's pool", campaign.Patch(ctx, pool("team-a", nil), merge(`{"metadata": {"labels": {"`+label+`": "s0-x7k2p"}}}`)), notOurs)
+	// A campaign's apply of a pool of the same name patches it: refused too.
+	refused("applying over a team's pool", campaign.Patch(ctx, toUnstructured(t, pool("team-a", ours)), client.Apply, client.FieldOwner("campaign"), client.ForceOwnership), notOurs)
+
+	// Unsafe specs, even labelled.
+	unlisted := tuning("unlisted", ours)
+	unlisted.Spec.AllowUnlistedSysctls = true
+	refused("allowUnlistedSysctls", campaign.Create(ctx, unlisted), "a campaign cannot set allowUnlistedSysctls")
+	selector := tuning("selector", ours)
+	selector.Spec.Pool, selector.Spec.NodeSelector = "", map[string]string{"benchwright.io/benchmark-node": "true"}
+	refused("a nodeSelector tuning", campaign.Create(ctx, selector), "a campaign tunes only its own cell's pool")
+	elsewhere := tuning("elsewhere", ours)
+	elsewhere.Spec.Pool = benchv1.PoolName(team.Name)
+	refused("tuning a team's pool", campaign.Create(ctx, elsewhere), "a campaign tunes only its own cell's pool")
+	remote := pool("remote", ours)
+	remote.Spec.GKE.Project, remote.Spec.GKE.Location, remote.Spec.GKE.Cluster = "other-project", "us-central1", "hpc"
+	refused("a pool in another cluster", campaign.Create(ctx, remote), "a campaign's node pools are in the manager's own GKE cluster")
+
+	for _, o := range []client.Object{ownTuning, own} {
+		if err := campaign.Delete(ctx, o); err != nil {
+			t.Errorf("the campaign deleting its own %T: %v", o, err)
+		}
+	}
+}
+
+func toUnstructured(t *testing.T, o client.Object) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	gvk, err := apiutil.GVKForObject(o, scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.SetGroupVersionKind(gvk)
+	return u
 }
