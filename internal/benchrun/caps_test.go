@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
@@ -78,5 +83,38 @@ func TestAddRepetitionCapped(t *testing.T) {
 	// Repetition 1 again replaces its samples: still within the cap.
 	if _, err := r.AddRepetition(ctx, 1, []results.Sample{latency(1, "1", "1", 2.1), latency(1, "1", "2", 2.6)}, nil, groupBySize); err != nil {
 		t.Errorf("repetition 1 again: %v", err)
+	}
+}
+
+// The API reader asks for one byte over the cap, and for a log over it, its
+// last lines: never the whole log.
+func TestAPILogReaderCapped(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		asked = append(asked, r.URL.Path+"?"+q.Encode())
+		if q.Get("tailLines") != "" {
+			_, _ = w.Write([]byte("progress 99%\nfio: the last words\n"))
+			return
+		}
+		limit, _ := strconv.Atoi(q.Get("limitBytes"))
+		_, _ = w.Write(bytes.Repeat([]byte("x"), min(limit, 20<<20))) // a 20 MiB log, as the kubelet limits it
+	}))
+	defer srv.Close()
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = APILogReader{Client: cs}.ReadLog(context.Background(), "ns", "p", "fio")
+	var tl *LogTooLargeError
+	if !errors.As(err, &tl) || string(tl.Tail) != "progress 99%\nfio: the last words\n" {
+		t.Fatalf("error %v, want a LogTooLargeError with the log's last lines", err)
+	}
+	want := []string{
+		"/api/v1/namespaces/ns/pods/p/log?container=fio&limitBytes=16777217",
+		"/api/v1/namespaces/ns/pods/p/log?container=fio&limitBytes=65536&tailLines=15",
+	}
+	if strings.Join(asked, "\n") != strings.Join(want, "\n") {
+		t.Errorf("asked\n%s\nwant\n%s", strings.Join(asked, "\n"), strings.Join(want, "\n"))
 	}
 }
