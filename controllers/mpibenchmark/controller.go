@@ -140,6 +140,11 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, 
 // collect reads and parses the launcher's log of a finished repetition,
 // stores it, and starts the next repetition or ends the benchmark.
 func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, st *children, job *mpiv2.MPIJob, rep, attempt int, obs observation) (ctrl.Result, error) {
+	release, err := benchrun.Collecting(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer release()
 	pod := obs.launcher
 	raw, err := benchrun.ReadOutput(ctx, r.Logs, pod, launcherContainer)
 	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {

@@ -21,6 +21,11 @@ import (
 // benchmark. It reads one pod at a time: a report's outputs are parsed and
 // let go before the next log is read.
 func (r *Reconciler) collect(ctx context.Context, b *benchv1.NetworkBenchmark, st *benchrun.SlotJobs, rep, attempt int, obs benchrun.Observation) (ctrl.Result, error) {
+	release, err := benchrun.Collecting(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer release()
 	total := b.Spec.Repetitions
 	in := netbench.InputOf(&b.Spec)
 	names := slotNodes(obs.Finished)

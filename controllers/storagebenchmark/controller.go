@@ -173,6 +173,11 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.StorageBenchma
 // collect reads and parses the output of a finished repetition, stores it, and
 // starts the next repetition or ends the benchmark.
 func (r *Reconciler) collect(ctx context.Context, b *benchv1.StorageBenchmark, st *children, rep, attempt int, obs benchrun.Observation) (ctrl.Result, error) {
+	release, err := benchrun.Collecting(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer release()
 	// One pod at a time: its raw log is stored and let go before the next is read.
 	var samples []results.Sample
 	var nodes []results.NodeInfo
