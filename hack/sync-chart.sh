@@ -6,6 +6,7 @@
 #   config/rbac/role.yaml                 -> templates/rbac/manager-role.yaml (rules verbatim: the
 #                                            ClusterRole, and the Role of the manager's namespace)
 #   config/rbac/leader_election_role.yaml -> templates/rbac/leader-election-role.yaml (rules verbatim)
+#   config/rbac/metrics_reader_role.yaml  -> templates/rbac/metrics-reader-role.yaml (rules verbatim)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=charts/benchwright/templates
@@ -95,3 +96,16 @@ metadata:
 EOF
   rules config/rbac/leader_election_role.yaml Role
 } >"$out/rbac/leader-election-role.yaml"
+
+{
+  generated config/rbac/metrics_reader_role.yaml
+  cat <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: {{ include "benchwright.fullname" . }}-metrics-reader
+  labels:
+    {{- include "benchwright.labels" . | nindent 4 }}
+EOF
+  rules config/rbac/metrics_reader_role.yaml ClusterRole
+} >"$out/rbac/metrics-reader-role.yaml"

@@ -13,7 +13,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 
@@ -44,6 +43,7 @@ func main() { os.Exit(run()) }
 func run() int {
 	var (
 		metricsAddr    string
+		metricsSecure  bool
 		probeAddr      string
 		artifactAddr   string
 		leaderElection bool
@@ -51,6 +51,7 @@ func run() int {
 		cfg            controllerConfig
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the Prometheus metrics endpoint binds to (0 disables it)")
+	flag.BoolVar(&metricsSecure, "metrics-secure", true, "serve metrics over HTTPS to clients whose token may get /metrics (TokenReview, SubjectAccessReview); false: plain HTTP to anyone")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the /healthz and /readyz probes bind to")
 	flag.StringVar(&artifactAddr, "artifact-server-bind-address", ":8082", "address the read-only HTTP view of the artifact store binds to (0 disables it)")
 	flag.BoolVar(&leaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
@@ -107,7 +108,7 @@ func run() int {
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
+		Metrics:                 metricsOptions(metricsAddr, metricsSecure),
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElection,
 		LeaderElectionID:        "manager.benchwright.io",

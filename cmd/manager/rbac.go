@@ -2,7 +2,8 @@ package main
 
 // The manager's own permissions; each controller declares what it needs above
 // its Reconcile. The artifact server reviews a publishing client's token and
-// access (see addArtifactServer).
+// access (see addArtifactServer), the metrics endpoint a scraper's (see
+// metricsOptions).
 //
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create

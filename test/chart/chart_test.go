@@ -45,6 +45,7 @@ func TestDefaults(t *testing.T) {
 	slices.Sort(got)
 	want := []string{
 		"ClusterRole/benchwright-manager-role",
+		"ClusterRole/benchwright-metrics-reader",
 		"ClusterRoleBinding/benchwright-manager",
 		"CustomResourceDefinition/benchmarkpools.benchwright.io",
 		"CustomResourceDefinition/mpibenchmarks.benchwright.io",
@@ -340,6 +341,7 @@ func TestSyncEscapesTemplateText(t *testing.T) {
 	copyFile(t, "hack/sync-chart.sh", root)
 	copyFile(t, "config/rbac/role.yaml", root)
 	copyFile(t, "config/rbac/leader_election_role.yaml", root)
+	copyFile(t, "config/rbac/metrics_reader_role.yaml", root)
 	for _, f := range []string{"Chart.yaml", "values.yaml", "values.schema.json", "templates/_helpers.tpl"} {
 		copyFile(t, filepath.Join("charts/benchwright", f), root)
 	}

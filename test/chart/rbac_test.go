@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
@@ -197,5 +199,30 @@ func TestTunerWritesStayInTheReleaseNamespace(t *testing.T) {
 	want := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "benchwright-manager", Namespace: ns}}
 	if roleObj.Namespace != ns || bObj.Namespace != ns || b.RoleRef.Kind != "Role" || b.RoleRef.Name != role.Name || !slices.Equal(b.Subjects, want) {
 		t.Errorf("Role in %q, RoleBinding in %q: %+v; want both in %q, binding the Role to %+v", roleObj.Namespace, bObj.Namespace, b, ns, want)
+	}
+}
+
+// TestMetricsReader: the manager serves metrics over HTTPS to tokens allowed
+// to get /metrics, which the chart's ClusterRole <name>-metrics-reader grants
+// and nothing more (kubebuilder's scaffold); the Service names the scheme.
+func TestMetricsReader(t *testing.T) {
+	objs := render(t, "")
+	var r rbacv1.ClusterRole
+	find(t, objs, "ClusterRole", "benchwright-metrics-reader").into(t, &r)
+	want := []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}
+	if diff := cmp.Diff(want, r.Rules); diff != "" {
+		t.Errorf("metrics-reader rules (-want +got):\n%s", diff)
+	}
+	var svc corev1.Service
+	find(t, objs, "Service", "benchwright-manager").into(t, &svc)
+	if p := svc.Spec.Ports[0]; p.Name != "https-metrics" || p.Port != 8080 || p.TargetPort.StrVal != "https-metrics" {
+		t.Errorf("metrics port %+v, want https-metrics 8080", p)
+	}
+	var d appsv1.Deployment
+	find(t, objs, "Deployment", "benchwright-manager").into(t, &d)
+	for _, a := range d.Spec.Template.Spec.Containers[0].Args {
+		if strings.HasPrefix(a, "--metrics-secure") {
+			t.Errorf("the chart turns secure metrics off: %s", a)
+		}
 	}
 }

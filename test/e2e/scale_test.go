@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -309,10 +308,7 @@ func pct(d []time.Duration, q float64) string {
 // its parts by method and code ("PUT 409").
 func restRequests(t *testing.T) (float64, map[string]float64) {
 	t.Helper()
-	resp, err := http.Get(env["MANAGER_METRICS"])
-	if err != nil {
-		t.Fatalf("manager metrics: %v", err)
-	}
+	resp := getMetrics(t)
 	defer resp.Body.Close()
 	var sum float64
 	parts := map[string]float64{}

@@ -19,7 +19,8 @@ import (
 )
 
 // TestManagerServesProbesAndElectsLeader builds cmd/manager, runs it against the
-// real API server and checks its probes, metrics and leader-election Lease.
+// real API server and checks its probes, its metrics (HTTPS, for a reader's
+// token only) and its leader-election Lease.
 func TestManagerServesProbesAndElectsLeader(t *testing.T) {
 	ctx := testContext(t)
 	dir := t.TempDir()
@@ -58,11 +59,11 @@ func TestManagerServesProbesAndElectsLeader(t *testing.T) {
 	for _, url := range []string{
 		fmt.Sprintf("http://127.0.0.1:%d/healthz", probe),
 		fmt.Sprintf("http://127.0.0.1:%d/readyz", probe),
-		fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics),
 		fmt.Sprintf("http://127.0.0.1:%d/", files), // the artifact store, read-only
 	} {
 		waitForOK(t, url)
 	}
+	checkMetricsNeedAReader(ctx, t, fmt.Sprintf("https://127.0.0.1:%d/metrics", metrics))
 	deadline := time.Now().Add(30 * time.Second)
 	lease := &coordinationv1.Lease{}
 	for {
