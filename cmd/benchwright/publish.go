@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,11 +17,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/artifactserver"
 	"github.com/benchwright/benchwright/internal/report"
 )
 
-// inClusterToken is where a pod's ServiceAccount token is mounted.
-const inClusterToken = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+// publishToken is where the campaign's report step mounts its projected
+// ServiceAccount token of audience artifactserver.TokenAudience (the pod's
+// default token is refused: the API server accepts it too).
+const publishToken = "/var/run/secrets/benchwright/publish/token"
 
 // publishFlags are report's flags for publishing a campaign's report.
 type publishFlags struct {
@@ -27,13 +32,15 @@ type publishFlags struct {
 	campaign  string
 	server    string
 	tokenFile string
+	caFile    string
 }
 
 func (p *publishFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&p.publish, "publish", false, "store the report (html, md, csv) in the manager's artifact store as the campaign's")
 	cmd.Flags().StringVar(&p.campaign, "campaign", "", "the campaign to publish as (default: the value of "+benchv1.CampaignLabel+" in -l)")
-	cmd.Flags().StringVar(&p.server, "server", "", "the manager's artifact server (default: http://SERVICE.NAMESPACE.svc:8082 of --manager)")
-	cmd.Flags().StringVar(&p.tokenFile, "token-file", inClusterToken, "a file holding the bearer token to publish with")
+	cmd.Flags().StringVar(&p.server, "server", "", "the manager's artifact server, https:// only (default: https://SERVICE.NAMESPACE.svc:8443 of --manager)")
+	cmd.Flags().StringVar(&p.tokenFile, "token-file", publishToken, "a file holding the bearer token to publish with: a ServiceAccount token of audience "+artifactserver.TokenAudience)
+	cmd.Flags().StringVar(&p.caFile, "ca-file", "", "PEM certificates the server's may chain to, besides the system's (the chart's artifact-server CA)")
 }
 
 // run publishes rep in every format, then writes -o if it was given too.
@@ -46,12 +53,15 @@ func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.
 	if err != nil {
 		return err
 	}
+	client, err := p.httpClient()
+	if err != nil {
+		return err
+	}
 	token, err := os.ReadFile(p.tokenFile)
 	if err != nil {
-		return fmt.Errorf("--publish needs a ServiceAccount token: %w (run it in a pod, or give --token-file)", err)
+		return fmt.Errorf("--publish needs a ServiceAccount token of audience %s: %w (mount a projected token, or give --token-file)", artifactserver.TokenAudience, err)
 	}
 	ns := cluster.ns()
-	client := &http.Client{Timeout: 2 * time.Minute}
 	for _, f := range reportFormats {
 		var buf bytes.Buffer
 		if err := writerOf(rep, f)(&buf); err != nil {
@@ -86,16 +96,40 @@ func (p publishFlags) campaignName(selector string) (string, error) {
 	return "", fmt.Errorf("--publish: name the campaign with --campaign, or select it with -l %s=NAME", benchv1.CampaignLabel)
 }
 
-// serverURL is --server, else the manager Service's cluster address.
+// serverURL is --server, else the manager Service's cluster address; the
+// token goes over TLS only.
 func (p publishFlags) serverURL(cluster clusterFlags) (string, error) {
 	if p.server != "" {
+		if !strings.HasPrefix(p.server, "https://") {
+			return "", fmt.Errorf("--server %s: the token is sent over https:// only", p.server)
+		}
 		return strings.TrimSuffix(p.server, "/"), nil
 	}
 	ns, svc, err := cluster.managerService()
 	if err != nil {
 		return "", err
 	}
-	return "http://" + svc + "." + ns + ".svc:8082", nil
+	return "https://" + svc + "." + ns + ".svc:8443", nil
+}
+
+// httpClient trusts the system's roots and --ca-file's certificates.
+func (p publishFlags) httpClient() (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if p.caFile != "" {
+		pem, err := os.ReadFile(p.caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--ca-file: %w", err)
+		}
+		roots, err := x509.SystemCertPool()
+		if err != nil {
+			roots = x509.NewCertPool()
+		}
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ca-file %s holds no PEM certificate", p.caFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	}
+	return &http.Client{Transport: tr, Timeout: 2 * time.Minute}, nil
 }
 
 // putReport PUTs one report, and says what the server answered when it refused.

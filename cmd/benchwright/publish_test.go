@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -35,8 +36,12 @@ func TestReportPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	srv := httptest.NewServer(artifactserver.NewPublishing(store, oneToken{"wf-token", "perf"}, testr.New(t)))
+	srv := httptest.NewTLSServer(artifactserver.NewPublishing(store, oneToken{"wf-token", "perf"}, testr.New(t)))
 	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	writeRun(t, dir, "fio-c2", "c2-standard-60", 1, 100000, 98000, 102000)
 	writeRun(t, dir, "fio-c3", "c3-highcpu-176", 1, 260000, 258000, 262000)
@@ -45,7 +50,7 @@ func TestReportPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, stderr, err := runCLI(t, "report", dir, "-n", "perf", "--publish", "--campaign", "s0-x7k2p", "--server", srv.URL, "--token-file", token)
+	_, stderr, err := runCLI(t, "report", dir, "-n", "perf", "--publish", "--campaign", "s0-x7k2p", "--server", srv.URL, "--token-file", token, "--ca-file", ca)
 	if err != nil {
 		t.Fatalf("publish: %v\n%s", err, stderr)
 	}
@@ -68,8 +73,11 @@ func TestReportPublish(t *testing.T) {
 		{[]string{"-n", "hpc", "--campaign", "x", "--token-file", token}, "403 Forbidden: forbidden: not in hpc"},
 		{[]string{"-n", "perf", "--campaign", "x", "--token-file", dir}, "--publish needs a ServiceAccount token"},
 		{[]string{"-n", "perf", "--token-file", token}, "name the campaign with --campaign"},
+		// The token goes to a server the CA vouches for, over TLS only.
+		{[]string{"-n", "perf", "--campaign", "x", "--token-file", token, "--ca-file", ""}, "certificate signed by unknown authority"},
+		{[]string{"-n", "perf", "--campaign", "x", "--token-file", token, "--server", "http://" + srv.Listener.Addr().String()}, "the token is sent over https:// only"},
 	} {
-		args := append([]string{"report", dir, "--publish", "--server", srv.URL}, c.args...)
+		args := append([]string{"report", dir, "--publish", "--server", srv.URL, "--ca-file", ca}, c.args...)
 		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}

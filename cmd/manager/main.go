@@ -46,6 +46,7 @@ func run() int {
 		metricsSecure  bool
 		probeAddr      string
 		artifactAddr   string
+		artifactTLS    artifactTLSFlags
 		leaderElection bool
 		leaderNS       string
 		cfg            controllerConfig
@@ -54,6 +55,7 @@ func run() int {
 	flag.BoolVar(&metricsSecure, "metrics-secure", true, "serve metrics over HTTPS to clients whose token may get /metrics (TokenReview, SubjectAccessReview); false: plain HTTP to anyone")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the /healthz and /readyz probes bind to")
 	flag.StringVar(&artifactAddr, "artifact-server-bind-address", ":8082", "address the read-only HTTP view of the artifact store binds to (0 disables it)")
+	artifactTLS.register(flag.CommandLine)
 	flag.BoolVar(&leaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
 	flag.StringVar(&leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	flag.StringVar(&cfg.artifactStore, "artifact-store", defaultArtifactStore, "where raw output, samples and summaries go: file:///dir, gs://bucket/prefix, s3://bucket/prefix or azblob://container/prefix")
@@ -125,7 +127,7 @@ func run() int {
 		log.Error(err, "setting up controllers")
 		return 1
 	}
-	if err := addArtifactServer(mgr, artifactAddr, store); err != nil {
+	if err := addArtifactServer(mgr, artifactAddr, artifactTLS, store); err != nil {
 		log.Error(err, "adding the artifact server")
 		return 1
 	}

@@ -1,10 +1,17 @@
 package main
 
 import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
+	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -16,26 +23,86 @@ import (
 // artifactServerShutdown bounds the wait for open requests when the manager stops.
 const artifactServerShutdown = 10 * time.Second
 
-// addArtifactServer runs the artifact server on addr ("0" disables it) on
-// every replica, leader or not: it reads the store, and writes only campaign
-// reports that a TokenReview and a SubjectAccessReview let a client publish.
-func addArtifactServer(mgr ctrl.Manager, addr string, store *artifacts.Store) error {
-	if addr == "0" || addr == "" {
-		return nil
-	}
+// artifactTLSFlags configure the artifact server's HTTPS listener, the only
+// one that accepts published reports (their bearer tokens never travel in
+// clear text).
+type artifactTLSFlags struct {
+	addr    string
+	certDir string
+}
+
+func (f *artifactTLSFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "artifact-server-tls-bind-address", "0", "address the artifact server binds to over HTTPS, where campaign reports are also published (0 disables it, and publishing)")
+	fs.StringVar(&f.certDir, "artifact-server-cert-dir", "", "directory holding tls.crt and tls.key of the HTTPS artifact server (reloaded when they change)")
+}
+
+// addArtifactServer runs the artifact server on every replica, leader or not:
+// read-only over HTTP on addr, and over HTTPS on tlsFlags.addr, where it also
+// stores the campaign reports a TokenReview and a SubjectAccessReview let a
+// client publish. "0" disables a listener.
+func addArtifactServer(mgr ctrl.Manager, addr string, tlsFlags artifactTLSFlags, store *artifacts.Store) error {
 	log := ctrl.Log.WithName("artifact-server")
+	servers, runnables, err := artifactServers(addr, tlsFlags, store, artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, log)
+	if err != nil {
+		return err
+	}
+	for _, r := range runnables {
+		if err := mgr.Add(r); err != nil {
+			return err
+		}
+	}
+	for _, s := range servers {
+		if err := mgr.Add(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// artifactServers builds the listeners of addArtifactServer, and what else
+// must run with them (the certificate watcher).
+func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.Store, auth artifactserver.Authorizer, log logr.Logger) ([]*manager.Server, []manager.Runnable, error) {
+	var servers []*manager.Server
+	var runnables []manager.Runnable
+	if on(addr) {
+		servers = append(servers, artifactServer("artifact server", addr, artifactserver.New(store, log)))
+	}
+	if !on(tlsFlags.addr) {
+		log.Info("publishing campaign reports is off: no --artifact-server-tls-bind-address")
+		return servers, nil, nil
+	}
+	if tlsFlags.certDir == "" {
+		return nil, nil, fmt.Errorf("--artifact-server-tls-bind-address needs --artifact-server-cert-dir")
+	}
+	watcher, err := certwatcher.New(filepath.Join(tlsFlags.certDir, "tls.crt"), filepath.Join(tlsFlags.certDir, "tls.key"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading the artifact server's certificate: %w", err)
+	}
+	runnables = append(runnables, watcher)
+	lis, err := net.Listen("tcp", tlsFlags.addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listening on %s: %w", tlsFlags.addr, err)
+	}
+	s := artifactServer("artifact server (TLS)", tlsFlags.addr, artifactserver.NewPublishing(store, auth, log))
+	s.Listener = tls.NewListener(lis, &tls.Config{GetCertificate: watcher.GetCertificate, MinVersion: tls.VersionTLS12})
+	return append(servers, s), runnables, nil
+}
+
+func on(addr string) bool { return addr != "" && addr != "0" }
+
+func artifactServer(name, addr string, h http.Handler) *manager.Server {
 	timeout := artifactServerShutdown
-	return mgr.Add(&manager.Server{
-		Name: "artifact server",
+	return &manager.Server{
+		Name: name,
 		Server: &http.Server{
 			Addr:              addr,
-			Handler:           artifactserver.NewPublishing(store, artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, log),
+			Handler:           h,
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 		},
 		OnlyServeWhenLeader: false,
 		ShutdownTimeout:     &timeout,
-	})
+	}
 }
 
 // registerMetrics adds the benchmark metrics read from the manager's cache

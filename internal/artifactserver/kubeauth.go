@@ -3,6 +3,7 @@ package artifactserver
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
@@ -17,16 +18,22 @@ const (
 	CampaignReportsResource = "campaignreports"
 )
 
+// TokenAudience is the audience a publishing token must be issued for (a
+// projected ServiceAccount token): the pod's default token, which the API
+// server accepts, is refused, and a publishing token is refused by the API
+// server.
+const TokenAudience = "benchwright-artifacts"
+
 // KubeAuthorizer authorizes with the API server: a TokenReview says who the
-// token is, a SubjectAccessReview whether they may create campaignreports in
-// the namespace.
+// token is (for TokenAudience only), a SubjectAccessReview whether they may
+// create campaignreports in the namespace.
 type KubeAuthorizer struct {
 	Client client.Client
 }
 
 // AuthorizePublish implements Authorizer.
 func (a KubeAuthorizer) AuthorizePublish(ctx context.Context, token, namespace, campaign string) error {
-	review := &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token}}
+	review := &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token, Audiences: []string{TokenAudience}}}
 	if err := a.Client.Create(ctx, review); err != nil {
 		return fmt.Errorf("reviewing the token: %w", err)
 	}
@@ -35,7 +42,11 @@ func (a KubeAuthorizer) AuthorizePublish(ctx context.Context, token, namespace, 
 		if reason == "" {
 			reason = "the API server does not know the token"
 		}
-		return fmt.Errorf("%w: %s", ErrUnauthenticated, reason)
+		return fmt.Errorf("%w: %s (publish with a projected ServiceAccount token of audience %s)", ErrUnauthenticated, reason, TokenAudience)
+	}
+	// An authenticator that ignores audiences answers none: not enough.
+	if !slices.Contains(review.Status.Audiences, TokenAudience) {
+		return fmt.Errorf("%w: the token is not for audience %s (its audiences: %v)", ErrUnauthenticated, TokenAudience, review.Status.Audiences)
 	}
 	user := review.Status.User
 	extra := make(map[string]authzv1.ExtraValue, len(user.Extra))

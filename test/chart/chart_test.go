@@ -58,6 +58,7 @@ func TestDefaults(t *testing.T) {
 		"Role/benchwright-manager-role",
 		"RoleBinding/benchwright-leader-election",
 		"RoleBinding/benchwright-manager",
+		"Secret/benchwright-artifact-server-tls",
 		"Service/benchwright-manager",
 		"ServiceAccount/benchwright-manager",
 		"ServiceAccount/benchwright-tuner",
@@ -89,6 +90,8 @@ func TestDefaults(t *testing.T) {
 		"--metrics-bind-address=:8080",
 		"--health-probe-bind-address=:8081",
 		"--artifact-server-bind-address=:8082",
+		"--artifact-server-tls-bind-address=:8443",
+		"--artifact-server-cert-dir=/var/run/secrets/benchwright/artifact-server-tls",
 		"--artifact-store=file:///var/lib/benchwright/artifacts",
 		"--fio-image=ghcr.io/benchwright/fio:v0.1.0",
 		"--tuner-image=ghcr.io/benchwright/tuner:v0.1.0",
@@ -115,8 +118,8 @@ func TestDefaults(t *testing.T) {
 	if *sc.AllowPrivilegeEscalation || !*sc.ReadOnlyRootFilesystem || !*pod.SecurityContext.RunAsNonRoot {
 		t.Errorf("security contexts %+v %+v", sc, pod.SecurityContext)
 	}
-	if len(pod.Volumes) != 1 || pod.Volumes[0].PersistentVolumeClaim.ClaimName != "benchwright-artifacts" ||
-		c.VolumeMounts[0].MountPath != "/var/lib/benchwright" {
+	if len(pod.Volumes) != 2 || pod.Volumes[1].PersistentVolumeClaim.ClaimName != "benchwright-artifacts" ||
+		c.VolumeMounts[1].MountPath != "/var/lib/benchwright" {
 		t.Errorf("volumes %+v, mounts %+v", pod.Volumes, c.VolumeMounts)
 	}
 
@@ -132,7 +135,7 @@ func TestDefaults(t *testing.T) {
 	for _, p := range svc.Spec.Ports {
 		ports = append(ports, p.Port)
 	}
-	if !slices.Equal(ports, []int32{8080, 8082}) || !selects(svc.Spec.Selector, d.Spec.Template.Labels) {
+	if !slices.Equal(ports, []int32{8080, 8082, 8443}) || !selects(svc.Spec.Selector, d.Spec.Template.Labels) {
 		t.Errorf("service ports %v, selector %v, pod labels %v", ports, svc.Spec.Selector, d.Spec.Template.Labels)
 	}
 }
@@ -234,8 +237,8 @@ func TestVariants(t *testing.T) {
 			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 {
 				t.Errorf("a gs:// store rendered %v", pvcs)
 			}
-			if len(d.Spec.Template.Spec.Volumes) != 0 {
-				t.Errorf("a gs:// store mounts %+v", d.Spec.Template.Spec.Volumes)
+			if len(d.Spec.Template.Spec.Volumes) != 1 {
+				t.Errorf("a gs:// store mounts %+v, want the TLS Secret only", d.Spec.Template.Spec.Volumes)
 			}
 			wantArg(t, d, "--artifact-store=gs://bucket/bw")
 		}},
@@ -276,7 +279,7 @@ fullnameOverride: bw
 			if *d.Spec.Replicas != 3 || pod.NodeSelector["pool"] != "system" || len(pod.Tolerations) != 1 {
 				t.Errorf("replicas %d, nodeSelector %v, tolerations %v", *d.Spec.Replicas, pod.NodeSelector, pod.Tolerations)
 			}
-			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 || pod.Volumes[0].PersistentVolumeClaim.ClaimName != "shared" {
+			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 || pod.Volumes[1].PersistentVolumeClaim.ClaimName != "shared" {
 				t.Errorf("existingClaim: rendered %v, volumes %+v", pvcs, pod.Volumes)
 			}
 			if args := pod.Containers[0].Args; args[len(args)-1] != "--zap-log-level=debug" {
@@ -319,6 +322,8 @@ func TestRejected(t *testing.T) {
 		{`replica: 2`, "additional properties 'replica' not allowed"},
 		{`images: {pullPolicy: Sometimes}`, "at '/images/pullPolicy': value must be one of"},
 		{`artifactStore: {url: "http://example.com/x"}`, "at '/artifactStore/url'"},
+		{`argo: {reportServer: "http://example.com"}`, "at '/argo/reportServer'"},
+		{`artifactServer: {tls: {secret: x}}`, "additional properties 'secret' not allowed"},
 		{`allowHostNetwork: "yes"`, "at '/allowHostNetwork': got string, want boolean"},
 		{`gke: {proejct: p}`, "additional properties 'proejct' not allowed"},
 		{`gke: {project: p}`, "gke: set project, location and cluster together"},

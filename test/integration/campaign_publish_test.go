@@ -15,8 +15,9 @@ import (
 )
 
 // TestPublishAuthorization asks the real API server: a ServiceAccount's token
-// may publish a campaign report only where RBAC grants create on
-// campaignreports, and a made-up token not at all.
+// of the artifact server's audience may publish a campaign report only where
+// RBAC grants create on campaignreports; the account's token for the API
+// server (a pod's default one) and a made-up token not at all.
 func TestPublishAuthorization(t *testing.T) {
 	ctx := context.Background()
 	ns := testNamespace(t, "publish-")
@@ -44,11 +45,15 @@ func TestPublishAuthorization(t *testing.T) {
 	if err := k8sClient.Create(ctx, binding); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authnv1.TokenRequest{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
+	tokenFor := func(audiences ...string) string {
+		tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name,
+			&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: audiences}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.Status.Token
 	}
-	token := tr.Status.Token
+	token := tokenFor(artifactserver.TokenAudience)
 
 	auth := artifactserver.KubeAuthorizer{Client: k8sClient}
 	if err := auth.AuthorizePublish(ctx, token, ns, "s0-x7k2p"); err != nil {
@@ -59,5 +64,13 @@ func TestPublishAuthorization(t *testing.T) {
 	}
 	if err := auth.AuthorizePublish(ctx, "not-a-token", ns, "s0-x7k2p"); !errors.Is(err, artifactserver.ErrUnauthenticated) {
 		t.Errorf("a made-up token: %v, want ErrUnauthenticated", err)
+	}
+	// The API server's audience (what a pod mounts by default): refused, so a
+	// token that reaches the artifact server cannot be used on the API server.
+	if err := auth.AuthorizePublish(ctx, tokenFor(), ns, "s0-x7k2p"); !errors.Is(err, artifactserver.ErrUnauthenticated) {
+		t.Errorf("a token of the API server's audience: %v, want ErrUnauthenticated", err)
+	}
+	if err := auth.AuthorizePublish(ctx, tokenFor("somewhere-else"), ns, "s0-x7k2p"); !errors.Is(err, artifactserver.ErrUnauthenticated) {
+		t.Errorf("a token of another audience: %v, want ErrUnauthenticated", err)
 	}
 }

@@ -34,6 +34,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- .ref | default (printf "%s/%s:%s" $images.registry .name ($images.tag | default .root.Chart.AppVersion)) -}}
 {{- end -}}
 
+{{/* The Secret of the HTTPS artifact server: tls.crt, tls.key and ca.crt. */}}
+{{- define "benchwright.artifactServerTLSSecret" -}}
+{{- .Values.artifactServer.tls.secretName | default (printf "%s-artifact-server-tls" (include "benchwright.fullname" .)) -}}
+{{- end -}}
+{{- define "benchwright.artifactServerTLSMount" -}}/var/run/secrets/benchwright/artifact-server-tls{{- end -}}
+
 {{/* The mount of the artifact volume, and whether the store lives on it. */}}
 {{- define "benchwright.artifactMount" -}}/var/lib/benchwright{{- end -}}
 {{- define "benchwright.fileStore" -}}

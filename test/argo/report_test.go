@@ -1,0 +1,111 @@
+package argo_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/benchwright/benchwright/internal/artifactserver"
+)
+
+// template is one template of the WorkflowTemplate, as far as these tests read it.
+type template struct {
+	Name      string
+	Container *corev1.Container
+	Volumes   []corev1.Volume
+	Resource  *struct{ Manifest string }
+}
+
+func templates(t *testing.T) []template {
+	t.Helper()
+	raw, _, _ := unstructured.NestedSlice(workflowTemplate(t, renderArgo(t)).Object, "spec", "templates")
+	data, _ := json.Marshal(raw)
+	var out []template
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The report step's image, server and manager are the chart's: no workflow
+// parameter (which a submitter sets) reaches them. It publishes with a
+// projected token of the artifact server's audience, trusting the chart's CA.
+func TestReportStepIsTheCharts(t *testing.T) {
+	for _, p := range parameters(t, workflowTemplate(t, renderArgo(t))) {
+		if slices.Contains([]string{"reportServer", "image", "manager"}, p.Name) {
+			t.Errorf("parameter %q: a submitter could override it", p.Name)
+		}
+	}
+	i := slices.IndexFunc(templates(t), func(tm template) bool { return tm.Name == "report" })
+	if i < 0 {
+		t.Fatal("no report template")
+	}
+	report := templates(t)[i]
+	c := report.Container
+	if c.Image != "ghcr.io/benchwright/manager:v0.1.0" {
+		t.Errorf("report image %q, want the chart's manager image", c.Image)
+	}
+	for _, arg := range c.Args {
+		if strings.Contains(arg, "{{") && !strings.HasPrefix(arg, "--title=") && !strings.Contains(arg, "{{workflow.name}}") && !strings.Contains(arg, "{{workflow.namespace}}") {
+			t.Errorf("report arg %q is templated", arg)
+		}
+	}
+	const dir = "/var/run/secrets/benchwright/publish"
+	for _, want := range []string{
+		"--server=https://" + release + "-manager." + namespace + ".svc:8443",
+		"--manager=" + namespace + "/" + release + "-manager",
+		"--token-file=" + dir + "/token",
+		"--ca-file=" + dir + "/ca.crt",
+	} {
+		if !slices.Contains(c.Args, want) {
+			t.Errorf("report args %q lack %q", c.Args, want)
+		}
+	}
+	if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != dir || len(report.Volumes) != 1 || report.Volumes[0].Name != c.VolumeMounts[0].Name {
+		t.Fatalf("report mounts %+v of volumes %+v, want one at %s", c.VolumeMounts, report.Volumes, dir)
+	}
+	var token *corev1.ServiceAccountTokenProjection
+	var ca *corev1.SecretProjection
+	for _, src := range report.Volumes[0].Projected.Sources {
+		if src.ServiceAccountToken != nil {
+			token = src.ServiceAccountToken
+		}
+		if src.Secret != nil {
+			ca = src.Secret
+		}
+	}
+	if token == nil || token.Audience != artifactserver.TokenAudience || token.Path != "token" {
+		t.Errorf("projected token %+v, want audience %s at token", token, artifactserver.TokenAudience)
+	}
+	if ca == nil || ca.Name != release+"-artifact-server-tls" || len(ca.Items) != 1 || ca.Items[0].Key != "ca.crt" {
+		t.Errorf("projected Secret %+v, want only ca.crt of %s-artifact-server-tls", ca, release)
+	}
+}
+
+// Manifests are built with toJson: a value pasted into YAML (a name holding a
+// newline, a colon or a quote) could add fields to the object.
+func TestManifestsQuoteValues(t *testing.T) {
+	tag := regexp.MustCompile(`{{.*?}}`)
+	checked := 0
+	for _, tm := range templates(t) {
+		if tm.Resource == nil {
+			continue
+		}
+		for _, line := range strings.Split(tm.Resource.Manifest, "\n") {
+			for _, m := range tag.FindAllString(line, -1) {
+				checked++
+				if !strings.HasPrefix(m, "{{=toJson(") {
+					t.Errorf("%s: %q pastes %s into YAML; build it with {{=toJson(...)}}", tm.Name, strings.TrimSpace(line), m)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no templated manifest value found")
+	}
+}
