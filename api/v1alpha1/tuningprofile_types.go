@@ -23,6 +23,10 @@ const (
 	// ReasonRestoreFailed: a node's tuner could not write an original value
 	// back; the deleted profile keeps its finalizer until it can.
 	ReasonRestoreFailed = "RestoreFailed"
+
+	// ReasonPoolNotInCampaign: a profile of a campaign names a pool that is
+	// not of the same campaign (or does not exist yet); nothing is tuned.
+	ReasonPoolNotInCampaign = "PoolNotInCampaign"
 )
 
 // TuningPreset names a set of settings expanded to explicit values (and shown in

@@ -70,6 +70,7 @@ func (r *Reconciler) poll() time.Duration { return cmp.Or(r.Poll, defaultPoll) }
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools,verbs=get;list;watch
 
 // Reconcile brings a profile's tuner to its nodes and its nodes' reports to
 // its status, or restores the nodes of a deleted profile.
@@ -107,6 +108,13 @@ func (r *Reconciler) advance(ctx context.Context, p *benchv1.TuningProfile) (ctr
 		return ctrl.Result{}, nil // a spec change reconciles again
 	}
 	p.Status.Requested = requested(settings)
+	if why, err := r.outsideCampaign(ctx, p); err != nil {
+		return ctrl.Result{}, err
+	} else if why != "" {
+		setCondition(p, benchv1.TuningConditionTuned, metav1.ConditionFalse, benchv1.ReasonPoolNotInCampaign, why)
+		setCondition(p, benchv1.TuningConditionDegraded, metav1.ConditionTrue, benchv1.ReasonPoolNotInCampaign, why)
+		return ctrl.Result{RequeueAfter: r.poll()}, nil
+	}
 	data := settingsJSON(p, settings)
 	children := []client.Object{
 		constructConfigMap(p, r.Namespace, data),

@@ -26,6 +26,13 @@ func (r *Reconciler) finalize(ctx context.Context, p *benchv1.TuningProfile) (ct
 	if !controllerutil.ContainsFinalizer(p, finalizer) {
 		return ctrl.Result{}, nil
 	}
+	if never, err := r.neverTuned(ctx, p); err != nil || never {
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		controllerutil.RemoveFinalizer(p, finalizer)
+		return ctrl.Result{}, r.Update(ctx, p)
+	}
 	orig := p.Status.DeepCopy()
 	confirmed, err := r.restore(ctx, p)
 	if err != nil {
@@ -116,6 +123,20 @@ func (r *Reconciler) deleteChild(ctx context.Context, p *benchv1.TuningProfile, 
 		return nil
 	}
 	return client.IgnoreNotFound(r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)))
+}
+
+// neverTuned tells whether a campaign's profile was kept off its pool and
+// never had a tuner: no restorer goes to nodes it had no right to tune.
+func (r *Reconciler) neverTuned(ctx context.Context, p *benchv1.TuningProfile) (bool, error) {
+	why, err := r.outsideCampaign(ctx, p)
+	if err != nil || why == "" {
+		return false, err
+	}
+	err = r.Kit().Reader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: childName(p)}, &appsv1.DaemonSet{})
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return false, err
 }
 
 func (r *Reconciler) nodeGone(ctx context.Context, name string) (bool, error) {
