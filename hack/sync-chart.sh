@@ -59,53 +59,29 @@ for src in config/crd/bases/*.yaml; do
   } >"$out/crds/$(basename "$src")"
 done
 
+# role SRC KIND SUFFIX: the chart's copy of the KIND in SRC, named
+# <fullname>-SUFFIX (a Role in the release namespace).
+role() {
+  printf '%s\n' "apiVersion: rbac.authorization.k8s.io/v1" "kind: $2" "metadata:" \
+    "  name: {{ include \"benchwright.fullname\" . }}-$3"
+  [[ $2 == Role ]] && echo "  namespace: {{ .Release.Namespace }}"
+  printf '%s\n' "  labels:" "    {{- include \"benchwright.labels\" . | nindent 4 }}"
+  rules "$1" "$2"
+}
+
 {
   generated config/rbac/role.yaml
-  cat <<'EOF'
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata:
-  name: {{ include "benchwright.fullname" . }}-manager-role
-  labels:
-    {{- include "benchwright.labels" . | nindent 4 }}
-EOF
-  rules config/rbac/role.yaml ClusterRole
-  cat <<'EOF'
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: {{ include "benchwright.fullname" . }}-manager-role
-  namespace: {{ .Release.Namespace }}
-  labels:
-    {{- include "benchwright.labels" . | nindent 4 }}
-EOF
-  rules config/rbac/role.yaml Role
+  role config/rbac/role.yaml ClusterRole manager-role
+  echo ---
+  role config/rbac/role.yaml Role manager-role
 } >"$out/rbac/manager-role.yaml"
 
 {
   generated config/rbac/leader_election_role.yaml
-  cat <<'EOF'
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: {{ include "benchwright.fullname" . }}-leader-election
-  namespace: {{ .Release.Namespace }}
-  labels:
-    {{- include "benchwright.labels" . | nindent 4 }}
-EOF
-  rules config/rbac/leader_election_role.yaml Role
+  role config/rbac/leader_election_role.yaml Role leader-election
 } >"$out/rbac/leader-election-role.yaml"
 
 {
   generated config/rbac/metrics_reader_role.yaml
-  cat <<'EOF'
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata:
-  name: {{ include "benchwright.fullname" . }}-metrics-reader
-  labels:
-    {{- include "benchwright.labels" . | nindent 4 }}
-EOF
-  rules config/rbac/metrics_reader_role.yaml ClusterRole
+  role config/rbac/metrics_reader_role.yaml ClusterRole metrics-reader
 } >"$out/rbac/metrics-reader-role.yaml"
