@@ -27,6 +27,10 @@ const (
 	MachineTypeLabel = "node.kubernetes.io/instance-type"
 )
 
+// ControlPlaneLabels mark the nodes of the control plane, which no pool takes
+// and no tuner tunes.
+var ControlPlaneLabels = []string{"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"}
+
 // Condition types shared by StorageBenchmark and MPIBenchmark. A script waits on
 // them: `kubectl wait --for=condition=Succeeded storagebench/x`.
 const (

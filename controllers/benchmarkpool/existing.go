@@ -47,14 +47,11 @@ func (r *Reconciler) claimExisting(ctx context.Context, p *benchv1.BenchmarkPool
 	return summarize(conflicts), nil
 }
 
-// controlPlaneLabels mark the nodes of the control plane.
-var controlPlaneLabels = []string{"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"}
-
 // notBenchmarkNode says why a selected node must not join an existing pool:
 // a control-plane node never does, and any other only with the admin's
 // opt-in label. "" when it may.
 func notBenchmarkNode(n *corev1.Node) string {
-	for _, l := range controlPlaneLabels {
+	for _, l := range benchv1.ControlPlaneLabels {
 		if _, ok := n.Labels[l]; ok {
 			return fmt.Sprintf("node %s is a control-plane node", n.Name)
 		}

@@ -191,9 +191,6 @@ func tunerContainer(p *benchv1.TuningProfile, image string) corev1.Container {
 	}
 }
 
-// controlPlaneLabels mark the nodes of the control plane, where no tuner runs.
-var controlPlaneLabels = []string{"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"}
-
 // placement is where a profile's tuner runs, as the required node affinity's
 // terms, and what it tolerates: a pool's nodes (its label; its NoSchedule
 // taint), or the nodes an admin opted in (benchwright.io/benchmark-node=true)
@@ -218,7 +215,7 @@ func placement(p *benchv1.TuningProfile) ([]corev1.NodeSelectorRequirement, []co
 			}
 		}
 	}
-	for _, l := range controlPlaneLabels {
+	for _, l := range benchv1.ControlPlaneLabels {
 		reqs = append(reqs, corev1.NodeSelectorRequirement{Key: l, Operator: corev1.NodeSelectorOpDoesNotExist})
 	}
 	return reqs, tolerations
