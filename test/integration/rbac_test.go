@@ -64,24 +64,44 @@ func bindGeneratedRBAC(t *testing.T, ns string) {
 	if !kinds["ClusterRole"] || !kinds["Role"] {
 		t.Fatalf("config/rbac/role.yaml holds %v, want a ClusterRole and the Role of the manager's namespace", kinds)
 	}
+	// The API server's authorizer learns of new roles from its informers: wait
+	// until it grants one rule of each, or a review asked too soon says no.
+	for _, attr := range []authzv1.ResourceAttributes{
+		{Verb: "create", Group: "apps", Resource: "daemonsets", Namespace: ns},
+		{Verb: "list", Resource: "nodes"},
+	} {
+		deadline := time.Now().Add(10 * time.Second)
+		for !managerMay(t, ns, attr) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the generated roles bound in %s do not grant %+v after 10s", ns, attr)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// managerMay asks the API server whether the manager's ServiceAccount in ns
+// may do attr.
+func managerMay(t *testing.T, ns string, attr authzv1.ResourceAttributes) bool {
+	t.Helper()
+	sar := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
+		User:               "system:serviceaccount:" + ns + ":" + managerAccount,
+		Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+		ResourceAttributes: &attr,
+	}}
+	if err := k8sClient.Create(testContext(t), sar); err != nil {
+		t.Fatal(err)
+	}
+	return sar.Status.Allowed
 }
 
 // The manager's writes to DaemonSets and ConfigMaps stay in its namespace:
 // outside it, it may create a benchmark's ConfigMap and read them, no more.
 func TestGeneratedRBACKeepsTunerWritesInTheManagerNamespace(t *testing.T) {
-	ctx := testContext(t)
 	ns := testNamespace(t, "rbac-")
 	bindGeneratedRBAC(t, ns)
-	user := "system:serviceaccount:" + ns + ":" + managerAccount
 	can := func(verb, group, resource, namespace string) bool {
-		sar := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
-			User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-			ResourceAttributes: &authzv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Namespace: namespace},
-		}}
-		if err := k8sClient.Create(ctx, sar); err != nil {
-			t.Fatal(err)
-		}
-		return sar.Status.Allowed
+		return managerMay(t, ns, authzv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Namespace: namespace})
 	}
 	for _, tc := range []struct {
 		verb, group, resource, namespace string
@@ -104,7 +124,7 @@ func TestGeneratedRBACKeepsTunerWritesInTheManagerNamespace(t *testing.T) {
 		{"delete", "", "configmaps", "default", false},
 	} {
 		if got := can(tc.verb, tc.group, tc.resource, tc.namespace); got != tc.want {
-			t.Errorf("%s may %s %s.%s in namespace %q: %v, want %v", user, tc.verb, tc.resource, tc.group, tc.namespace, got, tc.want)
+			t.Errorf("%s may %s %s.%s in namespace %q: %v, want %v", managerAccount, tc.verb, tc.resource, tc.group, tc.namespace, got, tc.want)
 		}
 	}
 }
