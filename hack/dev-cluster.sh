@@ -365,6 +365,19 @@ manager_facts() {
   DEPLOYMENT=$deploy
 }
 
+# manager_tls writes the chart's artifact-server certificate (its Secret, which
+# the pod mounts) where the local manager reads it.
+manager_tls() {
+  local secret key
+  secret=$(k get -n "$SYSTEM_NS" "$DEPLOYMENT" -o jsonpath='{.spec.template.spec.volumes[?(@.name=="artifact-server-tls")].secret.secretName}')
+  [[ -n "$secret" ]] || die "$DEPLOYMENT mounts no artifact-server-tls Secret"
+  mkdir -p "$DEV/artifact-server-tls"
+  for key in tls.crt tls.key ca.crt; do
+    k get secret -n "$SYSTEM_NS" "$secret" -o jsonpath="{.data.${key//./\\.}}" | base64 -d >"$DEV/artifact-server-tls/$key" ||
+      die "could not read $key of Secret $SYSTEM_NS/$secret"
+  done
+}
+
 # manager_kubeconfig: the admin kubeconfig, impersonating the ServiceAccount.
 manager_kubeconfig() {
   local user="system:serviceaccount:$SYSTEM_NS:$SERVICE_ACCOUNT"
@@ -397,6 +410,7 @@ manager_ready_or_gone() {
 manager_up() {
   manager_facts
   manager_kubeconfig
+  manager_tls
   log "building the manager"
   (cd "$ROOT" && go build -o "$DEV/manager.new" ./cmd/manager) || die "go build ./cmd/manager failed"
   local sum_new sum_old=""
@@ -417,6 +431,7 @@ manager_up() {
   MANAGER_METRICS_PORT=${MANAGER_METRICS_PORT:-$(free_port 18080)}
   MANAGER_PROBE_PORT=${MANAGER_PROBE_PORT:-$(free_port $((MANAGER_METRICS_PORT + 1)))}
   MANAGER_ARTIFACT_PORT=${MANAGER_ARTIFACT_PORT:-$(free_port $((MANAGER_PROBE_PORT + 1)))}
+  MANAGER_ARTIFACT_TLS_PORT=${MANAGER_ARTIFACT_TLS_PORT:-$(free_port $((MANAGER_ARTIFACT_PORT + 1)))}
   mkdir -p "$DEV/artifacts"
   # The chart's args first; later flags win: local addresses, the local store,
   # a single replica.
@@ -428,12 +443,15 @@ manager_up() {
     --metrics-bind-address "127.0.0.1:$MANAGER_METRICS_PORT" \
     --health-probe-bind-address "127.0.0.1:$MANAGER_PROBE_PORT" \
     --artifact-server-bind-address "127.0.0.1:$MANAGER_ARTIFACT_PORT" \
+    --artifact-server-tls-bind-address "127.0.0.1:$MANAGER_ARTIFACT_TLS_PORT" \
+    --artifact-server-cert-dir "$DEV/artifact-server-tls" \
     --artifact-store "file://$DEV/artifacts" \
     ${MANAGER_ARGS:-}
   {
     echo "MANAGER_METRICS_PORT=$MANAGER_METRICS_PORT"
     echo "MANAGER_PROBE_PORT=$MANAGER_PROBE_PORT"
     echo "MANAGER_ARTIFACT_PORT=$MANAGER_ARTIFACT_PORT"
+    echo "MANAGER_ARTIFACT_TLS_PORT=$MANAGER_ARTIFACT_TLS_PORT"
   } >"$DEV/manager.ports"
   wait_until "$UP_TIMEOUT" "the manager (/readyz)" "$DEV/manager.log" \
     manager_ready_or_gone "$MANAGER_PROBE_PORT" "$(<"$DEV/manager.pid")"
@@ -527,6 +545,7 @@ down() {
     log "no cluster $CLUSTER_NAME"
   fi
   rm -f "$DEV/env" "$DEV/manager.sha256" "$DEV/manager.args" "$DEV/nodes" "$DEV/nodes.sha256"
+  rm -rf "$DEV/artifact-server-tls"
 }
 
 env_() {
