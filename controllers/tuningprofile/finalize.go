@@ -26,6 +26,13 @@ func (r *Reconciler) finalize(ctx context.Context, p *benchv1.TuningProfile) (ct
 	if !controllerutil.ContainsFinalizer(p, finalizer) {
 		return ctrl.Result{}, nil
 	}
+	// A stale copy, whose finalizer an earlier reconcile already removed,
+	// must not bring the restorer back for good.
+	if stale, err := r.Kit().Stale(ctx, p); apierrors.IsNotFound(err) {
+		return ctrl.Result{}, nil
+	} else if err != nil || stale {
+		return ctrl.Result{RequeueAfter: r.poll()}, err
+	}
 	if never, err := r.neverTuned(ctx, p); err != nil || never {
 		if err != nil {
 			return ctrl.Result{}, err
