@@ -79,7 +79,10 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.NetworkBenchmark) (
 	if attempt < 0 || len(slots) < nodes {
 		return r.startAttempt(ctx, b, rep, max(attempt, 0))
 	}
-	obs := benchrun.ObserveSlots(slots)
+	slots, obs, err := benchrun.ConfirmLost(ctx, r.Kit().Reader, b, childLabels(b), rep, attempt, slots, benchrun.ObserveSlots(slots))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	now := r.Now()
 	total := b.Spec.Repetitions
 	switch obs.Phase {

@@ -84,7 +84,10 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.StorageBenchmark) (
 		// No attempt yet, or one whose Jobs were only partly created.
 		return r.startAttempt(ctx, b, rep, max(attempt, 0))
 	}
-	obs := benchrun.ObserveSlots(slots)
+	_, obs, err := benchrun.ConfirmLost(ctx, r.Kit().Reader, b, childLabels(b), rep, attempt, slots, benchrun.ObserveSlots(slots))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	now := r.Now()
 	total := b.Spec.Repetitions
 	switch obs.Phase {

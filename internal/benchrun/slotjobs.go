@@ -116,3 +116,21 @@ func DeleteActiveJobs(ctx context.Context, c client.Writer, jobs []*batchv1.Job)
 	}
 	return nil
 }
+
+// ConfirmLost re-observes an attempt that looks lost, reading its Jobs and
+// pods around the cache: a loss costs a retry, and the cache can hold a
+// Job's completion before its pod's. It returns what to act on.
+func ConfirmLost(ctx context.Context, c client.Reader, owner client.Object, labels map[string]string,
+	rep, attempt int, slots []SlotRun, obs Observation) ([]SlotRun, Observation, error) {
+	if obs.Phase != PhaseLost {
+		return slots, obs, nil
+	}
+	fresh, err := ListSlotJobs(ctx, c, owner, labels)
+	if err != nil {
+		return nil, obs, err
+	}
+	if a, s := fresh.Current(rep); a == attempt && len(s) == len(slots) {
+		return s, ObserveSlots(s), nil
+	}
+	return slots, obs, nil
+}
