@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,7 +43,7 @@ step the server's node answers on port 29100 once its server listens, and the
 client's node waits for that answer before it connects. When a step fails, the
 node says so on that port for --linger, so that its peers stop at once.
 
-Progress goes to stderr. At the end one line
+Progress goes to stdout, as the report does. At the end one line
 
   ==> benchwright netbench report <==
 
@@ -53,17 +55,21 @@ failed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			// One stream, one writer at a time: the container runtime splits a
+			// long line into chunks, and a progress line of another stream or
+			// goroutine landing between them broke the report's JSON.
+			out := &lockedWriter{w: cmd.OutOrStdout()}
 			rep, err := runNetbench(ctx, f, func(format string, args ...any) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "benchwright netbench: "+format+"\n", args...)
+				fmt.Fprintf(out, "benchwright netbench: "+format+"\n", args...)
 			})
 			if err != nil {
 				return err
 			}
-			if err := rep.Write(cmd.OutOrStdout()); err != nil {
+			if err := rep.Write(out); err != nil {
 				return err
 			}
 			if rep.Error != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "benchwright netbench:", rep.Error)
+				fmt.Fprintln(out, "benchwright netbench:", rep.Error)
 				os.Exit(1)
 			}
 			return nil
@@ -113,4 +119,16 @@ func runNetbench(ctx context.Context, f netbenchFlags, progress func(string, ...
 		StepTimeout: f.stepTimeout, Linger: f.linger, Progress: progress,
 	}
 	return r.Run(ctx), nil
+}
+
+// lockedWriter writes each call whole, whichever goroutine makes it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
