@@ -133,6 +133,36 @@ type Placement struct {
 	Tuning TuningProfileName `json:"tuning,omitempty"`
 }
 
+// BenchmarkSpecCommon is the part of the spec every benchmark kind shares,
+// which the shared state machine reads: where the benchmark runs, how often,
+// how long each wait may take, how often a lost repetition is retried, and
+// what its figures must meet.
+type BenchmarkSpecCommon struct {
+	Placement        `json:",inline"`
+	RepetitionPolicy `json:",inline"`
+
+	// maxRetries is how often a repetition is retried after one of its pods was
+	// evicted, preempted or lost with its node (for an MPIBenchmark: a worker
+	// or the launcher). A tool that fails is never retried: its failure is the
+	// result.
+	// +optional
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	MaxRetries int32 `json:"maxRetries,omitempty"`
+
+	// timeouts bound the waits; for an MPIBenchmark timeouts.start bounds the
+	// wait for its workers to be ready.
+	// +optional
+	Timeouts Timeouts `json:"timeouts,omitempty"`
+
+	// expectations turn figures into the MeetsExpectations condition.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Expectations []Expectation `json:"expectations,omitempty"`
+}
+
 // RepetitionPolicy says how often a benchmark is repeated and how many of the first
 // repetitions are discarded as warm-up.
 type RepetitionPolicy struct {

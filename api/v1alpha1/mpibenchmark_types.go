@@ -33,8 +33,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.suite == 'osu' || !has(self.warmupIterations)",message="warmupIterations (-x) apply to osu only: IMB-MPI1 warms up on its own and has no option for it, IOR has none"
 // +kubebuilder:validation:XValidation:rule="self.suite == 'osu' || !has(self.fullStatistics) || !self.fullStatistics",message="fullStatistics (-f) is an OSU option"
 type MPIBenchmarkSpec struct {
-	Placement        `json:",inline"`
-	RepetitionPolicy `json:",inline"`
+	BenchmarkSpecCommon `json:",inline"`
 
 	// suite is osu (OSU micro-benchmarks), imb (Intel MPI Benchmarks, IMB-MPI1) or
 	// ior (parallel file I/O).
@@ -88,25 +87,6 @@ type MPIBenchmarkSpec struct {
 	// ior configures IOR; required with suite ior.
 	// +optional
 	IOR *IORSettings `json:"ior,omitempty"`
-
-	// maxRetries is how often a repetition is retried after a worker or the
-	// launcher was evicted. A failed MPI run is never retried: it is the result.
-	// +optional
-	// +kubebuilder:default=2
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=10
-	MaxRetries int32 `json:"maxRetries,omitempty"`
-
-	// timeouts bound the waits; timeouts.start bounds the wait for workers to be
-	// ready.
-	// +optional
-	Timeouts Timeouts `json:"timeouts,omitempty"`
-
-	// expectations turn figures into the MeetsExpectations condition.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
-	Expectations []Expectation `json:"expectations,omitempty"`
 }
 
 // MPILayout places ranks: nodes x ranksPerNode, bound to CPUs.

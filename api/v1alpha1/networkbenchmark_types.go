@@ -15,8 +15,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.pairs.explicit) || self.pairs.explicit.all(p, p.server.node < self.nodes && p.client.node < self.nodes)",message="an explicit pair names a node index that does not exist: node indexes run from 0 to nodes-1"
 // +kubebuilder:validation:XValidation:rule="!has(self.pairs.scopes) || !('interNode' in self.pairs.scopes) || self.nodes >= 2",message="the interNode scope needs nodes: 2 or more"
 type NetworkBenchmarkSpec struct {
-	Placement        `json:",inline"`
-	RepetitionPolicy `json:",inline"`
+	BenchmarkSpecCommon `json:",inline"`
 
 	// nodes is how many nodes run the pairs, one pod each. Intra-node pairs run
 	// on every node; inter-node pairs from each node to the next (with 2 nodes,
@@ -57,24 +56,6 @@ type NetworkBenchmarkSpec struct {
 	// container's cpuset, which must hold the CPUs of the pairs.
 	// +optional
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
-
-	// maxRetries is how often a repetition is retried after a pod was evicted
-	// or lost with its node. A failed tool is never retried: it is the result.
-	// +optional
-	// +kubebuilder:default=2
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=10
-	MaxRetries int32 `json:"maxRetries,omitempty"`
-
-	// timeouts bound the waits.
-	// +optional
-	Timeouts Timeouts `json:"timeouts,omitempty"`
-
-	// expectations turn figures into the MeetsExpectations condition.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
-	Expectations []Expectation `json:"expectations,omitempty"`
 }
 
 // NetworkScope is where a pair's ends are relative to each other.

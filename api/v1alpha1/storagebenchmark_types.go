@@ -13,8 +13,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.dropCaches) || !self.dropCaches || !has(self.fio) || !has(self.fio.jobs) || self.fio.jobs.exists(j, has(j.direct) && !j.direct)",message="dropCaches only matters for buffered I/O: at least one job must have direct: false (jobs are direct unless they say so)"
 // +kubebuilder:validation:XValidation:rule="!has(self.dd) || !has(self.volumes.volumeMode) || self.volumes.volumeMode != 'Block'",message="dd writes a file: use volumeMode Filesystem (fio can use a raw Block device)"
 type StorageBenchmarkSpec struct {
-	Placement        `json:",inline"`
-	RepetitionPolicy `json:",inline"`
+	BenchmarkSpecCommon `json:",inline"`
 
 	// volumes are the disks under test, mounted at /data/0, /data/1, ... in each pod
 	// (or attached as /dev/bw0, /dev/bw1, ... in Block mode).
@@ -46,24 +45,6 @@ type StorageBenchmarkSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
-
-	// maxRetries is how often a repetition is retried after its pod was evicted or
-	// lost. A tool that fails is never retried: its failure is the result.
-	// +optional
-	// +kubebuilder:default=2
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=10
-	MaxRetries int32 `json:"maxRetries,omitempty"`
-
-	// timeouts bound the waits.
-	// +optional
-	Timeouts Timeouts `json:"timeouts,omitempty"`
-
-	// expectations turn figures into the MeetsExpectations condition.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
-	Expectations []Expectation `json:"expectations,omitempty"`
 }
 
 // StorageVolumes are the volumes under test: persistent disks (one PVC each), an

@@ -31,11 +31,10 @@ func newBench(mods ...func(*benchv1.MPIBenchmark)) *benchv1.MPIBenchmark {
 	b := &benchv1.MPIBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "lat", Namespace: "hpc", UID: "0b6f1c9e-uid"},
 		Spec: benchv1.MPIBenchmarkSpec{
-			Placement:        benchv1.Placement{Pool: "c2d"},
-			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3},
-			Suite:            benchv1.SuiteOSU,
-			Tests:            []string{"osu_latency"},
-			Layout:           benchv1.MPILayout{Nodes: 2, RanksPerNode: 1},
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{Pool: "c2d"}, RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3}},
+			Suite:               benchv1.SuiteOSU,
+			Tests:               []string{"osu_latency"},
+			Layout:              benchv1.MPILayout{Nodes: 2, RanksPerNode: 1},
 		},
 	}
 	for _, m := range mods {

@@ -20,9 +20,8 @@ func seed2(nodes int32, hostNetwork bool) *benchv1.NetworkBenchmark {
 	return &benchv1.NetworkBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "s2-fabtests-chiplets", Namespace: "ns", UID: "uid"},
 		Spec: benchv1.NetworkBenchmarkSpec{
-			Placement:        benchv1.Placement{Pool: "c3"},
-			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 11, WarmupRepetitions: 1},
-			Nodes:            nodes, HostNetwork: hostNetwork,
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{Pool: "c3"}, RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 11, WarmupRepetitions: 1}},
+			Nodes:               nodes, HostNetwork: hostNetwork,
 			Pairs:    benchv1.NetworkPairs{From: &benchv1.ChipletRef{}, Scopes: []benchv1.NetworkScope{benchv1.ScopeIntraSocket, benchv1.ScopeInterNode}},
 			Fabtests: &benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}, Provider: "tcp", WarmupIterations: ptr.To[int32](1024)},
 		},

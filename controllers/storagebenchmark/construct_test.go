@@ -27,8 +27,7 @@ func newBench(mods ...func(*benchv1.StorageBenchmark)) *benchv1.StorageBenchmark
 	b := &benchv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "perf"},
 		Spec: benchv1.StorageBenchmarkSpec{
-			Placement:        benchv1.Placement{Pool: "ssd"},
-			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3},
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{Pool: "ssd"}, RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3}},
 			Volumes: benchv1.StorageVolumes{
 				Count: 2, Size: ptr.To(resource.MustParse("100Gi")), StorageClassName: ptr.To("premium-rwo"),
 			},

@@ -29,8 +29,8 @@ func osuBench(tests ...string) *benchv1.MPIBenchmark {
 	return &benchv1.MPIBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "osu", Labels: map[string]string{benchv1.CampaignLabel: "test"}},
 		Spec: benchv1.MPIBenchmarkSpec{
-			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3, WarmupRepetitions: 1},
-			Suite:            benchv1.SuiteOSU, Tests: tests,
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3, WarmupRepetitions: 1}},
+			Suite:               benchv1.SuiteOSU, Tests: tests,
 			Layout:       benchv1.MPILayout{Nodes: 1, RanksPerNode: 2, CPUBinding: &benchv1.CPUBinding{Policy: benchv1.BindNone}},
 			MPI:          benchv1.MPISettings{Implementation: benchv1.OpenMPI},
 			MessageSizes: &benchv1.MessageSizes{Min: 1, Max: 1048576}, Iterations: ptr.To[int32](1000),

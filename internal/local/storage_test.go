@@ -34,8 +34,8 @@ func smallFioBench() *benchv1.StorageBenchmark {
 	return &benchv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "small", Labels: map[string]string{benchv1.CampaignLabel: "test"}},
 		Spec: benchv1.StorageBenchmarkSpec{
-			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3, WarmupRepetitions: 1},
-			Volumes:          benchv1.StorageVolumes{Count: 2, EmptyDir: &benchv1.EmptyDirVolume{}},
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3, WarmupRepetitions: 1}},
+			Volumes:             benchv1.StorageVolumes{Count: 2, EmptyDir: &benchv1.EmptyDirVolume{}},
 			Fio: &benchv1.FioSpec{Size: "8M", Runtime: &metav1.Duration{Duration: time.Second}, Jobs: []benchv1.FioJob{
 				{Name: "randread-4k", RW: "randread", IODepth: i32(4)},
 				{Name: "write-64k", RW: "write", BlockSize: "64k", IOEngine: "psync"},
@@ -158,8 +158,8 @@ func TestRunStorageDDWithRealDD(t *testing.T) {
 	b := &benchv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "dd"},
 		Spec: benchv1.StorageBenchmarkSpec{
-			RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 2},
-			Volumes:          benchv1.StorageVolumes{Count: 1, EmptyDir: &benchv1.EmptyDirVolume{}},
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 2}},
+			Volumes:             benchv1.StorageVolumes{Count: 1, EmptyDir: &benchv1.EmptyDirVolume{}},
 			DD: &benchv1.DDSpec{Tests: []benchv1.DDTest{
 				{Name: "write-dsync", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 4, OFlag: "dsync"},
 				{Name: "read-buffered", Operation: benchv1.DDRead, BlockSize: "1M", Count: 4},

@@ -23,9 +23,9 @@ func TestBenchmarkSpecIsImmutableOnceStarted(t *testing.T) {
 	bench := &benchv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "fio", Namespace: ns.Name},
 		Spec: benchv1.StorageBenchmarkSpec{
-			Placement: benchv1.Placement{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}},
-			Volumes:   benchv1.StorageVolumes{Size: &size},
-			Fio:       &benchv1.FioSpec{Preset: benchv1.FioPresetGCEPD},
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}}},
+			Volumes:             benchv1.StorageVolumes{Size: &size},
+			Fio:                 &benchv1.FioSpec{Preset: benchv1.FioPresetGCEPD},
 		},
 	}
 	if err := k8sClient.Create(ctx, bench); err != nil {

@@ -28,11 +28,11 @@ func TestKubectlGetColumns(t *testing.T) {
 	bench := &benchv1.MPIBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "osu-off-node", Namespace: ns.Name},
 		Spec: benchv1.MPIBenchmarkSpec{
-			Placement: benchv1.Placement{Pool: "c3"},
-			Suite:     benchv1.SuiteOSU,
-			Tests:     []string{"osu_latency", "osu_bw"},
-			Layout:    benchv1.MPILayout{Nodes: 2, RanksPerNode: 1},
-			MPI:       benchv1.MPISettings{Implementation: benchv1.MPICH},
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{Pool: "c3"}},
+			Suite:               benchv1.SuiteOSU,
+			Tests:               []string{"osu_latency", "osu_bw"},
+			Layout:              benchv1.MPILayout{Nodes: 2, RanksPerNode: 1},
+			MPI:                 benchv1.MPISettings{Implementation: benchv1.MPICH},
 		},
 	}
 	if err := k8sClient.Create(ctx, bench); err != nil {
