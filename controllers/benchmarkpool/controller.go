@@ -10,7 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,7 +25,9 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/gke"
+	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
 // finalizer keeps a pool until its nodes are released (or its GKE node pool
@@ -76,17 +77,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
-	orig := p.Status.DeepCopy()
-	res, err := r.observe(ctx, &p)
+	// One reconcile's copy of the reconciler, whose events wait for the
+	// status write.
+	before, events := p.DeepCopy(), statusupdate.NewEvents(r.Recorder)
+	step := *r
+	step.Recorder = events
+	res, err := step.observe(ctx, &p)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	p.Status.ObservedGeneration = p.Generation
 	p.Status.State = state(&p)
-	if !equality.Semantic.DeepEqual(*orig, p.Status) {
-		if err := r.Status().Update(ctx, &p); err != nil {
-			return ctrl.Result{}, err
-		}
+	switch written, err := statusupdate.Write(ctx, r.Client, before, &p, events); {
+	case err != nil:
+		return ctrl.Result{}, err
+	case written == statusupdate.Conflicted:
+		return ctrl.Result{RequeueAfter: statusupdate.ConflictRetry}, nil
 	}
 	return res, nil
 }
@@ -199,17 +205,11 @@ func setReady(p *benchv1.BenchmarkPool, nodes int, conflicts []string) bool {
 	if len(conflicts) > 0 {
 		msg += "; left out: " + strings.Join(conflicts, ", ")
 	}
-	setCondition(p, benchv1.PoolConditionReady, status, reason, msg)
+	conditions.Set(p, benchv1.PoolConditionReady, status, reason, msg)
 	return status == metav1.ConditionTrue
 }
 
 // setCondition sets one condition of the pool for its generation.
-func setCondition(p *benchv1.BenchmarkPool, typ string, status metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: p.Generation,
-	})
-}
-
 // delete deletes the GKE node pool or releases the pool's nodes, then lets
 // the pool go.
 func (r *Reconciler) delete(ctx context.Context, p *benchv1.BenchmarkPool) (ctrl.Result, error) {

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/gke"
 )
 
@@ -192,7 +193,7 @@ func (r *Reconciler) failForGood(p *benchv1.BenchmarkPool, cause error) {
 // reason and message, and records them as a warning.
 func (r *Reconciler) notReady(p *benchv1.BenchmarkPool, provisioning metav1.ConditionStatus, reason, msg string) {
 	setProvisioning(p, provisioning, reason, msg)
-	setCondition(p, benchv1.PoolConditionReady, metav1.ConditionFalse, reason, msg)
+	conditions.Set(p, benchv1.PoolConditionReady, metav1.ConditionFalse, reason, msg)
 	r.Recorder.Event(p, corev1.EventTypeWarning, reason, msg)
 }
 
@@ -208,14 +209,14 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 		}
 		// A node pool may exist: keep the finalizer rather than leak it.
 		msg := fmt.Sprintf("the manager has no GKE cluster configured, so node pool %s cannot be deleted: start it with --gke-project, --gke-location and --gke-cluster, or delete the node pool with gcloud and then remove the finalizer %s", p.Status.NodePoolName, finalizer)
-		setCondition(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonProviderError, msg)
+		conditions.Set(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonProviderError, msg)
 		return false, nil
 	}
 	cluster, err := gke.ClusterFor(r.GKECluster, r.GKEAllowedClusters, p.Spec.GKE)
 	switch {
 	case gke.KindOf(err) == gke.NotAllowed && (p.Status.NodePoolName != "" || p.Annotations[operationAnnotation] != ""):
 		// Allowed once, no longer: keep the finalizer rather than leak the node pool.
-		setCondition(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonClusterNotAllowed, fmt.Sprintf(
+		conditions.Set(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonClusterNotAllowed, fmt.Sprintf(
 			"node pool %s cannot be deleted: %s; or delete the node pool with gcloud and then remove the finalizer %s",
 			gke.NodePoolName(p.Name), message(err), finalizer))
 		return false, nil
@@ -253,7 +254,7 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 			return false, err
 		}
 	}
-	setCondition(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonDeletingNodePool, "GKE is deleting node pool "+name)
+	conditions.Set(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonDeletingNodePool, "GKE is deleting node pool "+name)
 	return false, nil
 }
 
@@ -291,7 +292,7 @@ func setOperation(p *benchv1.BenchmarkPool, what, op string) {
 }
 
 func setProvisioning(p *benchv1.BenchmarkPool, status metav1.ConditionStatus, reason, msg string) {
-	setCondition(p, benchv1.PoolConditionProvisioning, status, reason, msg)
+	conditions.Set(p, benchv1.PoolConditionProvisioning, status, reason, msg)
 }
 
 func clearFailures(p *benchv1.BenchmarkPool) {

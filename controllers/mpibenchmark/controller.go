@@ -5,14 +5,11 @@
 package mpibenchmark
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,7 +17,6 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
-	"github.com/benchwright/benchwright/internal/results"
 )
 
 // Reconciler reconciles MPIBenchmarks.
@@ -44,152 +40,14 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools;tuningprofiles,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks,verbs=get;list;watch
 
-// Reconcile moves a benchmark one step: create what is missing, look at the
-// current repetition's MPIJob, collect it when done, fail with a reason when
-// it cannot succeed.
+// Reconcile moves a benchmark one step of the shared state machine, which
+// this package drives (see driver).
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var b benchv1.MPIBenchmark
 	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	return r.Env.Reconcile(ctx, benchrun.Step{
-		Object: &b, Common: &b.Status.BenchmarkStatusCommon,
-		Status:       func() any { return b.Status.DeepCopy() },
-		Advance:      func() (ctrl.Result, error) { return r.advance(ctx, &b) },
-		StopChildren: func() error { return r.stopChildren(ctx, &b) },
-		Display:      func() { syncDisplay(&b) },
-	})
-}
-
-// advance does the work of one reconcile and returns when to look again.
-func (r *Reconciler) advance(ctx context.Context, b *benchv1.MPIBenchmark) (ctrl.Result, error) {
-	if err := benchrun.CheckHostNetwork("spec.layout.hostNetwork", b.Spec.Layout.HostNetwork, r.AllowHostNetwork); err != nil {
-		return ctrl.Result{}, err
-	}
-	// Before the first repetition: the pool Ready, the tuning Tuned, and this
-	// benchmark first in the pool's queue.
-	if held, res, err := r.Hold(ctx, b, kind, b.Spec.Placement, b.Spec.Timeouts, &b.Status.BenchmarkStatusCommon); held {
-		return res, err
-	}
-	launch, err := buildLaunch(b)
-	if err != nil {
-		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
-	}
-	cm, err := constructConfigMap(b, launch)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if _, err := r.Kit().CreateOwned(ctx, b, cm); err != nil {
-		return ctrl.Result{}, err
-	}
-	st, err := r.listChildren(ctx, b)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	b.Status.Retries = benchrun.Retries(st.jobs)
-	rep := int(b.Status.CompletedRepetitions)
-	attempt, job := st.current(rep)
-	if job == nil {
-		return r.startAttempt(ctx, b, launch, rep, 0)
-	}
-	obs := observe(job, st.podsOf(job))
-	now, total := r.Now(), b.Spec.Repetitions
-	switch obs.phase {
-	case phaseStarting:
-		deadline := obs.created.Add(startTimeout(b))
-		if now.After(deadline) {
-			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf(
-				"repetition %d/%d: the MPI workers were not ready within %s (spec.timeouts.start): %s", rep+1, total, startTimeout(b), obs.why))
-		}
-		setRunning(b, metav1.ConditionFalse, benchv1.ReasonStarting, fmt.Sprintf("repetition %d/%d is starting: %s", rep+1, total, obs.why))
-		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
-	case phaseRunning:
-		return r.Running(b, &b.Status.BenchmarkStatusCommon, rep, total, obs.started, b.Spec.Timeouts, " (MPIJob "+job.Name+")")
-	case phaseDeadline:
-		return ctrl.Result{}, benchrun.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, obs.why))
-	case phaseFailed:
-		return ctrl.Result{}, r.runFailure(ctx, b, launch, rep, obs)
-	case phaseLost:
-		return r.Retry(b, &b.Status.BenchmarkStatusCommon, benchrun.Lost{
-			Rep: rep, Attempt: attempt, Total: b.Spec.Repetitions, MaxRetries: b.Spec.MaxRetries, Why: obs.why,
-		}, nil, func(next int) (ctrl.Result, error) { return r.startAttempt(ctx, b, launch, rep, next) })
-	}
-	return r.collect(ctx, b, launch, st, job, rep, attempt, obs)
-}
-
-// startAttempt creates the MPIJob of one attempt of a repetition.
-func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep, attempt int) (ctrl.Result, error) {
-	if stale, err := r.Kit().Stale(ctx, b); err != nil || stale {
-		return ctrl.Result{}, cmp.Or(err, benchrun.ErrStale)
-	}
-	image := b.Spec.MPI.Image
-	if image == "" {
-		image = r.Images[cmp.Or(b.Spec.MPI.Implementation, benchv1.OpenMPI)]
-	}
-	job := constructMPIJob(b, l, jobParams{rep: rep, attempt: attempt, image: image})
-	created, err := r.Kit().CreateOwned(ctx, b, job)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if created {
-		r.Recorder.Eventf(b, corev1.EventTypeNormal, "Created", "Created MPIJob %s for repetition %d/%d%s", job.Name, rep+1, b.Spec.Repetitions, benchrun.AttemptNote(attempt))
-	}
-	return r.Starting(b, kind, &b.Status.BenchmarkStatusCommon, rep, b.Spec.Repetitions, attempt, b.Spec.Timeouts), nil
-}
-
-// collect reads and parses the launcher's log of a finished repetition,
-// stores it, and starts the next repetition or ends the benchmark.
-func (r *Reconciler) collect(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, st *children, job *mpiv2.MPIJob, rep, attempt int, obs observation) (ctrl.Result, error) {
-	release, err := benchrun.Collecting(ctx)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	defer release()
-	pod := obs.launcher
-	raw, err := benchrun.ReadOutput(ctx, r.Logs, pod, launcherContainer)
-	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-		oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
-		return ctrl.Result{}, oe
-	}
-	if err != nil {
-		if done := job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > benchrun.LogGrace {
-			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
-		}
-		return ctrl.Result{}, err
-	}
-	run := r.Run(b, kind, b.Status.StartTime)
-	if err := run.PutRawLog(ctx, rep, pod.Name, raw); err != nil {
-		return ctrl.Result{}, err
-	}
-	samples, err := parseLauncherLog(b, l, raw)
-	if err != nil {
-		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-			oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
-		}
-		return ctrl.Result{}, err
-	}
-	var nodes []results.NodeInfo
-	for _, name := range workerNodes(st.podsOf(job)) {
-		n, err := benchrun.DescribeNode(ctx, r.Client, name, b.Spec.Tuning)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		nodes = append(nodes, n)
-	}
-	labelSamples(b, samples, nodes, rep, attempt, benchrun.FinishTime(pod))
-	summaries, err := run.AddRepetition(ctx, rep, samples, nodes, summarizeOptions(b))
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	b.Status.CompletedRepetitions = int32(rep + 1)
-	b.Status.Results = statusResults(b, summaries)
-	b.Status.Summary = summaryOf(b.Status.Results)
-	benchrun.RecordNodes(&b.Status.BenchmarkStatusCommon, nodes)
-	r.Recorder.Eventf(b, corev1.EventTypeNormal, "RepetitionCompleted", "Repetition %d/%d completed%s", rep+1, b.Spec.Repetitions, summaryNote(b.Status.Summary))
-	if b.Status.CompletedRepetitions < b.Spec.Repetitions {
-		return r.startAttempt(ctx, b, l, rep+1, 0)
-	}
-	return ctrl.Result{}, r.Succeed(ctx, b, kind, &b.Status.BenchmarkStatusCommon, b.Spec.Repetitions, b.Spec.Expectations, summaries)
+	return r.Env.Reconcile(ctx, &driver{r: r, b: &b})
 }
 
 // runFailure fails the benchmark with what the failed MPI run said, after

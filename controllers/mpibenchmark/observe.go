@@ -18,27 +18,9 @@ func startTimeout(b *benchv1.MPIBenchmark) time.Duration {
 
 func runTimeout(b *benchv1.MPIBenchmark) time.Duration { return benchrun.RunTimeout(b.Spec.Timeouts) }
 
-// phase is where one MPIJob stands.
-type phase int
-
-const (
-	// phaseStarting: workers not all ready, or the launcher not started.
-	phaseStarting phase = iota
-	// phaseRunning: the MPI Operator says the job runs.
-	phaseRunning
-	// phaseSucceeded: the launcher finished; its log holds the result.
-	phaseSucceeded
-	// phaseLost: a worker or the launcher was evicted: worth a retry.
-	phaseLost
-	// phaseFailed: the MPI run failed; its failure is the result.
-	phaseFailed
-	// phaseDeadline: the MPIJob's own deadline ended it.
-	phaseDeadline
-)
-
 // observation is what an MPIJob and its pods say.
 type observation struct {
-	phase phase
+	phase benchrun.Phase
 	// launcher is the launcher pod, when there is one.
 	launcher *corev1.Pod
 	// why explains every phase but success in words.
@@ -66,9 +48,9 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 	}
 	switch {
 	case conditionTrue(job, mpiv2.JobSucceeded):
-		o.phase, o.launcher = phaseSucceeded, benchrun.PodInPhase(launcher, corev1.PodSucceeded)
+		o.phase, o.launcher = benchrun.PhaseSucceeded, benchrun.PodInPhase(launcher, corev1.PodSucceeded)
 		if o.launcher == nil {
-			o.phase, o.why = phaseLost, fmt.Sprintf("MPIJob %s succeeded but its launcher pod is gone, and with it the output", job.Name)
+			o.phase, o.why = benchrun.PhaseLost, fmt.Sprintf("MPIJob %s succeeded but its launcher pod is gone, and with it the output", job.Name)
 		}
 	case conditionTrue(job, mpiv2.JobFailed):
 		c := condition(job, mpiv2.JobFailed)
@@ -77,18 +59,18 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 		lost := lostWorker(workers, o.launcher, c.LastTransitionTime.Time)
 		switch {
 		case strings.Contains(c.Reason, "Evicted") || strings.Contains(c.Reason, "Preempt"):
-			o.phase = phaseLost
+			o.phase = benchrun.PhaseLost
 		case lost != "":
-			o.phase, o.why = phaseLost, fmt.Sprintf("MPIJob %s failed after %s", job.Name, lost)
+			o.phase, o.why = benchrun.PhaseLost, fmt.Sprintf("MPIJob %s failed after %s", job.Name, lost)
 		case strings.Contains(c.Reason, "DeadlineExceeded"):
-			o.phase = phaseDeadline
+			o.phase = benchrun.PhaseDeadline
 		default:
-			o.phase = phaseFailed
+			o.phase = benchrun.PhaseToolFailed
 		}
 	case !o.started.IsZero():
-		o.phase = phaseRunning
+		o.phase = benchrun.PhaseRunning
 	default:
-		o.phase, o.why = phaseStarting, whyStarting(job, workers, launcher)
+		o.phase, o.why = benchrun.PhaseStarting, whyStarting(job, workers, launcher)
 	}
 	return o
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -24,11 +23,6 @@ const (
 // statusMetrics are the figures the status keeps per size; the others (min,
 // max, percentiles, IOPS) are in the artifact store.
 var statusMetrics = map[string]bool{"latency": true, "bandwidth": true, "bibandwidth": true, "message_rate": true}
-
-// setRunning sets the Running condition for the current generation.
-func setRunning(b *benchv1.MPIBenchmark, status metav1.ConditionStatus, reason, message string) {
-	benchrun.SetCondition(&b.Status.BenchmarkStatusCommon, b.Generation, benchv1.ConditionRunning, status, reason, message)
-}
 
 // syncDisplay derives what `kubectl get` shows from the conditions and counters.
 func syncDisplay(b *benchv1.MPIBenchmark) {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -311,7 +312,7 @@ func TestSyncDisplay(t *testing.T) {
 		b.Status.CompletedRepetitions = 2
 		b.Status.Conditions = nil
 	})
-	setRunning(b, metav1.ConditionTrue, benchv1.ReasonRunning, "repetition 3/3 is running")
+	conditions.Set(b, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, "repetition 3/3 is running")
 	syncDisplay(b)
 	got := []any{b.Status.ObservedGeneration, b.Status.Progress, b.Status.Layout, b.Status.State, b.Status.Conditions[0].ObservedGeneration}
 	want := []any{int64(4), "2/3", "2x1 core", benchv1.StateRunning, int64(4)}

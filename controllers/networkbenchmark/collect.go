@@ -8,94 +8,12 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/results"
 )
-
-// collect reads the nodes' reports of a finished repetition, stores them,
-// turns them into samples, and starts the next repetition or ends the
-// benchmark. It reads one pod at a time: a report's outputs are parsed and
-// let go before the next log is read.
-func (r *Reconciler) collect(ctx context.Context, b *benchv1.NetworkBenchmark, st *benchrun.SlotJobs, rep, attempt int, obs benchrun.Observation) (ctrl.Result, error) {
-	release, err := benchrun.Collecting(ctx)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	defer release()
-	total := b.Spec.Repetitions
-	in := netbench.InputOf(&b.Spec)
-	names := slotNodes(obs.Finished)
-	var reports []*netbench.Report
-	var samples []results.Sample
-	infos := map[string]results.NodeInfo{}
-	var nodes []results.NodeInfo
-	for _, pod := range obs.Finished {
-		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, container)
-		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, benchrun.NodeOf(pod), oe.Message)
-			return ctrl.Result{}, oe
-		}
-		if err != nil {
-			if done := st.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
-				return ctrl.Result{}, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
-			}
-			return ctrl.Result{}, err
-		}
-		if err := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); err != nil {
-			return ctrl.Result{}, err
-		}
-		report, err := netbench.ReadReport(log)
-		if err != nil {
-			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, benchrun.NodeOf(pod), err, benchrun.Tail(log)))
-		}
-		report.Node = pod.Spec.NodeName
-		node.Topology, node.AllowedCPUs = report.Topology, report.AllowedCPUs
-		infos[report.Node] = node
-		nodes = append(nodes, node)
-		reports = append(reports, report)
-		if err := sameTopology(reports); err != nil {
-			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
-		}
-		parsed, err := netbench.ReportSamples(in, report, names)
-		if err != nil {
-			return ctrl.Result{}, reportFailure(err, rep, total)
-		}
-		report.Steps = nil // parsed: the outputs go
-		if samples = append(samples, parsed...); len(samples) > results.MaxRunSamples {
-			return ctrl.Result{}, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
-		}
-	}
-	finished := benchrun.FinishTime(obs.Finished[0])
-	for i := range samples {
-		// A pair's figures are the client's: its node is the sample's node.
-		benchrun.Origin{
-			Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
-			Repetition: rep, Attempt: attempt, Node: infos[samples[i].Labels[results.LabelNode]], Finished: finished,
-		}.Label(samples[i : i+1])
-	}
-	summaries, err := r.Run(b, kind, b.Status.StartTime).AddRepetition(ctx, rep, samples, nodes,
-		results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions), GroupBy: netbench.GroupBy})
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	b.Status.CompletedRepetitions = int32(rep + 1)
-	b.Status.Topology = nodeTopologies(reports)
-	b.Status.Pairs, b.Status.Summary = statusPairs(summaries)
-	benchrun.RecordNodes(&b.Status.BenchmarkStatusCommon, nodes)
-	r.Recorder.Eventf(b, corev1.EventTypeNormal, "RepetitionCompleted", "Repetition %d/%d completed%s", rep+1, total, summaryNote(b))
-	if b.Status.CompletedRepetitions < total {
-		return r.startAttempt(ctx, b, rep+1, 0)
-	}
-	return ctrl.Result{}, r.Succeed(ctx, b, kind, &b.Status.BenchmarkStatusCommon, total, b.Spec.Expectations, summaries)
-}
 
 // reportFailure fails the benchmark with what a node's report says.
 func reportFailure(err error, rep int, total int32) error {

@@ -68,6 +68,12 @@ func collectEnv(t *testing.T, logs *podLogs) (*Reconciler, *benchv1.NetworkBench
 	return r, b, pods
 }
 
+// finishedDriver drives b as if Observe had found pods finished.
+func finishedDriver(r *Reconciler, b *benchv1.NetworkBenchmark, pods []*corev1.Pod) *driver {
+	return &driver{r: r, b: b, jobs: &benchrun.SlotJobs{},
+		attempt: benchrun.SlotAttempt{Observation: benchrun.Observation{Finished: pods}}}
+}
+
 // reportLog is a runner's log holding its report.
 func reportLog(t *testing.T, r *netbench.Report) []byte {
 	t.Helper()
@@ -95,7 +101,7 @@ func TestCollectOnePodAtATime(t *testing.T) {
 	logs.logs[pods[1].Name] = reportLog(t, &netbench.Report{Slot: 1, Plan: "p", Steps: []netbench.StepReport{
 		{Step: netbench.Step{Test: "fi_msg_bw", Pair: pair}, Role: netbench.RoleServer},
 	}})
-	if _, err := r.collect(context.Background(), b, &benchrun.SlotJobs{}, 0, 0, benchrun.Observation{Finished: pods}); err != nil {
+	if _, err := r.Collect(context.Background(), finishedDriver(r, b, pods), benchrun.Attempt{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := r.Store.Get(context.Background(), "ns/NetworkBenchmark/net/u1/"+results.SamplesNDJSONFile)
@@ -121,7 +127,7 @@ func TestCollectLogOverTheCap(t *testing.T) {
 	logs := &podLogs{logs: map[string][]byte{}}
 	r, b, pods := collectEnv(t, logs)
 	logs.logs[pods[0].Name] = append(bytes.Repeat([]byte("x"), benchrun.MaxLogBytes), "\nthe end\n"...)
-	_, err := r.collect(context.Background(), b, &benchrun.SlotJobs{}, 0, 0, benchrun.Observation{Finished: pods})
+	_, err := r.Collect(context.Background(), finishedDriver(r, b, pods), benchrun.Attempt{})
 	var oe *benchrun.Outcome
 	if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonOutputTooLarge {
 		t.Fatalf("error %v, want OutputTooLarge", err)

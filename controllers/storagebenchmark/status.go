@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
@@ -16,11 +14,6 @@ import (
 
 // maxResults is the CRD's bound on status.results.
 const maxResults = 96
-
-// setRunning sets the Running condition for the current generation.
-func setRunning(b *benchv1.StorageBenchmark, status metav1.ConditionStatus, reason, message string) {
-	benchrun.SetCondition(&b.Status.BenchmarkStatusCommon, b.Generation, benchv1.ConditionRunning, status, reason, message)
-}
 
 // syncDisplay derives the small facts `kubectl get` shows from the conditions
 // and counters; the conditions stay the source of truth.

@@ -29,6 +29,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/statusupdate"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
@@ -87,13 +88,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
-	orig := p.Status.DeepCopy()
+	before := p.DeepCopy()
 	res, err := r.advance(ctx, &p)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.writeStatus(ctx, &p, orig); err != nil {
+	switch written, err := r.writeStatus(ctx, &p, before); {
+	case err != nil:
 		return ctrl.Result{}, err
+	case written == statusupdate.Conflicted:
+		return ctrl.Result{RequeueAfter: statusupdate.ConflictRetry}, nil
 	}
 	return res, nil
 }
@@ -148,28 +152,26 @@ func (r *Reconciler) advance(ctx context.Context, p *benchv1.TuningProfile) (ctr
 	return ctrl.Result{RequeueAfter: r.poll()}, nil
 }
 
-// writeStatus writes the status once, when it changed, then records the
-// events of the conditions that changed.
-func (r *Reconciler) writeStatus(ctx context.Context, p *benchv1.TuningProfile, orig *benchv1.TuningProfileStatus) error {
+// writeStatus writes the status once, when it changed, and then records
+// the events of the conditions that changed.
+func (r *Reconciler) writeStatus(ctx context.Context, p, before *benchv1.TuningProfile) (statusupdate.Written, error) {
 	p.Status.ObservedGeneration = p.Generation
 	p.Status.State = stateOf(p)
-	if equality.Semantic.DeepEqual(orig, &p.Status) {
-		return nil
-	}
-	if err := r.Status().Update(ctx, p); err != nil {
-		return err
-	}
-	before := func(typ string) *metav1.Condition { return meta.FindStatusCondition(orig.Conditions, typ) }
+	events := statusupdate.NewEvents(r.Recorder)
+	was := func(typ string) *metav1.Condition { return meta.FindStatusCondition(before.Status.Conditions, typ) }
 	if c := meta.FindStatusCondition(p.Status.Conditions, benchv1.TuningConditionTuned); c != nil && c.Status == metav1.ConditionTrue &&
-		(before(c.Type) == nil || before(c.Type).Status != metav1.ConditionTrue) {
-		r.Recorder.Event(p, corev1.EventTypeNormal, "Tuned", c.Message)
+		(was(c.Type) == nil || was(c.Type).Status != metav1.ConditionTrue) {
+		events.Event(p, corev1.EventTypeNormal, "Tuned", c.Message)
 	}
 	if c := meta.FindStatusCondition(p.Status.Conditions, benchv1.TuningConditionDegraded); c != nil && c.Status == metav1.ConditionTrue &&
-		(before(c.Type) == nil || before(c.Type).Status != metav1.ConditionTrue || before(c.Type).Reason != c.Reason) {
-		r.Recorder.Event(p, corev1.EventTypeWarning, c.Reason, c.Message)
+		(was(c.Type) == nil || was(c.Type).Status != metav1.ConditionTrue || was(c.Type).Reason != c.Reason) {
+		events.Event(p, corev1.EventTypeWarning, c.Reason, c.Message)
 	}
-	log.FromContext(ctx).V(1).Info("status written", "tuned", p.Status.TunedNodes, "desired", p.Status.DesiredNodes)
-	return nil
+	written, err := statusupdate.Write(ctx, r.Client, before, p, events)
+	if written == statusupdate.Updated {
+		log.FromContext(ctx).V(1).Info("status written", "tuned", p.Status.TunedNodes, "desired", p.Status.DesiredNodes)
+	}
+	return written, err
 }
 
 // SetupWithManager registers the controller: it watches profiles, the

@@ -40,16 +40,16 @@ func (r *Reconciler) finalize(ctx context.Context, p *benchv1.TuningProfile) (ct
 		controllerutil.RemoveFinalizer(p, finalizer)
 		return ctrl.Result{}, r.Update(ctx, p)
 	}
-	orig := p.Status.DeepCopy()
+	before := p.DeepCopy()
 	confirmed, err := r.restore(ctx, p)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if !confirmed {
-		if err := r.writeStatus(ctx, p, orig); err != nil {
+		if _, err := r.writeStatus(ctx, p, before); err != nil {
 			return ctrl.Result{}, err
 		}
-		return ctrl.Result{RequeueAfter: r.poll()}, nil
+		return ctrl.Result{RequeueAfter: r.poll()}, nil // after a conflict too
 	}
 	for _, obj := range []client.Object{&appsv1.DaemonSet{}, &corev1.ConfigMap{}} {
 		if err := r.deleteChild(ctx, p, obj); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
@@ -24,10 +25,9 @@ const (
 	maxMessage    = 1024
 )
 
+// setCondition sets a condition with its message bounded for `kubectl describe`.
 func setCondition(p *benchv1.TuningProfile, typ string, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: bound(message), ObservedGeneration: p.Generation,
-	})
+	conditions.Set(p, typ, status, reason, bound(message))
 }
 
 // requested is status.requested: every setting with its source.

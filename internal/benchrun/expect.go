@@ -19,21 +19,21 @@ import (
 // maxConditionMessage keeps the MeetsExpectations message readable.
 const maxConditionMessage = 4096
 
-// Expect evaluates a finished benchmark's expectations against its summaries
+// expect evaluates a finished benchmark's expectations against its summaries
 // and sets MeetsExpectations: True when every one holds, False naming the
 // failing figures, Unknown while a relative expectation's baseline has not
 // finished.
-func (e *Env) Expect(ctx context.Context, obj client.Object, kind string, exps []benchv1.Expectation, summaries []results.Summary, st *benchv1.BenchmarkStatusCommon) error {
+func (m *machine) expect(ctx context.Context, summaries []results.Summary) error {
+	exps := m.spec.Expectations
 	if len(exps) == 0 {
 		return nil
 	}
 	checks, err := results.Evaluate(exps, summaries, func(name string) ([]results.Summary, error) {
-		return e.baselineSummaries(ctx, obj.GetNamespace(), kind, name)
+		return m.baselineSummaries(ctx, m.b.GetNamespace(), m.kind, name)
 	})
-	gen := obj.GetGeneration()
 	switch {
 	case errors.Is(err, results.ErrNoBaseline):
-		SetCondition(st, gen, benchv1.ConditionMeetsExpectations, metav1.ConditionUnknown, benchv1.ReasonBaselineMissing,
+		m.setCondition(benchv1.ConditionMeetsExpectations, metav1.ConditionUnknown, benchv1.ReasonBaselineMissing,
 			"a relative expectation's baseline has not succeeded (or does not exist) in this namespace")
 		return nil
 	case err != nil:
@@ -48,12 +48,12 @@ func (e *Env) Expect(ctx context.Context, obj client.Object, kind string, exps [
 		}
 	}
 	if len(failed) > 0 {
-		SetCondition(st, gen, benchv1.ConditionMeetsExpectations, metav1.ConditionFalse, benchv1.ReasonExpectationsFailed,
+		m.setCondition(benchv1.ConditionMeetsExpectations, metav1.ConditionFalse, benchv1.ReasonExpectationsFailed,
 			clip(fmt.Sprintf("%d of %d expectations fail: %s", len(failed), len(checks), strings.Join(failed, "; "))))
-		e.Recorder.Event(obj, "Warning", benchv1.ReasonExpectationsFailed, clip(strings.Join(failed, "; ")))
+		m.Recorder.Event(m.b, "Warning", benchv1.ReasonExpectationsFailed, clip(strings.Join(failed, "; ")))
 		return nil
 	}
-	SetCondition(st, gen, benchv1.ConditionMeetsExpectations, metav1.ConditionTrue, benchv1.ReasonExpectationsMet,
+	m.setCondition(benchv1.ConditionMeetsExpectations, metav1.ConditionTrue, benchv1.ReasonExpectationsMet,
 		clip(fmt.Sprintf("all %d expectations hold: %s", len(checks), strings.Join(held, "; "))))
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -15,7 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/metrics"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // observed is the count and sum of a histogram's StorageBenchmark observations.
@@ -40,22 +41,41 @@ func since(t *testing.T, h *prometheus.HistogramVec, before observed) observed {
 	return observed{now.count - before.count, now.sum - before.sum}
 }
 
-// reconcileWith runs one Env.Reconcile of the benchmark as stored, with advance
+// stepDriver drives a StorageBenchmark whose step is the test's: it runs
+// first (as Admit), and the benchmark's one attempt is then observed running.
+type stepDriver struct {
+	b    *benchv1.StorageBenchmark
+	step func(*benchv1.StorageBenchmark) error
+}
+
+func (d stepDriver) Benchmark() Benchmark                       { return d.b }
+func (d stepDriver) Kind() string                               { return "StorageBenchmark" }
+func (d stepDriver) Admit() error                               { return d.step(d.b) }
+func (d stepDriver) EnsureInputs(context.Context) error         { return nil }
+func (d stepDriver) StopChildren(context.Context) error         { return nil }
+func (d stepDriver) Display()                                   { d.b.Status.State = State(&d.b.Status.BenchmarkStatusCommon) }
+func (d stepDriver) Record([]results.Summary) string            { return "" }
+func (d stepDriver) StopAttempt(context.Context, Attempt) error { return nil }
+func (d stepDriver) Failure(context.Context, Attempt) error     { return nil }
+func (d stepDriver) Collect(context.Context, Attempt) (Collected, error) {
+	return Collected{}, nil
+}
+func (d stepDriver) CreateAttempt(context.Context, int, int) ([]client.Object, error) {
+	return nil, nil
+}
+func (d stepDriver) Observe(context.Context, int) (Attempt, error) {
+	return Attempt{Phase: PhaseRunning, Started: d.b.Status.StartTime.Time}, nil
+}
+
+// reconcileWith runs one Env.Reconcile of the benchmark as stored, with step
 // as the kind's work.
-func reconcileWith(t *testing.T, e *Env, key client.ObjectKey, advance func(*benchv1.StorageBenchmark) error) error {
+func reconcileWith(t *testing.T, e *Env, key client.ObjectKey, step func(*benchv1.StorageBenchmark) error) (ctrl.Result, error) {
 	t.Helper()
 	var b benchv1.StorageBenchmark
 	if err := e.Get(context.Background(), key, &b); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.Reconcile(context.Background(), Step{
-		Object: &b, Common: &b.Status.BenchmarkStatusCommon,
-		Status:       func() any { return b.Status.DeepCopy() },
-		Advance:      func() (ctrl.Result, error) { return ctrl.Result{}, advance(&b) },
-		StopChildren: func() error { return nil },
-		Display:      func() { b.Status.State = State(&b.Status.BenchmarkStatusCommon) },
-	})
-	return err
+	return e.Reconcile(context.Background(), stepDriver{b: &b, step: step})
 }
 
 func newMetricsEnv(t *testing.T, now time.Time, objs ...client.Object) *Env {
@@ -76,11 +96,11 @@ func TestReconcileObservesQueueAndRunOnce(t *testing.T) {
 		if b.Status.StartTime == nil {
 			b.Status.StartTime = &metav1.Time{Time: created.Add(30 * time.Second)}
 		}
-		SetCondition(&b.Status.BenchmarkStatusCommon, 0, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, "running")
+		conditions.Set(b, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, "running")
 		return nil
 	}
 	for range 3 { // started once, then unchanged
-		if err := reconcileWith(t, e, key, start); err != nil {
+		if _, err := reconcileWith(t, e, key, start); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,11 +113,11 @@ func TestReconcileObservesQueueAndRunOnce(t *testing.T) {
 
 	finish := func(b *benchv1.StorageBenchmark) error {
 		b.Status.CompletionTime = &metav1.Time{Time: created.Add(130 * time.Second)}
-		SetCondition(&b.Status.BenchmarkStatusCommon, 0, benchv1.ConditionSucceeded, metav1.ConditionTrue, benchv1.ReasonCompleted, "done")
+		conditions.Set(b, benchv1.ConditionSucceeded, metav1.ConditionTrue, benchv1.ReasonCompleted, "done")
 		return nil
 	}
 	for range 2 { // the second reconcile sees it finished and does nothing
-		if err := reconcileWith(t, e, key, finish); err != nil {
+		if _, err := reconcileWith(t, e, key, finish); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,8 +129,8 @@ func TestReconcileObservesQueueAndRunOnce(t *testing.T) {
 	}
 }
 
-// A write from an out-of-date read conflicts and observes nothing; the
-// retry that writes does.
+// A write from an out-of-date read conflicts, observes nothing and is a
+// quiet requeue, not an error; the retry that writes observes.
 func TestReconcileObservesOnlyWrittenTransitions(t *testing.T) {
 	created := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: "fio", CreationTimestamp: metav1.NewTime(created)}}
@@ -120,7 +140,7 @@ func TestReconcileObservesOnlyWrittenTransitions(t *testing.T) {
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
 
 	fail := func(*benchv1.StorageBenchmark) error { return Fail(benchv1.ReasonToolFailed, "fio exited with code 1") }
-	err := reconcileWith(t, e, key, func(b *benchv1.StorageBenchmark) error {
+	res, err := reconcileWith(t, e, key, func(b *benchv1.StorageBenchmark) error {
 		// Someone else writes first: this reconcile's read is out of date.
 		other := b.DeepCopy()
 		other.Status.Retries = 1
@@ -129,13 +149,13 @@ func TestReconcileObservesOnlyWrittenTransitions(t *testing.T) {
 		}
 		return fail(b)
 	})
-	if !apierrors.IsConflict(err) {
-		t.Fatalf("err = %v, want a conflict", err)
+	if err != nil || res.RequeueAfter <= 0 {
+		t.Fatalf("a conflict returned %+v, %v; want a quiet requeue", res, err)
 	}
 	if got := since(t, metrics.RunSeconds, run); got.count != 0 {
 		t.Errorf("run observed %d times by a write that failed", got.count)
 	}
-	if err := reconcileWith(t, e, key, fail); err != nil {
+	if _, err := reconcileWith(t, e, key, fail); err != nil {
 		t.Fatal(err)
 	}
 	if got := since(t, metrics.RunSeconds, run); got != (observed{1, 60}) {
@@ -151,7 +171,7 @@ func TestReconcileObservesNothingForAFailureBeforeTheStart(t *testing.T) {
 	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: "fio", CreationTimestamp: metav1.Now()}}
 	e := newMetricsEnv(t, time.Now(), b)
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
-	if err := reconcileWith(t, e, client.ObjectKeyFromObject(b), func(*benchv1.StorageBenchmark) error {
+	if _, err := reconcileWith(t, e, client.ObjectKeyFromObject(b), func(*benchv1.StorageBenchmark) error {
 		return Fail(benchv1.ReasonTimeout, "the pool was not Ready within 1h")
 	}); err != nil {
 		t.Fatal(err)

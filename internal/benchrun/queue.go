@@ -156,22 +156,22 @@ func (e *Env) blocker(ctx context.Context, obj client.Object, kind string, p ben
 	return nil, nil
 }
 
-// Hold keeps a benchmark that has not started yet until gate lets it go,
+// hold keeps a benchmark that has not started yet until gate lets it go,
 // recording the wait (Running False with the reason, the queue position).
 // held tells the caller to return res; a started benchmark is never held.
-func (e *Env) Hold(ctx context.Context, obj client.Object, kind string, placement benchv1.Placement, timeouts benchv1.Timeouts, st *benchv1.BenchmarkStatusCommon) (held bool, res ctrl.Result, err error) {
-	if st.StartTime != nil {
+func (m *machine) hold(ctx context.Context) (held bool, res ctrl.Result, err error) {
+	if m.st.StartTime != nil {
 		return false, ctrl.Result{}, nil
 	}
-	w, err := e.gate(ctx, obj, kind, placement, timeouts)
+	w, err := m.gate(ctx, m.b, m.kind, m.spec.Placement, m.spec.Timeouts)
 	if err != nil {
 		return true, ctrl.Result{}, err
 	}
 	if w == nil {
-		st.QueuePosition = 0
+		m.st.QueuePosition = 0
 		return false, ctrl.Result{}, nil
 	}
-	SetCondition(st, obj.GetGeneration(), benchv1.ConditionRunning, metav1.ConditionFalse, w.Reason, w.Message)
-	st.QueuePosition = w.Position
+	m.setRunning(metav1.ConditionFalse, w.Reason, w.Message)
+	m.st.QueuePosition = w.Position
 	return true, ctrl.Result{RequeueAfter: waitRetry}, nil
 }

@@ -6,13 +6,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
 // ErrStale stops a reconcile that read an out-of-date benchmark from the
@@ -21,58 +20,50 @@ var ErrStale = errors.New("the cached benchmark is out of date")
 
 const staleRetry = 200 * time.Millisecond
 
-// Step is one kind's part of a reconcile of one benchmark.
-type Step struct {
-	// Object is the benchmark as read, Common its common status.
-	Object client.Object
-	Common *benchv1.BenchmarkStatusCommon
-	// Status returns a deep copy of the whole status, to tell a change.
-	Status func() any
-	// Advance does the work and says when to look again; an *Outcome error
-	// fails the benchmark.
-	Advance func() (ctrl.Result, error)
-	// StopChildren deletes what still runs after a failure.
-	StopChildren func() error
-	// Display derives the status' display fields.
-	Display func()
-}
-
-// Reconcile runs one reconcile of a benchmark: nothing once it is deleted or
-// finished; else Advance, an Outcome turned into the Failed condition (and
-// running children stopped), the display fields, and a status write when the
-// status changed (optimistic: a conflict is retried with a fresh read), after
-// which the queue and run durations it completed are observed.
-func (e *Env) Reconcile(ctx context.Context, s Step) (ctrl.Result, error) {
-	if !s.Object.GetDeletionTimestamp().IsZero() || Finished(s.Common) {
+// Reconcile runs one reconcile of the benchmark d drives: nothing once it is
+// deleted or finished; else one step of the state machine, an Outcome
+// turned into the Failed condition (and running children stopped), the
+// display fields, and one status write when the status changed. A conflict
+// is a quiet requeue; the events of the step are emitted only after its
+// write, after which the queue and run durations it completed are observed.
+func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
+	b := d.Benchmark()
+	st := b.BenchmarkStatus()
+	if !b.GetDeletionTimestamp().IsZero() || Finished(st) {
 		return ctrl.Result{}, nil
 	}
-	orig, wasStarted := s.Status(), s.Common.StartTime != nil
-	res, err := s.Advance()
+	before, wasStarted := b.DeepCopyObject().(Benchmark), st.StartTime != nil
+	events := statusupdate.NewEvents(e.Recorder)
+	m := &machine{Env: *e, d: d, b: b, spec: b.BenchmarkSpec(), st: st, kind: d.Kind()}
+	m.Recorder = events
+	res, err := m.advance(ctx)
 	if errors.Is(err, ErrStale) {
 		return ctrl.Result{RequeueAfter: staleRetry}, nil
 	}
 	if oe := (*Outcome)(nil); errors.As(err, &oe) {
-		e.markFailed(ctx, s, oe)
-		res, err = ctrl.Result{}, s.StopChildren()
+		m.fail(ctx, oe)
+		res, err = ctrl.Result{}, d.StopChildren(ctx)
 	}
-	s.Display()
-	if !equality.Semantic.DeepEqual(orig, s.Status()) {
-		if uerr := e.Status().Update(ctx, s.Object); uerr != nil {
-			return ctrl.Result{}, uerr
-		}
-		e.observeDurations(s.Object, wasStarted, s.Common)
+	d.Display()
+	written, werr := statusupdate.Write(ctx, e.Client, before, b, events)
+	switch {
+	case werr != nil:
+		return ctrl.Result{}, werr
+	case written == statusupdate.Conflicted:
+		return ctrl.Result{RequeueAfter: statusupdate.ConflictRetry}, nil
+	case written == statusupdate.Updated:
+		e.observeDurations(b, wasStarted, st)
 	}
 	return res, err
 }
 
-// markFailed sets Failed with the outcome's reason and message, ends Running,
-// and records the end and an event.
-func (e *Env) markFailed(ctx context.Context, s Step, oe *Outcome) {
+// fail sets Failed with the outcome's reason and message, ends Running, and
+// records the end and an event.
+func (m *machine) fail(ctx context.Context, oe *Outcome) {
 	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
-	now := MetaTime(e.Now())
-	s.Common.CompletionTime = &now
-	gen := s.Object.GetGeneration()
-	SetCondition(s.Common, gen, benchv1.ConditionRunning, metav1.ConditionFalse, oe.Reason, "the benchmark failed: see the Failed condition")
-	SetCondition(s.Common, gen, benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, oe.Message)
-	e.Recorder.Event(s.Object, corev1.EventTypeWarning, oe.Reason, oe.Message)
+	now := MetaTime(m.Now())
+	m.st.CompletionTime = &now
+	m.setRunning(metav1.ConditionFalse, oe.Reason, "the benchmark failed: see the Failed condition")
+	m.setCondition(benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, oe.Message)
+	m.Recorder.Event(m.b, corev1.EventTypeWarning, oe.Reason, oe.Message)
 }

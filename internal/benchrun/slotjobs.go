@@ -134,3 +134,34 @@ func ConfirmLost(ctx context.Context, c client.Reader, owner client.Object, labe
 	}
 	return slots, obs, nil
 }
+
+// SlotAttempt is the latest attempt of a repetition over its node slots:
+// where it stands for the state machine, and its slots and what they say,
+// for the driver.
+type SlotAttempt struct {
+	Attempt
+	Slots       []SlotRun
+	Observation Observation
+}
+
+// Observe says where the latest attempt of repetition rep stands over its
+// nodes slots; a loss is confirmed by reading around the cache (fresh),
+// which lists the Jobs of owner by labels again.
+func (c *SlotJobs) Observe(ctx context.Context, fresh client.Reader, owner client.Object, labels map[string]string, rep, nodes int) (SlotAttempt, error) {
+	attempt, slots := c.Current(rep)
+	sa := SlotAttempt{Attempt: Attempt{Rep: rep, Number: attempt, Retries: Retries(c.Jobs)}, Slots: slots}
+	if attempt < 0 || len(slots) < nodes {
+		sa.Partial = true // none yet, or Jobs only partly created
+		return sa, nil
+	}
+	slots, obs, err := ConfirmLost(ctx, fresh, owner, labels, rep, attempt, slots, ObserveSlots(slots))
+	if err != nil {
+		return sa, err
+	}
+	sa.Slots, sa.Observation = slots, obs
+	sa.Phase, sa.Created, sa.Started, sa.Why = obs.Phase, obs.Created, obs.Started, obs.Why
+	if obs.Phase == PhaseDeadline {
+		sa.Why = "exceeded the Job's deadline: " + obs.Why
+	}
+	return sa, nil
+}

@@ -9,13 +9,6 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
-// SetCondition sets one condition for the given generation.
-func SetCondition(st *benchv1.BenchmarkStatusCommon, generation int64, typ string, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: generation,
-	})
-}
-
 // Finished tells whether the benchmark reached Succeeded or Failed.
 func Finished(st *benchv1.BenchmarkStatusCommon) bool {
 	return meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionSucceeded) ||

@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -88,30 +86,6 @@ func TestFinished(t *testing.T) {
 				t.Errorf("Finished = %v, want %v", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestSetCondition(t *testing.T) {
-	st := &benchv1.BenchmarkStatusCommon{}
-	SetCondition(st, 1, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonStarting, "repetition 1/3 is starting")
-	SetCondition(st, 1, benchv1.ConditionMeetsExpectations, metav1.ConditionTrue, benchv1.ReasonExpectationsMet, "all hold")
-	if st.Conditions[0].LastTransitionTime.IsZero() {
-		t.Errorf("lastTransitionTime is not set")
-	}
-	first := st.Conditions[0].LastTransitionTime
-	// Same status, later generation: reason, message and generation change.
-	SetCondition(st, 2, benchv1.ConditionRunning, metav1.ConditionFalse, benchv1.ReasonEvicted, "repetition 1/3 is starting again")
-	if got := st.Conditions[0].LastTransitionTime; !got.Equal(&first) {
-		t.Errorf("lastTransitionTime moved from %v to %v without a status change", first, got)
-	}
-	// Status change.
-	SetCondition(st, 3, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, "repetition 1/3 is running")
-	want := []metav1.Condition{
-		{Type: benchv1.ConditionRunning, Status: metav1.ConditionTrue, Reason: benchv1.ReasonRunning, Message: "repetition 1/3 is running", ObservedGeneration: 3},
-		{Type: benchv1.ConditionMeetsExpectations, Status: metav1.ConditionTrue, Reason: benchv1.ReasonExpectationsMet, Message: "all hold", ObservedGeneration: 1},
-	}
-	if diff := cmp.Diff(want, st.Conditions, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
-		t.Errorf("conditions (-want +got):\n%s", diff)
 	}
 }
 

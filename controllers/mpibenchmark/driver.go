@@ -1,0 +1,150 @@
+package mpibenchmark
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// driver is the MPIBenchmark's part of one reconcile: the launcher's steps
+// in a ConfigMap as input, one MPIJob for each attempt, and the launcher's
+// log as the result.
+type driver struct {
+	r *Reconciler
+	b *benchv1.MPIBenchmark
+	// launch is the launcher's program, from EnsureInputs.
+	launch *mpi.Launch
+	// children and the current attempt's MPIJob, as Observe found them.
+	children *children
+	job      *mpiv2.MPIJob
+	obs      observation
+}
+
+var _ benchrun.Driver = (*driver)(nil)
+
+func (d *driver) Benchmark() benchrun.Benchmark { return d.b }
+
+func (d *driver) Kind() string { return kind }
+
+// Admit refuses the host network unless the admin allows it.
+func (d *driver) Admit() error {
+	return benchrun.CheckHostNetwork("spec.layout.hostNetwork", d.b.Spec.Layout.HostNetwork, d.r.AllowHostNetwork)
+}
+
+// EnsureInputs builds the launcher's steps and stores them in a ConfigMap,
+// once.
+func (d *driver) EnsureInputs(ctx context.Context) error {
+	launch, err := buildLaunch(d.b)
+	if err != nil {
+		return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+	}
+	d.launch = launch
+	cm, err := constructConfigMap(d.b, launch)
+	if err != nil {
+		return err
+	}
+	_, err = d.r.Kit().CreateOwned(ctx, d.b, cm)
+	return err
+}
+
+// Observe reads the MPIJobs and their pods and classifies the current
+// repetition's latest MPIJob.
+func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error) {
+	st, err := d.r.listChildren(ctx, d.b)
+	if err != nil {
+		return benchrun.Attempt{}, err
+	}
+	d.children = st
+	a := benchrun.Attempt{Rep: rep, Number: -1, Retries: benchrun.Retries(st.jobs)}
+	attempt, job := st.current(rep)
+	if job == nil {
+		return a, nil
+	}
+	d.job, d.obs = job, observe(job, st.podsOf(job))
+	a.Number, a.Phase, a.Created, a.Started, a.Why = attempt, d.obs.phase, d.obs.created, d.obs.started, d.obs.why
+	a.Pending = "the MPI workers were not ready"
+	a.Note = " (MPIJob " + job.Name + ")"
+	return a, nil
+}
+
+// CreateAttempt creates the MPIJob of one attempt of a repetition.
+func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.Object, error) {
+	image := d.b.Spec.MPI.Image
+	if image == "" {
+		image = d.r.Images[cmp.Or(d.b.Spec.MPI.Implementation, benchv1.OpenMPI)]
+	}
+	job := constructMPIJob(d.b, d.launch, jobParams{rep: rep, attempt: attempt, image: image})
+	created, err := d.r.Kit().CreateOwned(ctx, d.b, job)
+	if err != nil || !created {
+		return nil, err
+	}
+	return []client.Object{job}, nil
+}
+
+// StopAttempt has nothing to stop: a lost MPIJob has failed whole.
+func (d *driver) StopAttempt(context.Context, benchrun.Attempt) error { return nil }
+
+// Failure fails the benchmark with what the failed MPI run said.
+func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
+	return d.r.runFailure(ctx, d.b, d.launch, a.Rep, d.obs)
+}
+
+// Collect reads and parses the launcher's log of a finished repetition,
+// after storing it, and describes the workers' nodes.
+func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Collected, error) {
+	b, r := d.b, d.r
+	c := benchrun.Collected{Options: summarizeOptions(b)}
+	pod := d.obs.launcher
+	raw, err := benchrun.ReadOutput(ctx, r.Logs, pod, launcherContainer)
+	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+		oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
+		return c, oe
+	}
+	if err != nil {
+		if done := d.job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > benchrun.LogGrace {
+			return c, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+		}
+		return c, err
+	}
+	if err := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, a.Rep, pod.Name, raw); err != nil {
+		return c, err
+	}
+	samples, err := parseLauncherLog(b, d.launch, raw)
+	if err != nil {
+		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+			oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
+		}
+		return c, err
+	}
+	for _, name := range workerNodes(d.children.podsOf(d.job)) {
+		n, err := benchrun.DescribeNode(ctx, r.Client, name, b.Spec.Tuning)
+		if err != nil {
+			return c, err
+		}
+		c.Nodes = append(c.Nodes, n)
+	}
+	labelSamples(b, samples, c.Nodes, a.Rep, a.Number, benchrun.FinishTime(pod))
+	c.Samples = samples
+	return c, nil
+}
+
+// Record shows the figures so far in the status.
+func (d *driver) Record(summaries []results.Summary) string {
+	d.b.Status.Results = statusResults(d.b, summaries)
+	d.b.Status.Summary = summaryOf(d.b.Status.Results)
+	return summaryNote(d.b.Status.Summary)
+}
+
+// StopChildren deletes the MPIJobs that still run after a failure.
+func (d *driver) StopChildren(ctx context.Context) error { return d.r.stopChildren(ctx, d.b) }
+
+func (d *driver) Display() { syncDisplay(d.b) }

@@ -1,0 +1,172 @@
+package networkbenchmark
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// driver is the NetworkBenchmark's part of one reconcile: a headless
+// Service as input, one Job per node for each attempt, and the nodes'
+// reports as the result.
+type driver struct {
+	r *Reconciler
+	b *benchv1.NetworkBenchmark
+	// jobs and the current attempt, as Observe found them.
+	jobs    *benchrun.SlotJobs
+	attempt benchrun.SlotAttempt
+	// reports of the collected repetition, for Record.
+	reports []*netbench.Report
+}
+
+var _ benchrun.Driver = (*driver)(nil)
+
+func (d *driver) Benchmark() benchrun.Benchmark { return d.b }
+
+func (d *driver) Kind() string { return kind }
+
+func (d *driver) nodes() int { return int(max(d.b.Spec.Nodes, 1)) }
+
+// Admit refuses the host network unless the admin allows it.
+func (d *driver) Admit() error {
+	return benchrun.CheckHostNetwork("spec.hostNetwork", d.b.Spec.HostNetwork, d.r.AllowHostNetwork)
+}
+
+// EnsureInputs creates the headless Service through which the pods find
+// each other, once.
+func (d *driver) EnsureInputs(ctx context.Context) error {
+	_, err := d.r.Kit().CreateOwned(ctx, d.b, constructService(d.b))
+	return err
+}
+
+// Observe reads the Jobs and pods of the benchmark.
+func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error) {
+	st, err := benchrun.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
+	if err != nil {
+		return benchrun.Attempt{}, err
+	}
+	d.jobs = st
+	d.attempt, err = st.Observe(ctx, d.r.Kit().Reader, d.b, childLabels(d.b), rep, d.nodes())
+	return d.attempt.Attempt, err
+}
+
+// CreateAttempt creates the Jobs of one attempt of a repetition, one per
+// node.
+func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.Object, error) {
+	image := cmp.Or(d.b.Spec.Image, d.r.Image)
+	var created []client.Object
+	for slot := range d.nodes() {
+		job, err := constructJob(d.b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
+		if err != nil {
+			return created, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+		}
+		ok, err := d.r.Kit().CreateOwned(ctx, d.b, job)
+		if err != nil {
+			return created, err
+		}
+		if ok {
+			created = append(created, job)
+		}
+	}
+	return created, nil
+}
+
+// StopAttempt stops the other nodes' pods of a lost attempt: the pairs of
+// an attempt run together.
+func (d *driver) StopAttempt(ctx context.Context, a benchrun.Attempt) error {
+	return benchrun.DeleteActiveJobs(ctx, d.r.Client, d.jobs.JobsOf(a.Rep, a.Number))
+}
+
+// Failure fails the benchmark with what the failed pods' reports say.
+func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
+	return d.r.toolFailure(ctx, d.b, a.Rep, d.attempt.Slots, d.attempt.Observation)
+}
+
+// Collect reads the nodes' reports of a finished repetition, stores them and
+// turns them into samples. It reads one pod at a time: a report's outputs
+// are parsed and let go before the next log is read.
+func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Collected, error) {
+	b, r := d.b, d.r
+	rep, total := a.Rep, b.Spec.Repetitions
+	finished := d.attempt.Observation.Finished
+	c := benchrun.Collected{Options: results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions), GroupBy: netbench.GroupBy}}
+	in := netbench.InputOf(&b.Spec)
+	names := slotNodes(finished)
+	infos := map[string]results.NodeInfo{}
+	for _, pod := range finished {
+		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
+		if err != nil {
+			return c, err
+		}
+		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, container)
+		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, benchrun.NodeOf(pod), oe.Message)
+			return c, oe
+		}
+		if err != nil {
+			if done := d.jobs.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
+				return c, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+			}
+			return c, err
+		}
+		if err := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); err != nil {
+			return c, err
+		}
+		report, err := netbench.ReadReport(log)
+		if err != nil {
+			return c, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, benchrun.NodeOf(pod), err, benchrun.Tail(log)))
+		}
+		report.Node = pod.Spec.NodeName
+		node.Topology, node.AllowedCPUs = report.Topology, report.AllowedCPUs
+		infos[report.Node] = node
+		c.Nodes = append(c.Nodes, node)
+		d.reports = append(d.reports, report)
+		if err := sameTopology(d.reports); err != nil {
+			return c, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+		}
+		parsed, err := netbench.ReportSamples(in, report, names)
+		if err != nil {
+			return c, reportFailure(err, rep, total)
+		}
+		report.Steps = nil // parsed: the outputs go
+		if c.Samples = append(c.Samples, parsed...); len(c.Samples) > results.MaxRunSamples {
+			return c, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
+		}
+	}
+	end := benchrun.FinishTime(finished[0])
+	for i := range c.Samples {
+		// A pair's figures are the client's: its node is the sample's node.
+		benchrun.Origin{
+			Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
+			Repetition: rep, Attempt: a.Number, Node: infos[c.Samples[i].Labels[results.LabelNode]], Finished: end,
+		}.Label(c.Samples[i : i+1])
+	}
+	return c, nil
+}
+
+// Record shows the nodes' topology and the pairs' figures so far in the
+// status.
+func (d *driver) Record(summaries []results.Summary) string {
+	d.b.Status.Topology = nodeTopologies(d.reports)
+	d.b.Status.Pairs, d.b.Status.Summary = statusPairs(summaries)
+	return summaryNote(d.b)
+}
+
+// StopChildren deletes the Jobs that still run after a failure.
+func (d *driver) StopChildren(ctx context.Context) error {
+	st, err := benchrun.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
+	if err != nil {
+		return err
+	}
+	return benchrun.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
+}
+
+func (d *driver) Display() { syncDisplay(d.b) }
