@@ -33,7 +33,7 @@ func PrintMPITable(w io.Writer, suite benchv1.MPISuite, summaries []results.Summ
 			continue
 		}
 		rows = append(rows, []string{s.Test, s.Metric, cmp.Or(s.Labels[results.LabelMsgSize], "-"),
-			FormatValue(s.Stats.Median), FormatValue(s.Stats.Min), FormatValue(s.Stats.Max), FormatCV(s.Stats), s.Unit})
+			results.FormatValue(s.Stats.Median), results.FormatValue(s.Stats.Min), results.FormatValue(s.Stats.Max), results.FormatCV(s.Stats), s.Unit})
 	}
 	return writeAligned(w, rows, func(col int) bool { return col < 2 || col == 7 })
 }

@@ -223,10 +223,10 @@ func PrintNetworkTable(w io.Writer, summaries []results.Summary) error {
 		r := rows[k]
 		line := []string{k.test, k.pair, r.scope, "-", "-", "-", "-", "-", "-", "-"}
 		if p := r.peak; p != nil {
-			line[3], line[4], line[5], line[6] = FormatValue(p.Stats.Median), cmp.Or(p.Labels[results.LabelMsgSize], "-"), FormatCV(p.Stats), p.Unit
+			line[3], line[4], line[5], line[6] = results.FormatValue(p.Stats.Median), cmp.Or(p.Labels[results.LabelMsgSize], "-"), results.FormatCV(p.Stats), p.Unit
 		}
 		if l := r.latency; l != nil {
-			line[7], line[8], line[9] = FormatValue(l.Stats.Median), cmp.Or(l.Labels[results.LabelMsgSize], "-"), l.Unit
+			line[7], line[8], line[9] = results.FormatValue(l.Stats.Median), cmp.Or(l.Labels[results.LabelMsgSize], "-"), l.Unit
 		}
 		out = append(out, line)
 	}

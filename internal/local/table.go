@@ -3,7 +3,6 @@ package local
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/benchwright/benchwright/internal/results"
@@ -21,8 +20,8 @@ func PrintTable(w io.Writer, summaries []results.Summary) error {
 		if !isHeadline(s.Metric) {
 			continue
 		}
-		rows = append(rows, []string{s.Test, s.Metric, FormatValue(s.Stats.Median), FormatValue(s.Stats.Min),
-			FormatValue(s.Stats.Max), FormatCV(s.Stats), s.Unit, fmt.Sprint(s.Stats.N)})
+		rows = append(rows, []string{s.Test, s.Metric, results.FormatValue(s.Stats.Median), results.FormatValue(s.Stats.Min),
+			results.FormatValue(s.Stats.Max), results.FormatCV(s.Stats), s.Unit, fmt.Sprint(s.Stats.N)})
 	}
 	return writeAligned(w, rows, func(col int) bool { return col < 2 || col == 6 }) // names and unit
 }
@@ -66,47 +65,4 @@ func isHeadline(metric string) bool {
 		}
 	}
 	return false
-}
-
-// FormatCV prints the coefficient of variation, "-" below two repetitions.
-func FormatCV(s results.Stats) string {
-	if s.N < 2 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", s.CV)
-}
-
-// FormatValue prints a figure with about four significant digits and thousands
-// separators: 41234.7 -> "41,235", 123.456 -> "123.5", 0.01234 -> "0.01234".
-func FormatValue(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1000:
-		return groupThousands(fmt.Sprintf("%.0f", v))
-	case a >= 100:
-		return fmt.Sprintf("%.1f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.2f", v)
-	case a >= 1:
-		return fmt.Sprintf("%.3f", v)
-	case a == 0:
-		return "0"
-	}
-	return fmt.Sprintf("%.4g", v)
-}
-
-func groupThousands(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

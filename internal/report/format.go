@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/benchwright/benchwright/internal/local"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // formatValue prints a figure as `benchwright run` does; "-" for none.
@@ -13,7 +13,7 @@ func formatValue(v float64) string {
 	if math.IsNaN(v) {
 		return "-"
 	}
-	return local.FormatValue(v)
+	return results.FormatValue(v)
 }
 
 // formatCount prints a count with thousands separators.
@@ -21,7 +21,7 @@ func formatCount(n int) string {
 	if n < 1000 {
 		return strconv.Itoa(n)
 	}
-	return local.FormatValue(float64(n))
+	return results.FormatValue(float64(n))
 }
 
 // formatSpeedup prints a speedup with about three significant digits, and

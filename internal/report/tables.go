@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchwright/benchwright/internal/local"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // runsGrid lists the runs: what ran where, and how many repetitions count.
@@ -76,7 +76,7 @@ func figuresGrid(rows []Row, upper bool) *grid {
 	for _, r := range rows {
 		s := r.Stats
 		cells := []string{r.Test, r.Metric, orDash(r.MsgSize), formatValue(s.Median), formatValue(s.Min), formatValue(s.Max),
-			formatValue(s.Mean), formatValue(s.Stddev), local.FormatCV(s), strconv.Itoa(s.N), displayUnit(r.Unit)}
+			formatValue(s.Mean), formatValue(s.Stddev), results.FormatCV(s), strconv.Itoa(s.N), displayUnit(r.Unit)}
 		var kept []string
 		for i, c := range cells {
 			if keep(i) {

@@ -1,0 +1,52 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// How figures are printed, the same in the CLI's tables and the HTML report.
+
+// FormatCV prints the coefficient of variation, "-" below two repetitions.
+func FormatCV(s Stats) string {
+	if s.N < 2 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", s.CV)
+}
+
+// FormatValue prints a figure with about four significant digits and thousands
+// separators: 41234.7 -> "41,235", 123.456 -> "123.5", 0.01234 -> "0.01234".
+func FormatValue(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return groupThousands(fmt.Sprintf("%.0f", v))
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.2f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.3f", v)
+	case a == 0:
+		return "0"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+func groupThousands(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
