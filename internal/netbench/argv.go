@@ -2,21 +2,35 @@ package netbench
 
 import (
 	"strconv"
+	"strings"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
 // ServerArgv is the server's command of a step, pinned to its CPU: fabtests
-// with out-of-band setup on the step's ports (-E), bound to self; iperf3 as a
-// one-off server.
+// bound to self on the step's port (with out-of-band setup on the next
+// port, -E, where the test takes it: see outOfBand); iperf3 as a one-off
+// server.
 func ServerArgv(in Input, s Step, self string) []string {
 	argv := []string{"taskset", "-c", strconv.Itoa(s.Pair.Server.CPU)}
 	if in.IPerf3 != nil {
 		return append(argv, "iperf3", "-s", "-1", "-p", strconv.Itoa(s.Port()))
 	}
-	return append(append(argv, fabtestsArgs(in.Fabtests, s.Test)...),
-		"-E="+strconv.Itoa(s.Port()+1), "-s", self, "-B", strconv.Itoa(s.Port()))
+	argv = append(argv, fabtestsArgs(in.Fabtests, s.Test)...)
+	if outOfBand(s.Test) {
+		argv = append(argv, "-E="+strconv.Itoa(s.Port()+1))
+	}
+	return append(argv, "-s", self, "-B", strconv.Itoa(s.Port()))
 }
+
+// outOfBand tells whether a fabtests test exchanges its setup over an
+// out-of-band socket (-E). Tests on rdm endpoints do. Tests on msg
+// endpoints (fi_msg_*) do not: a 1.17 server opens its passive endpoint
+// only after the out-of-band accept, and a client that connects right after
+// that exchange is refused (fi_msg_pingpong: "eq_readerr 111 (Connection
+// refused)", seen under load); without it the server is ready once its
+// passive endpoint listens on the step's port.
+func outOfBand(test string) bool { return !strings.HasPrefix(test, "fi_msg_") }
 
 // ClientArgv is the client's command of a step, pinned to its CPU, towards
 // the server at server. fabtests needs its own address (-s) besides the
@@ -43,8 +57,11 @@ func ClientArgv(in Input, s Step, self, server string) []string {
 		}
 		return argv
 	}
-	return append(append(argv, fabtestsArgs(in.Fabtests, s.Test)...),
-		"-E="+strconv.Itoa(s.Port()+1), "-s", self, "-P", strconv.Itoa(s.Port()), server)
+	argv = append(argv, fabtestsArgs(in.Fabtests, s.Test)...)
+	if outOfBand(s.Test) {
+		argv = append(argv, "-E="+strconv.Itoa(s.Port()+1))
+	}
+	return append(argv, "-s", self, "-P", strconv.Itoa(s.Port()), server)
 }
 
 // fabtestsArgs are the program and the options both sides share.

@@ -151,6 +151,13 @@ func TestArgv(t *testing.T) {
 	if want := "taskset -c 1 fi_rma_bw -p sockets -o write -S 4096 -I 50 -w 5 -E=29103 -s 10.0.0.2 -P 29102 10.0.0.1"; got != want {
 		t.Errorf("client argv\n got %s\nwant %s", got, want)
 	}
+	// msg endpoints connect without the out-of-band socket: see outOfBand.
+	msg := fabtestsInput("tcp", "fi_msg_pingpong")
+	msgSteps, _ := Plan(msg, twoSockets())
+	got = strings.Join(ServerArgv(msg, msgSteps[0], "10.0.0.1"), " ") + " | " + strings.Join(ClientArgv(msg, msgSteps[0], "10.0.0.2", "10.0.0.1"), " ")
+	if want := "taskset -c 0 fi_msg_pingpong -p tcp -S 4096 -I 50 -w 5 -s 10.0.0.1 -B 29102 | taskset -c 1 fi_msg_pingpong -p tcp -S 4096 -I 50 -w 5 -s 10.0.0.2 -P 29102 10.0.0.1"; got != want {
+		t.Errorf("msg endpoint argv\n got %s\nwant %s", got, want)
+	}
 	ip := Input{Nodes: 1, Pairs: in.Pairs, IPerf3: &benchv1.IPerf3Settings{Protocol: "UDP", Bitrate: "1G", Seconds: 5, Streams: 4, Reverse: true, OmitSeconds: 1}}
 	got = strings.Join(ClientArgv(ip, steps[0], "", "10.0.0.1"), " ")
 	if want := "taskset -c 1 iperf3 -c 10.0.0.1 -p 29102 -J -t 5 -P 4 -O 1 -R -u -b 1G"; got != want {

@@ -239,12 +239,13 @@ func (r *Runner) peer(slot int) string {
 }
 
 // serverPort is the port that listens once a server is ready: fabtests'
-// out-of-band socket, iperf3's own.
+// out-of-band socket where it has one, else the step's port (iperf3's own,
+// or a msg endpoint's passive endpoint).
 func (r *Runner) serverPort(s Step) int {
-	if r.Input.IPerf3 != nil {
-		return s.Port()
+	if r.Input.IPerf3 == nil && outOfBand(s.Test) {
+		return s.Port() + 1
 	}
-	return s.Port() + 1
+	return s.Port()
 }
 
 // waitListening waits until the server listens, or fails when it exits or
