@@ -78,10 +78,15 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: generate lint ## Regenerate, lint, and fail if anything changed.
+verify: verify-tidy generate lint ## Check go.mod is tidy, regenerate, lint, and fail if anything changed.
 	@if [ -n "$$(git status --porcelain)" ]; then \
 	  echo "verify: the tree differs after make generate (commit the generated files):"; \
 	  git status --porcelain; git --no-pager diff --stat; exit 1; fi
+
+.PHONY: verify-tidy
+verify-tidy: ## Fail if go mod tidy would change go.mod or go.sum.
+	@diff=$$(go mod tidy -diff 2>&1) || { echo "$$diff"; \
+	  echo "verify: go.mod/go.sum are not tidy: run go mod tidy and commit go.mod and go.sum"; exit 1; }
 
 ##@ Test
 
