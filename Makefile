@@ -3,11 +3,12 @@
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
-# Tool versions, pinned in one place. Tools are cached outside the repo, so a
-# fresh clone on a machine that built them once does not build them again.
+# The Makefile's own tools, pinned here; what the hack scripts build (Kubernetes,
+# etcd, kwok, helm, ...) is pinned in hack/versions.sh. Tools are cached outside
+# the repo, so a fresh clone on a machine that built them once does not build
+# them again.
 CONTROLLER_GEN_VERSION ?= v0.19.0
 GOLANGCI_LINT_VERSION  ?= v2.15.0
-KUBE_VERSION           ?= 1.33.4
 CACHE                  ?= $(or $(BENCHWRIGHT_CACHE),$(HOME)/.cache/benchwright)
 LOCALBIN               ?= $(CACHE)/bin
 CONTROLLER_GEN         ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
@@ -154,8 +155,8 @@ fuzz: ## Run every parser fuzz target for FUZZTIME each (default 30s).
 	done
 
 .PHONY: envtest
-envtest: ## Build kube-apiserver, kubectl and etcd for envtest (cached; warm run is a no-op).
-	@KUBE_VERSION=$(KUBE_VERSION) hack/envtest-assets.sh >/dev/null
+envtest: ## Build kube-apiserver, kubectl and etcd for envtest (versions: hack/versions.sh; cached; warm run is a no-op).
+	@hack/envtest-assets.sh >/dev/null
 
 ##@ Build
 

@@ -43,7 +43,8 @@ NODES=${NODES:-4}
 MACHINE_TYPES=${MACHINE_TYPES:-"c2-standard-60 c3-standard-88"}
 ZONE=${ZONE:-us-central1-a}
 UP_TIMEOUT=${UP_TIMEOUT:-120}
-KUBE_VERSION=${KUBE_VERSION:-1.33.4}
+# shellcheck source=hack/versions.sh
+source "$HERE/versions.sh"
 export KWOK_WORKDIR=${KWOK_WORKDIR:-$CACHE/kwok}
 CLUSTER_DIR="$KWOK_WORKDIR/clusters/$CLUSTER_NAME"
 KUBECONFIG_FILE="$CLUSTER_DIR/kubeconfig.yaml"

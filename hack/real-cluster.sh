@@ -10,8 +10,9 @@
 #     as dev-cluster runs it);
 #   NODES nodes (1 or 2), each in its own network namespace bw-node-N
 #     (10.99.0.1N on the bridge): its own containerd (runc, overlayfs, the CNI
-#     bridge cni0 with pod subnet 10.244.N.0/24), kubelet v1.33.4 (its own root
-#     dir and cgroupRoot /benchwright-node-N) and kube-proxy (iptables);
+#     bridge cni0 with pod subnet 10.244.N.0/24), kubelet (KUBE_VERSION of
+#     hack/versions.sh; its own root dir and cgroupRoot /benchwright-node-N)
+#     and kube-proxy (iptables);
 #     labelled like GKE nodes of MACHINE_TYPE in node pool NODE_POOL;
 #   this host reaches the bridge through the veth bw-host (10.99.0.254): the
 #     kubeconfig points at https://10.99.0.1:6443;
@@ -44,7 +45,8 @@ MACHINE_TYPE=${MACHINE_TYPE:-n2-standard-2}
 NODE_POOL=${NODE_POOL:-real-pool}
 ZONE=${ZONE:-us-central1-a}
 UP_TIMEOUT=${UP_TIMEOUT:-120}
-KUBE_VERSION=${KUBE_VERSION:-1.33.4}
+# shellcheck source=hack/versions.sh
+source "$HERE/versions.sh"
 
 NET_NS=bw-net
 BRIDGE=bwbr0
