@@ -87,13 +87,19 @@ build_clusterkit() {
   (cd "$ROOT" && go build -o "$CLUSTERKIT" ./hack/clusterkit) || die "go build ./hack/clusterkit failed"
 }
 
-# wait_ready WHAT LOG [--pid PID] CHECK ARGS...: clusterkit wait (see
-# hack/clusterkit/wait.go) with the admin's kubeconfig and UP_TIMEOUT; fails
-# naming WHAT, with what was still missing and the tail of LOG.
+# wait_ready [--netns NS] WHAT LOG [--pid PID] CHECK ARGS...: clusterkit wait
+# (see hack/clusterkit/wait.go) with the admin's kubeconfig and UP_TIMEOUT, in
+# network namespace NS if given; fails naming WHAT, with what was still
+# missing and the tail of LOG.
 wait_ready() {
+  local netns=()
+  if [[ "$1" == --netns ]]; then
+    netns=(nsenter --net="/run/netns/$2")
+    shift 2
+  fi
   local what=$1 logfile=$2 out
   shift 2
-  out=$("$CLUSTERKIT" wait --kubeconfig "$KUBECONFIG_FILE" --timeout "${UP_TIMEOUT}s" "$@" 2>&1) || {
+  out=$("${netns[@]}" "$CLUSTERKIT" wait --kubeconfig "$KUBECONFIG_FILE" --timeout "${UP_TIMEOUT}s" "$@" 2>&1) || {
     log "$what: ${out#clusterkit: }"
     [[ -n "$logfile" ]] && tail_log "$logfile"
     exit 1
