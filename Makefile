@@ -79,7 +79,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: verify-tidy generate lint ## Check go.mod is tidy, regenerate, lint, and fail if anything changed.
+verify: verify-tidy verify-shell generate lint ## Check go.mod is tidy, shellcheck the scripts, regenerate, lint, and fail if anything changed.
 	@if [ -n "$$(git status --porcelain)" ]; then \
 	  echo "verify: the tree differs after make generate (commit the generated files):"; \
 	  git status --porcelain; git --no-pager diff --stat; exit 1; fi
@@ -88,6 +88,10 @@ verify: verify-tidy generate lint ## Check go.mod is tidy, regenerate, lint, and
 verify-tidy: ## Fail if go mod tidy would change go.mod or go.sum.
 	@diff=$$(go mod tidy -diff 2>&1) || { echo "$$diff"; \
 	  echo "verify: go.mod/go.sum are not tidy: run go mod tidy and commit go.mod and go.sum"; exit 1; }
+
+.PHONY: verify-shell
+verify-shell: ## shellcheck every shell script (hack/, images/, .ci/); installs Debian's shellcheck when missing.
+	hack/shellcheck.sh
 
 ##@ Test
 
