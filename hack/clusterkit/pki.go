@@ -147,7 +147,7 @@ func template(subject pkix.Name, validity time.Duration) (*x509.Certificate, err
 func parseSubject(s string) (pkix.Name, error) {
 	var name pkix.Name
 	if !strings.HasPrefix(s, "/") {
-		return name, fmt.Errorf("subject %q: want /KEY=VALUE/...", s)
+		return name, fmt.Errorf("subject %q: want /KEY=VALUE/KEY=VALUE", s)
 	}
 	for _, part := range strings.Split(s[1:], "/") {
 		k, v, ok := strings.Cut(part, "=")
