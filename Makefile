@@ -3,11 +3,12 @@
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
-# Tool versions, pinned in one place. Tools are cached outside the repo, so a
-# fresh clone on a machine that built them once does not build them again.
+# The Makefile's own tools, pinned here; what the hack scripts build (Kubernetes,
+# etcd, kwok, helm, ...) is pinned in hack/versions.sh. Tools are cached outside
+# the repo, so a fresh clone on a machine that built them once does not build
+# them again.
 CONTROLLER_GEN_VERSION ?= v0.19.0
 GOLANGCI_LINT_VERSION  ?= v2.15.0
-KUBE_VERSION           ?= 1.33.4
 CACHE                  ?= $(or $(BENCHWRIGHT_CACHE),$(HOME)/.cache/benchwright)
 LOCALBIN               ?= $(CACHE)/bin
 CONTROLLER_GEN         ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
@@ -78,10 +79,19 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: generate lint ## Regenerate, lint, and fail if anything changed.
+verify: verify-tidy verify-shell generate lint ## Check go.mod is tidy, shellcheck the scripts, regenerate, lint, and fail if anything changed.
 	@if [ -n "$$(git status --porcelain)" ]; then \
 	  echo "verify: the tree differs after make generate (commit the generated files):"; \
 	  git status --porcelain; git --no-pager diff --stat; exit 1; fi
+
+.PHONY: verify-tidy
+verify-tidy: ## Fail if go mod tidy would change go.mod or go.sum.
+	@diff=$$(go mod tidy -diff 2>&1) || { echo "$$diff"; \
+	  echo "verify: go.mod/go.sum are not tidy: run go mod tidy and commit go.mod and go.sum"; exit 1; }
+
+.PHONY: verify-shell
+verify-shell: ## shellcheck every shell script (hack/, images/, .ci/); installs Debian's shellcheck when missing.
+	hack/shellcheck.sh
 
 ##@ Test
 
@@ -149,8 +159,8 @@ fuzz: ## Run every parser fuzz target for FUZZTIME each (default 30s).
 	done
 
 .PHONY: envtest
-envtest: ## Build kube-apiserver, kubectl and etcd for envtest (cached; warm run is a no-op).
-	@KUBE_VERSION=$(KUBE_VERSION) hack/envtest-assets.sh >/dev/null
+envtest: ## Build kube-apiserver, kubectl and etcd for envtest (versions: hack/versions.sh; cached; warm run is a no-op).
+	@hack/envtest-assets.sh >/dev/null
 
 ##@ Build
 

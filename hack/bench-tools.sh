@@ -18,12 +18,14 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
+# shellcheck source=hack/versions.sh
+source "$HERE/versions.sh"
 CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
 SOURCES=${SOURCES:-$ROOT/../shared/src}
-OSU=osu-micro-benchmarks-7.4.tar.gz
-IMB=mpi-benchmarks-IMB-v2021.11.tar.gz
-IOR=ior-4.0.0.tar.gz
-FABTESTS=fabtests-1.17.0.tar.gz
+OSU=$OSU_ARCHIVE
+IMB=$IMB_ARCHIVE
+IOR=$IOR_ARCHIVE
+FABTESTS=$FABTESTS_ARCHIVE
 
 log() { echo "bench-tools [${SECONDS}s]: $*" >&2; }
 die() { log "$*"; exit 1; }

@@ -13,18 +13,17 @@
 #   hack/cluster-tools.sh helm argo   # only these (names as printed, lower case)
 set -euo pipefail
 
-KUBE_VERSION=${KUBE_VERSION:-1.33.4}
-KWOK_VERSION=${KWOK_VERSION:-v0.7.0}
-HELM_VERSION=${HELM_VERSION:-v3.19.0}
-MPI_OPERATOR_VERSION=${MPI_OPERATOR_VERSION:-v0.6.0}
-ARGO_VERSION=${ARGO_VERSION:-v3.6.10}
-COREDNS_VERSION=${COREDNS_VERSION:-v1.14.7}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=hack/versions.sh
+source "$HERE/versions.sh"
 CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
 BIN="$CACHE/bin"
-HERE=$(cd "$(dirname "$0")" && pwd)
 
 log() { echo "cluster-tools: $*" >&2; }
 command -v go >/dev/null || { log "go not found in PATH"; exit 1; }
+# The MPI Operator whose CRD and types go.mod brings (hack/versions.sh).
+MPI_OPERATOR_VERSION=${MPI_OPERATOR_VERSION:-$(cd "$HERE/.." && go list -m -f '{{.Version}}' github.com/kubeflow/mpi-operator)}
+[[ -n "$MPI_OPERATOR_VERSION" ]] || { log "go.mod names no github.com/kubeflow/mpi-operator"; exit 1; }
 mkdir -p "$BIN" "$CACHE/build"
 export GOFLAGS="-mod=mod -buildvcs=false"
 

@@ -34,75 +34,32 @@
 # The MPI Operator's health endpoint is :8080, fixed: one dev cluster per machine.
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
-CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
+LOG_NAME=dev-cluster
+# shellcheck source=hack/lib/cluster.sh
+source "$(dirname "$0")/lib/cluster.sh"
 CLUSTER_NAME=${CLUSTER_NAME:-benchwright}
 NODES_SET=${NODES:-}${MACHINE_TYPES:-}
 NODES=${NODES:-4}
 MACHINE_TYPES=${MACHINE_TYPES:-"c2-standard-60 c3-standard-88"}
 ZONE=${ZONE:-us-central1-a}
 UP_TIMEOUT=${UP_TIMEOUT:-120}
-KUBE_VERSION=${KUBE_VERSION:-1.33.4}
 export KWOK_WORKDIR=${KWOK_WORKDIR:-$CACHE/kwok}
 CLUSTER_DIR="$KWOK_WORKDIR/clusters/$CLUSTER_NAME"
 KUBECONFIG_FILE="$CLUSTER_DIR/kubeconfig.yaml"
 # Our own processes' files live beside kwokctl's (which `down` deletes), so
 # their logs survive the cluster.
 DEV="$KWOK_WORKDIR/dev/$CLUSTER_NAME"
-SYSTEM_NS=benchwright-system
-MPI_LOCK_NS=mpi-operator
+PROC_DIR=$DEV
+LOG_DIR=$DEV
+# The tools' paths, set by dev_tools.
+KUBE_CONTROLLER_MANAGER="" KUBE_SCHEDULER="" KWOK="" KWOKCTL="" HELM="" MPI_OPERATOR=""
 
-log() { echo "dev-cluster [${SECONDS}s]: $*" >&2; }
-die() { log "$*"; exit 1; }
-
-usage() {
-  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
-
-# tools sets the paths of the binaries (cluster-tools.sh builds what is missing).
-tools() {
-  local line
-  while IFS= read -r line; do
-    [[ "$line" == *=* ]] && declare -g "${line%%=*}=${line#*=}"
-  done < <("$HERE/cluster-tools.sh" kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator)
-  KUBE_DIR=$(KUBE_VERSION=$KUBE_VERSION "$HERE/envtest-assets.sh")
-  KUBECTL="$KUBE_DIR/kubectl"
+dev_tools() {
+  tools kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator
   # kwokctl runs the kubectl it finds on PATH, or downloads one.
   export PATH="$KUBE_DIR:$PATH"
   # Feature gates and runtime config follow the Kubernetes version.
   export KWOK_KUBE_VERSION=v$KUBE_VERSION
-}
-
-k() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" "$@"; }
-
-# tail_log FILE [N]: the first error lines and the end of a component's log,
-# for a failure message.
-tail_log() {
-  [[ -f "$1" ]] || { echo "(no log at $1)" >&2; return; }
-  if grep -qiE '(^|[^a-z])(error|fatal|panic|flag provided)' "$1"; then
-    echo "----- first errors in $1 -----" >&2
-    grep -m 5 -iE '(^|[^a-z])(error|fatal|panic|flag provided)' "$1" | cut -c1-400 >&2
-  fi
-  echo "----- last lines of $1 -----" >&2
-  tail -n "${2:-40}" "$1" | cut -c1-400 >&2
-  echo "-----" >&2
-}
-
-# wait_until TIMEOUT WHAT LOG CMD...: runs CMD every half second until it
-# succeeds; after TIMEOUT seconds fails with WHAT and the tail of LOG.
-wait_until() {
-  local timeout=$1 what=$2 logfile=$3; shift 3
-  local deadline=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then
-      log "$what did not come up within ${timeout}s"
-      [[ -n "$logfile" ]] && tail_log "$logfile"
-      exit 1
-    fi
-    sleep 0.5
-  done
 }
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -112,54 +69,6 @@ free_port() {
   local p=$1
   while port_in_use "$p"; do p=$((p + 1)); done
   echo "$p"
-}
-
-# running NAME: the pid in $DEV/NAME.pid runs $DEV's binary NAME (or the
-# binary recorded beside it), so a recycled pid is never taken for ours.
-running() {
-  local pidfile="$DEV/$1.pid" pid exe
-  [[ -f "$pidfile" ]] || return 1
-  pid=$(<"$pidfile")
-  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
-  [[ "$exe" == "$(cat "$DEV/$1.exe" 2>/dev/null)" ]]
-}
-
-# stop NAME: ends our process NAME (SIGTERM, then SIGKILL after 10 s).
-stop() {
-  local name=$1 pid i
-  if running "$name"; then
-    pid=$(<"$DEV/$name.pid")
-    log "stopping $name (pid $pid)"
-    kill "$pid" 2>/dev/null || true
-    for ((i = 0; i < 100; i++)); do
-      [[ -d "/proc/$pid" ]] || break
-      sleep 0.1
-    done
-    [[ -d "/proc/$pid" ]] && kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f "$DEV/$name.pid"
-}
-
-# start NAME BINARY ARGS...: runs BINARY in the background, detached from this
-# shell, logging to $DEV/NAME.log (the previous log is kept as NAME.log.1).
-start() {
-  local name=$1 bin=$2; shift 2
-  [[ -f "$DEV/$name.log" ]] && mv -f "$DEV/$name.log" "$DEV/$name.log.1"
-  {
-    echo "# $(date -u +%FT%TZ) $bin $*"
-  } >"$DEV/$name.log"
-  # fd 8 is our lock: the process must not hold it.
-  setsid nohup "$bin" "$@" >>"$DEV/$name.log" 2>&1 </dev/null 8>&- &
-  echo $! >"$DEV/$name.pid"
-  readlink -f "$bin" >"$DEV/$name.exe"
-}
-
-# alive NAME: fails with the log's tail when NAME has exited.
-alive() {
-  running "$1" && return 0
-  log "$1 exited"
-  tail_log "$DEV/$1.log"
-  exit 1
 }
 
 cluster_up() {
@@ -175,6 +84,8 @@ cluster_up() {
     }
   else
     log "creating cluster $CLUSTER_NAME in $CLUSTER_DIR"
+    local qps=() f
+    [[ -n "${DISABLE_QPS_LIMITS:-}" ]] && qps=(--disable-qps-limits)
     "$KWOKCTL" create cluster --name "$CLUSTER_NAME" --runtime binary \
       --etcd-binary "$KUBE_DIR/etcd" \
       --kube-apiserver-binary "$KUBE_DIR/kube-apiserver" \
@@ -182,7 +93,7 @@ cluster_up() {
       --kube-scheduler-binary "$KUBE_SCHEDULER" \
       --kwok-controller-binary "$KWOK" \
       --enable-crds Logs,ClusterLogs \
-      ${DISABLE_QPS_LIMITS:+--disable-qps-limits} \
+      "${qps[@]}" \
       --kubeconfig "" \
       --timeout "${UP_TIMEOUT}s" --wait "${UP_TIMEOUT}s" >"$DEV/kwokctl.log" 2>&1 8>&- || {
       tail_log "$DEV/kwokctl.log"
@@ -190,10 +101,10 @@ cluster_up() {
       die "kwokctl create cluster failed"
     }
   fi
-  wait_until "$UP_TIMEOUT" "kube-apiserver" "$CLUSTER_DIR/logs/kube-apiserver.log" k get --raw /readyz
+  wait_ready "kube-apiserver" "$CLUSTER_DIR/logs/kube-apiserver.log" readyz
   # kube-controller-manager creates the default ServiceAccounts.
-  wait_until "$UP_TIMEOUT" "kube-controller-manager (no default ServiceAccount)" \
-    "$CLUSTER_DIR/logs/kube-controller-manager.log" k get serviceaccount default -n default
+  wait_ready "kube-controller-manager (no default ServiceAccount)" \
+    "$CLUSTER_DIR/logs/kube-controller-manager.log" serviceaccount default/default
 }
 
 # machine_shape TYPE: "CPUS MEMORY" of a GCE machine type, roughly: standard
@@ -220,7 +131,8 @@ machine_shape() {
 
 # nodes_yaml: NODES nodes, named kwok-<machine-type>-<i>, taking the machine types in turn.
 nodes_yaml() {
-  local types=($MACHINE_TYPES) i t name cpus mem
+  local types i t name cpus mem
+  read -ra types <<<"$MACHINE_TYPES"
   for ((i = 0; i < NODES; i++)); do
     t=${types[i % ${#types[@]}]}
     read -r cpus mem < <(machine_shape "$t")
@@ -273,15 +185,15 @@ EOF
 }
 
 nodes_up() {
-  local yaml want n
+  local yaml want n sum have
   if [[ -z "$NODES_SET" && -f "$DEV/nodes" ]]; then
-    # shellcheck disable=SC1091
+    # NODES and MACHINE_TYPES of the last up (written below).
+    # shellcheck source=/dev/null
     source "$DEV/nodes"
   fi
   yaml=$(nodes_yaml)
   want=$(sed -n 's/^  name: //p' <<<"$yaml" | sort)
   # Applying 100 nodes takes seconds: only when they changed or are missing.
-  local sum have
   sum=$(sha256sum <<<"$yaml" | cut -d' ' -f1)
   have=$(k get nodes -l type=kwok -o name | wc -l)
   if [[ "$sum" != "$(cat "$DEV/nodes.sha256" 2>/dev/null)" || "$have" != "$NODES" ]]; then
@@ -292,44 +204,31 @@ nodes_up() {
   for n in $(k get nodes -l type=kwok -o jsonpath='{.items[*].metadata.name}'); do
     grep -qx "$n" <<<"$want" || { k delete node "$n" --wait=false >/dev/null && log "deleted node $n"; }
   done
-  wait_until "$UP_TIMEOUT" "the kwok nodes (Ready)" "$CLUSTER_DIR/logs/kwok-controller.log" nodes_ready "$NODES"
+  wait_ready "the kwok nodes (Ready)" "$CLUSTER_DIR/logs/kwok-controller.log" ready-nodes "$NODES" type=kwok
   printf 'NODES=%q\nMACHINE_TYPES=%q\n' "$NODES" "$MACHINE_TYPES" >"$DEV/nodes"
   log "$NODES kwok nodes Ready ($MACHINE_TYPES)"
 }
 
-# crd_established NAME: the CRD serves its kind.
-crd_established() {
-  [[ "$(k get crd "$1" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" == True ]]
-}
-
-# nodes_ready N: at least N kwok nodes are Ready.
-nodes_ready() {
-  local ready
-  ready=$(k get nodes -l type=kwok -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True)
-  ((ready >= $1))
+# mpi_operator_leading: the MPI Operator took its leader lease (it starts its
+# controller then), or it has exited (which alive reports with its log).
+mpi_operator_leading() {
+  grep -q 'Leading started' "$DEV/mpi-operator.log" || [[ ! -d "/proc/$(pid_of mpi-operator)" ]]
 }
 
 mpi_operator_up() {
-  local dir crd
-  dir=$(cd "$ROOT" && go list -m -f '{{.Dir}}' github.com/kubeflow/mpi-operator) ||
-    die "cannot locate the mpi-operator module (go mod download in $ROOT)"
-  crd="$dir/manifests/base/kubeflow.org_mpijobs.yaml"
-  k apply --server-side --force-conflicts -f "$crd" >/dev/null
-  wait_until "$UP_TIMEOUT" "the MPIJob CRD (Established)" "" crd_established mpijobs.kubeflow.org
-  k create namespace "$MPI_LOCK_NS" --dry-run=client -o yaml | k apply -f - >/dev/null
+  mpijob_crd
   if running mpi-operator; then
-    log "mpi-operator is running (pid $(<"$DEV/mpi-operator.pid"))"
+    log "mpi-operator is running (pid $(pid_of mpi-operator))"
     return
   fi
   # Its health endpoint is :8080, fixed (cmd/mpi-operator/app/server.go).
   port_in_use 8080 && die "port 8080 is taken: the mpi-operator binds its health check there and cannot be told otherwise ($(ss -ltnp 'sport = :8080' 2>/dev/null | tail -n +2))"
   # As deploy/v2beta1/mpi-operator.yaml runs it, with the cluster's admin credentials.
-  start mpi-operator "$MPI_OPERATOR" -alsologtostderr --lock-namespace="$MPI_LOCK_NS" \
+  start mpi-operator "" "$MPI_OPERATOR" -alsologtostderr --lock-namespace="$MPI_LOCK_NS" \
     --kubeConfig "$KUBECONFIG_FILE" --threadiness 4 --kube-api-qps 50 --kube-api-burst 100
-  wait_until "$UP_TIMEOUT" "mpi-operator (leader election)" "$DEV/mpi-operator.log" \
-    bash -c "grep -q 'Leading started' '$DEV/mpi-operator.log' || { [[ -d /proc/$(<"$DEV/mpi-operator.pid") ]] || exit 0; exit 1; }"
+  wait_until "$UP_TIMEOUT" "mpi-operator (leader election)" "$DEV/mpi-operator.log" mpi_operator_leading
   alive mpi-operator
-  log "mpi-operator is running (pid $(<"$DEV/mpi-operator.pid"), log $DEV/mpi-operator.log)"
+  log "mpi-operator is running (pid $(pid_of mpi-operator), log $DEV/mpi-operator.log)"
 }
 
 chart_up() {
@@ -342,14 +241,7 @@ chart_up() {
     tail_log "$DEV/helm.log"
     die "helm upgrade --install failed"
   }
-  local crd missing=()
-  for crd in benchmarkpools storagebenchmarks mpibenchmarks tuningprofiles; do
-    k get crd "$crd.benchwright.io" >/dev/null 2>&1 || missing+=("$crd")
-  done
-  ((${#missing[@]} == 0)) || die "the chart installed no CRD for ${missing[*]}"
-  for crd in benchmarkpools storagebenchmarks mpibenchmarks tuningprofiles; do
-    wait_until "$UP_TIMEOUT" "the $crd CRD (Established)" "" crd_established "$crd.benchwright.io"
-  done
+  chart_crds
 }
 
 # manager_facts reads from the chart's manager Deployment its ServiceAccount
@@ -380,31 +272,12 @@ manager_tls() {
 
 # manager_kubeconfig: the admin kubeconfig, impersonating the ServiceAccount.
 manager_kubeconfig() {
-  local user="system:serviceaccount:$SYSTEM_NS:$SERVICE_ACCOUNT"
-  k config view --raw --minify --flatten |
-    awk -v as="$user" '{ print } /^  user:/ && !done { print "    as: " as; done = 1 }' >"$DEV/manager.kubeconfig.tmp"
-  grep -q "as: $user" "$DEV/manager.kubeconfig.tmp" || die "could not write the impersonating kubeconfig"
-  mv "$DEV/manager.kubeconfig.tmp" "$DEV/manager.kubeconfig"
-  local who
+  local user="system:serviceaccount:$SYSTEM_NS:$SERVICE_ACCOUNT" who
+  "$CLUSTERKIT" impersonate "$KUBECONFIG_FILE" "$DEV/manager.kubeconfig" "$user" ||
+    die "could not write the impersonating kubeconfig"
   who=$("$KUBECTL" --kubeconfig "$DEV/manager.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1) ||
     die "the manager's kubeconfig does not work: $who"
   [[ "$who" == "$user" ]] || die "the manager's kubeconfig acts as $who, not $user"
-}
-
-# http_ok PORT PATH: GET http://127.0.0.1:PORT/PATH answers 200 (no curl needed).
-http_ok() {
-  local status
-  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
-  printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$2" >&3
-  read -r -t 5 _ status _ <&3 || status=""
-  exec 3<&- 3>&-
-  [[ "$status" == 200 ]]
-}
-
-# manager_ready_or_gone PORT PID: the manager is ready, or it has exited
-# (which alive reports with its log).
-manager_ready_or_gone() {
-  http_ok "$1" /readyz || [[ ! -d "/proc/$2" ]]
 }
 
 manager_up() {
@@ -413,15 +286,16 @@ manager_up() {
   manager_tls
   log "building the manager"
   (cd "$ROOT" && go build -o "$DEV/manager.new" ./cmd/manager) || die "go build ./cmd/manager failed"
-  local sum_new sum_old=""
+  local sum_new sum_old="" args_new args_old="" manager_args
+  # MANAGER_ARGS: more flags, split on blanks.
+  read -ra manager_args <<<"${MANAGER_ARGS:-}"
   sum_new=$(sha256sum "$DEV/manager.new" | cut -d' ' -f1)
   [[ -f "$DEV/manager.sha256" ]] && sum_old=$(<"$DEV/manager.sha256")
-  local args_new args_old=""
-  args_new=$(printf '%s\n' "${CHART_ARGS[@]}" ${MANAGER_ARGS:-} "$SERVICE_ACCOUNT")
+  args_new=$(printf '%s\n' "${CHART_ARGS[@]}" "${manager_args[@]}" "$SERVICE_ACCOUNT")
   [[ -f "$DEV/manager.args" ]] && args_old=$(<"$DEV/manager.args")
   if running manager && [[ "$sum_new" == "$sum_old" && "$args_new" == "$args_old" ]]; then
     rm -f "$DEV/manager.new"
-    log "manager is running and up to date (pid $(<"$DEV/manager.pid"))"
+    log "manager is running and up to date (pid $(pid_of manager))"
     return
   fi
   stop manager
@@ -435,8 +309,7 @@ manager_up() {
   mkdir -p "$DEV/artifacts"
   # The chart's args first; later flags win: local addresses, the local store,
   # a single replica.
-  # shellcheck disable=SC2086
-  POD_NAMESPACE=$SYSTEM_NS KUBECONFIG="$DEV/manager.kubeconfig" start manager "$DEV/manager" \
+  POD_NAMESPACE=$SYSTEM_NS KUBECONFIG="$DEV/manager.kubeconfig" start manager "" "$DEV/manager" \
     "${CHART_ARGS[@]}" \
     --kubeconfig "$DEV/manager.kubeconfig" \
     --leader-elect=false \
@@ -446,15 +319,15 @@ manager_up() {
     --artifact-server-tls-bind-address "127.0.0.1:$MANAGER_ARTIFACT_TLS_PORT" \
     --artifact-server-cert-dir "$DEV/artifact-server-tls" \
     --artifact-store "file://$DEV/artifacts" \
-    ${MANAGER_ARGS:-}
+    "${manager_args[@]}"
   {
     echo "MANAGER_METRICS_PORT=$MANAGER_METRICS_PORT"
     echo "MANAGER_PROBE_PORT=$MANAGER_PROBE_PORT"
     echo "MANAGER_ARTIFACT_PORT=$MANAGER_ARTIFACT_PORT"
     echo "MANAGER_ARTIFACT_TLS_PORT=$MANAGER_ARTIFACT_TLS_PORT"
   } >"$DEV/manager.ports"
-  wait_until "$UP_TIMEOUT" "the manager (/readyz)" "$DEV/manager.log" \
-    manager_ready_or_gone "$MANAGER_PROBE_PORT" "$(<"$DEV/manager.pid")"
+  wait_ready "the manager (/readyz)" "$DEV/manager.log" \
+    --pid "$(pid_of manager)" http "http://127.0.0.1:$MANAGER_PROBE_PORT/readyz"
   alive manager
   # Ready means started; a controller whose cache cannot sync (RBAC missing a
   # list or watch) would still fail within the cache sync timeout: look for it.
@@ -463,11 +336,12 @@ manager_up() {
     log "the manager reports errors with the chart's RBAC:"
     grep -E 'is forbidden|failed to list|Timeout: failed waiting for' "$DEV/manager.log" | tail -n 10 >&2
   fi
-  log "manager is running as $SERVICE_ACCOUNT (pid $(<"$DEV/manager.pid"), log $DEV/manager.log)"
+  log "manager is running as $SERVICE_ACCOUNT (pid $(pid_of manager), log $DEV/manager.log)"
 }
 
 write_env() {
-  # shellcheck disable=SC1091
+  # The ports manager_up chose, this time or when it started the manager.
+  # shellcheck source=/dev/null
   source "$DEV/manager.ports"
   cat >"$DEV/env" <<EOF
 CLUSTER_NAME=$CLUSTER_NAME
@@ -481,61 +355,44 @@ CLUSTER_LOGS=$CLUSTER_DIR/logs
 CLUSTER_PIDS=$CLUSTER_DIR/pids
 MANAGER_KUBECONFIG=$DEV/manager.kubeconfig
 MANAGER_SERVICE_ACCOUNT=system:serviceaccount:$SYSTEM_NS:$SERVICE_ACCOUNT
-MANAGER_PID=$(<"$DEV/manager.pid")
+MANAGER_PID=$(pid_of manager)
 MANAGER_LOG=$DEV/manager.log
 MANAGER_METRICS=https://127.0.0.1:$MANAGER_METRICS_PORT/metrics
 MANAGER_HEALTH=http://127.0.0.1:$MANAGER_PROBE_PORT/healthz
 MANAGER_ARTIFACTS_URL=http://127.0.0.1:$MANAGER_ARTIFACT_PORT/
 ARTIFACT_STORE=file://$DEV/artifacts
-MPI_OPERATOR_PID=$(<"$DEV/mpi-operator.pid")
+MPI_OPERATOR_PID=$(pid_of mpi-operator)
 MPI_OPERATOR_LOG=$DEV/mpi-operator.log
 EOF
 }
 
-# gc_synced_since STAMP: kube-controller-manager's garbage collector synced
-# its caches after STAMP ("MMDD HH:MM:SS.uuuuuu", klog's clock), which it
-# does on its 30 s resync when CRDs appeared.
-gc_synced_since() {
-  awk -v since="$1" '/"Caches are synced" controller="garbage collector"/ && substr($1, 2) " " $2 > since { found = 1 } END { exit !found }' \
-    "$CLUSTER_DIR/logs/kube-controller-manager.log"
-}
-
 up() {
-  local began=$SECONDS
-  mkdir -p "$DEV"
-  exec 8>"$DEV/.lock"
-  flock 8
-  tools
+  local began=$SECONDS fresh="" stamp
+  lock "$DEV"
+  dev_tools
+  build_clusterkit "$DEV"
   cluster_up
   nodes_up
-  # Until the garbage collector watches a new CRD's kind, deleting such an
-  # object leaves its children (an MPIJob's launcher, pods, Secret) for up to
-  # 30 s: on a fresh cluster, wait for it, so up means ready.
-  local new_crds=""
-  k get crd mpijobs.kubeflow.org storagebenchmarks.benchwright.io >/dev/null 2>&1 || new_crds=1
+  new_crds && fresh=1
   mpi_operator_up
   chart_up
-  local stamp
-  stamp=$(date +'%m%d %H:%M:%S.%6N')
+  stamp=$(klog_now)
   manager_up
-  if [[ -n "$new_crds" ]]; then
+  if [[ -n "$fresh" ]]; then
     log "waiting for the garbage collector to watch the new CRDs (it looks every 30 s)"
-    wait_until 90 "kube-controller-manager's garbage collector (resync after the new CRDs)" \
-      "$CLUSTER_DIR/logs/kube-controller-manager.log" gc_synced_since "$stamp"
+    gc_synced "$stamp" "$CLUSTER_DIR/logs/kube-controller-manager.log"
   fi
   write_env
   log "up in $((SECONDS - began))s: eval \"\$($0 env)\""
 }
 
 down() {
-  mkdir -p "$DEV"
-  exec 8>"$DEV/.lock"
-  flock 8
+  lock "$DEV"
   stop manager
   stop mpi-operator
   if [[ -d "$CLUSTER_DIR" ]]; then
     local kwokctl
-    kwokctl=$("$HERE/cluster-tools.sh" kwokctl | sed -n 's/^KWOKCTL=//p')
+    kwokctl=$("$HACK/cluster-tools.sh" kwokctl | sed -n 's/^KWOKCTL=//p')
     log "deleting cluster $CLUSTER_NAME"
     "$kwokctl" delete cluster --name "$CLUSTER_NAME" --kubeconfig "$DEV/kwokctl.kubeconfig" >"$DEV/kwokctl.log" 2>&1 || {
       tail_log "$DEV/kwokctl.log"
@@ -551,10 +408,7 @@ down() {
 env_() {
   [[ -f "$DEV/env" ]] || die "cluster $CLUSTER_NAME is not up: $0 up"
   running manager || die "the manager of cluster $CLUSTER_NAME is not running: $0 up (log: $DEV/manager.log)"
-  local line
-  while IFS= read -r line; do
-    printf 'export %s=%q\n' "${line%%=*}" "${line#*=}"
-  done <"$DEV/env"
+  print_env "$DEV/env"
 }
 
 case ${1:-} in

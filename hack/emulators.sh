@@ -5,12 +5,12 @@
 # versioned names: a warm run only checks that the binaries exist.
 #
 #   hack/emulators.sh                 # build if needed, print FAKE_GCS_SERVER=... MINIO=...
-#   MINIO_VERSION=v0.0.0-... hack/emulators.sh
+#   MINIO_VERSION=v0.0.0-... hack/emulators.sh   # another version than hack/versions.sh's
 set -euo pipefail
 
-FAKE_GCS_VERSION=${FAKE_GCS_VERSION:-v1.52.2}
-# MinIO publishes no semver tags; this is the newest version the module proxy has.
-MINIO_VERSION=${MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}
+# FAKE_GCS_VERSION, MINIO_VERSION
+# shellcheck source=hack/versions.sh
+source "$(dirname "$0")/versions.sh"
 CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
 BIN="$CACHE/bin"
 FAKE_GCS="$BIN/fake-gcs-server-$FAKE_GCS_VERSION"

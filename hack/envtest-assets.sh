@@ -4,11 +4,11 @@
 # KUBEBUILDER_ASSETS. Cached outside the repo: a warm run only checks the stamp.
 #
 #   hack/envtest-assets.sh            # build if needed, print the directory
-#   KUBE_VERSION=1.33.4 hack/envtest-assets.sh
+#   KUBE_VERSION=1.34.1 hack/envtest-assets.sh   # another version than hack/versions.sh's
 set -euo pipefail
 
-KUBE_VERSION=${KUBE_VERSION:-1.33.4}
-ETCD_VERSION=${ETCD_VERSION:-3.6.4}
+# shellcheck source=hack/versions.sh
+source "$(dirname "$0")/versions.sh"
 CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
 DIR="$CACHE/k8s/$KUBE_VERSION-linux-$(go env GOARCH)"
 STAMP="$DIR/.stamp"

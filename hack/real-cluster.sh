@@ -10,8 +10,9 @@
 #     as dev-cluster runs it);
 #   NODES nodes (1 or 2), each in its own network namespace bw-node-N
 #     (10.99.0.1N on the bridge): its own containerd (runc, overlayfs, the CNI
-#     bridge cni0 with pod subnet 10.244.N.0/24), kubelet v1.33.4 (its own root
-#     dir and cgroupRoot /benchwright-node-N) and kube-proxy (iptables);
+#     bridge cni0 with pod subnet 10.244.N.0/24), kubelet (KUBE_VERSION of
+#     hack/versions.sh; its own root dir and cgroupRoot /benchwright-node-N)
+#     and kube-proxy (iptables);
 #     labelled like GKE nodes of MACHINE_TYPE in node pool NODE_POOL;
 #   this host reaches the bridge through the veth bw-host (10.99.0.254): the
 #     kubeconfig points at https://10.99.0.1:6443;
@@ -31,20 +32,22 @@
 #   REAL_CLUSTER_DIR  ~/.cache/benchwright/real-cluster (state, logs, volumes)
 #   UP_TIMEOUT        seconds each component may take to come up (120)
 # Needs root, and Debian's containerd, runc, containernetworking-plugins,
-# iptables, openssl, debootstrap and buildah (installed when missing).
+# iptables, debootstrap and buildah (installed when missing).
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
-CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
+LOG_NAME=real-cluster
+# shellcheck source=hack/lib/cluster.sh
+source "$(dirname "$0")/lib/cluster.sh"
 DIR=${REAL_CLUSTER_DIR:-$CACHE/real-cluster}
+PROC_DIR=$DIR/run
+LOG_DIR=$DIR/logs
+KUBECONFIG_FILE=$DIR/admin.kubeconfig
 RUN=/run/benchwright-real
 NODES=${NODES:-2}
 MACHINE_TYPE=${MACHINE_TYPE:-n2-standard-2}
 NODE_POOL=${NODE_POOL:-real-pool}
 ZONE=${ZONE:-us-central1-a}
 UP_TIMEOUT=${UP_TIMEOUT:-120}
-KUBE_VERSION=${KUBE_VERSION:-1.33.4}
 
 NET_NS=bw-net
 BRIDGE=bwbr0
@@ -54,208 +57,53 @@ SERVICE_CIDR=10.96.0.0/16
 KUBERNETES_SVC_IP=10.96.0.1
 DNS_IP=10.96.0.10
 CLUSTER_CIDR=10.244.0.0/16
-SYSTEM_NS=benchwright-system
-MPI_LOCK_NS=mpi-operator
 STORAGE_CLASS=local-static
 # The kernel settings a kubelet changes on its machine (protectKernelDefaults
 # false): recorded by up, restored by down.
 KUBELET_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
+# The tools' paths, set by real_tools.
+KUBE_CONTROLLER_MANAGER="" KUBE_SCHEDULER="" KUBELET="" KUBE_PROXY="" HELM="" MPI_OPERATOR="" COREDNS=""
 
 node_name() { echo "real-node-$1"; }
 node_ns() { echo "bw-node-$1"; }
 node_ip() { echo "10.99.0.1$1"; }
 pod_cidr() { echo "10.244.$1.0/24"; }
 
-log() { echo "real-cluster [${SECONDS}s]: $*" >&2; }
-die() { log "$*"; exit 1; }
-
-usage() {
-  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
-  exit 2
+in_ns() {
+  local ns=$1
+  shift
+  nsenter --net="/run/netns/$ns" "$@"
 }
 
-in_ns() { local ns=$1; shift; nsenter --net="/run/netns/$ns" "$@"; }
-
-# tail_log FILE [N]: the first error lines and the end of a component's log.
-tail_log() {
-  [[ -f "$1" ]] || { echo "(no log at $1)" >&2; return; }
-  if grep -qiE '(^E[0-9]{4}|level=error|[^a-z](error|fatal|panic):)' "$1"; then
-    echo "----- first errors in $1 -----" >&2
-    grep -m 5 -iE '(^E[0-9]{4}|level=error|[^a-z](error|fatal|panic):)' "$1" | cut -c1-400 >&2
-  fi
-  echo "----- last lines of $1 -----" >&2
-  tail -n "${2:-30}" "$1" | cut -c1-400 >&2
-  echo "-----" >&2
+real_tools() {
+  "$HACK/ensure-packages.sh" containerd runc containernetworking-plugins iptables conntrack iproute2 util-linux debootstrap buildah
+  tools kube-controller-manager kube-scheduler kubelet kube-proxy helm mpi-operator coredns
 }
-
-# wait_until TIMEOUT WHAT LOG CMD...: runs CMD every half second until it
-# succeeds; after TIMEOUT seconds fails naming WHAT, with the tail of LOG.
-wait_until() {
-  local timeout=$1 what=$2 logfile=$3; shift 3
-  local deadline=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then
-      log "$what: not ready within ${timeout}s"
-      [[ -n "$logfile" ]] && tail_log "$logfile"
-      exit 1
-    fi
-    sleep 0.5
-  done
-}
-
-# running NAME: the pid in $DIR/run/NAME.pid is alive and runs the binary
-# recorded beside it, so a recycled pid is never taken for ours.
-running() {
-  local pid exe
-  [[ -f "$DIR/run/$1.pid" ]] || return 1
-  pid=$(<"$DIR/run/$1.pid")
-  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
-  [[ "$exe" == "$(cat "$DIR/run/$1.exe" 2>/dev/null)" ]]
-}
-
-# start NAME NETNS BINARY ARGS...: runs BINARY in network namespace NETNS,
-# detached, logging to $DIR/logs/NAME.log (the previous log kept as .1). A
-# running NAME is kept if it runs with the same binary and arguments, else
-# restarted.
-start() {
-  local name=$1 ns=$2 bin=$3; shift 3
-  local args
-  args=$(printf '%s\n' "$ns" "$(sha256sum <"$bin")" "$@")
-  if running "$name"; then
-    [[ "$args" == "$(cat "$DIR/run/$name.args" 2>/dev/null)" ]] && return 0
-    log "restarting $name (its binary or arguments changed)"
-    stop "$name"
-  fi
-  echo "$args" >"$DIR/run/$name.args"
-  [[ -f "$DIR/logs/$name.log" ]] && mv -f "$DIR/logs/$name.log" "$DIR/logs/$name.log.1"
-  echo "# $(date -u +%FT%TZ) netns $ns: $bin $*" >"$DIR/logs/$name.log"
-  setsid nohup nsenter --net="/run/netns/$ns" "$bin" "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null 8>&- 9>&- &
-  echo $! >"$DIR/run/$name.pid"
-  readlink -f "$bin" >"$DIR/run/$name.exe"
-  # nsenter execs the binary: wait until the pid shows it.
-  local i
-  for ((i = 0; i < 50; i++)); do
-    running "$name" && return 0
-    [[ -d /proc/$! ]] || break
-    sleep 0.1
-  done
-  log "$name did not start"
-  tail_log "$DIR/logs/$name.log"
-  exit 1
-}
-
-# alive NAME: fails with the log's tail when NAME has exited.
-alive() {
-  running "$1" && return 0
-  log "$1 exited"
-  tail_log "$DIR/logs/$1.log"
-  exit 1
-}
-
-# stop NAME: SIGTERM, then SIGKILL after 10 s.
-stop() {
-  local pid i
-  if running "$1"; then
-    pid=$(<"$DIR/run/$1.pid")
-    kill "$pid" 2>/dev/null || true
-    for ((i = 0; i < 100; i++)); do
-      [[ -d "/proc/$pid" ]] || break
-      sleep 0.1
-    done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f "$DIR/run/$1.pid"
-}
-
-tools() {
-  "$HERE/ensure-packages.sh" containerd runc containernetworking-plugins iptables openssl conntrack iproute2 util-linux debootstrap buildah
-  local line
-  while IFS= read -r line; do
-    [[ "$line" == *=* ]] && declare -g "${line%%=*}=${line#*=}"
-  done < <("$HERE/cluster-tools.sh" kube-controller-manager kube-scheduler kubelet kube-proxy helm mpi-operator coredns)
-  KUBE_DIR=$(KUBE_VERSION=$KUBE_VERSION "$HERE/envtest-assets.sh")
-  KUBECTL="$KUBE_DIR/kubectl"
-}
-
-k() { "$KUBECTL" --kubeconfig "$DIR/admin.kubeconfig" "$@"; }
 
 # --- certificates and kubeconfigs -------------------------------------------
 
-# cert NAME SUBJECT [SANS]: a key and a certificate signed by the cluster's CA.
-cert() {
-  local name=$1 subj=$2 sans=${3:-} ext
-  [[ -f "$DIR/pki/$name.crt" ]] && return 0
-  ext="$DIR/pki/$name.ext"
-  {
-    echo "basicConstraints=CA:FALSE"
-    echo "keyUsage=critical,digitalSignature,keyEncipherment"
-    if [[ -n "$sans" ]]; then
-      echo "extendedKeyUsage=serverAuth,clientAuth"
-      echo "subjectAltName=$sans"
-    else
-      echo "extendedKeyUsage=clientAuth"
-    fi
-  } >"$ext"
-  openssl req -new -newkey rsa:2048 -nodes -keyout "$DIR/pki/$name.key" -subj "$subj" \
-    -out "$DIR/pki/$name.csr" 2>/dev/null
-  openssl x509 -req -in "$DIR/pki/$name.csr" -CA "$DIR/pki/ca.crt" -CAkey "$DIR/pki/ca.key" \
-    -CAcreateserial -days 365 -extfile "$ext" -out "$DIR/pki/$name.crt.tmp" 2>/dev/null
-  mv "$DIR/pki/$name.crt.tmp" "$DIR/pki/$name.crt"
-  rm -f "$DIR/pki/$name.csr" "$ext"
-}
-
-# kubeconfig NAME CERT: a kubeconfig for the client certificate CERT.
-kubeconfig() {
-  local file="$DIR/$1.kubeconfig"
-  [[ -f "$file" ]] && return 0
-  cat >"$file.tmp" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: real
-  cluster:
-    server: https://$CP_IP:6443
-    certificate-authority-data: $(base64 -w0 "$DIR/pki/ca.crt")
-users:
-- name: $2
-  user:
-    client-certificate-data: $(base64 -w0 "$DIR/pki/$2.crt")
-    client-key-data: $(base64 -w0 "$DIR/pki/$2.key")
-contexts:
-- name: real
-  context: {cluster: real, user: $2}
-current-context: real
-EOF
-  mv "$file.tmp" "$file"
-}
-
+# pki: the cluster's CA, the service account key, a certificate per component
+# (its subject names the user and groups the API server sees) and a kubeconfig
+# for each client, by hack/clusterkit; what exists is kept.
 pki() {
-  mkdir -p "$DIR/pki"
-  if [[ ! -f "$DIR/pki/ca.crt" ]]; then
-    openssl req -x509 -new -newkey rsa:2048 -nodes -days 3650 -subj "/CN=benchwright-real-ca" \
-      -keyout "$DIR/pki/ca.key" -out "$DIR/pki/ca.crt" 2>/dev/null
-  fi
-  [[ -f "$DIR/pki/sa.key" ]] || {
-    openssl genrsa -out "$DIR/pki/sa.key" 2048 2>/dev/null
-    openssl rsa -in "$DIR/pki/sa.key" -pubout -out "$DIR/pki/sa.pub" 2>/dev/null
-  }
-  cert apiserver "/CN=kube-apiserver" \
+  local p="$DIR/pki" name i
+  mkdir -p "$p"
+  "$CLUSTERKIT" ca "$p" benchwright-real-ca
+  "$CLUSTERKIT" sa-key "$p"
+  "$CLUSTERKIT" cert "$p" apiserver "/CN=kube-apiserver" \
     "IP:$CP_IP,IP:$KUBERNETES_SVC_IP,IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
-  cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
-  cert admin "/O=system:masters/CN=admin"
-  cert controller-manager "/CN=system:kube-controller-manager"
-  cert scheduler "/CN=system:kube-scheduler"
-  cert kube-proxy "/CN=system:kube-proxy"
-  cert coredns "/CN=system:coredns"
-  kubeconfig admin admin
-  kubeconfig controller-manager controller-manager
-  kubeconfig scheduler scheduler
-  kubeconfig kube-proxy kube-proxy
-  kubeconfig coredns coredns
-  local i
+  "$CLUSTERKIT" cert "$p" apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
+  "$CLUSTERKIT" cert "$p" admin "/O=system:masters/CN=admin"
+  "$CLUSTERKIT" cert "$p" controller-manager "/CN=system:kube-controller-manager"
+  "$CLUSTERKIT" cert "$p" scheduler "/CN=system:kube-scheduler"
+  "$CLUSTERKIT" cert "$p" kube-proxy "/CN=system:kube-proxy"
+  "$CLUSTERKIT" cert "$p" coredns "/CN=system:coredns"
   for ((i = 1; i <= NODES; i++)); do
-    cert "node-$i" "/O=system:nodes/CN=system:node:$(node_name "$i")"
-    kubeconfig "node-$i" "node-$i"
+    "$CLUSTERKIT" cert "$p" "node-$i" "/O=system:nodes/CN=system:node:$(node_name "$i")"
+  done
+  # The context is named real: the Corefile names it.
+  for name in admin controller-manager scheduler kube-proxy coredns $(seq -f 'node-%g' 1 "$NODES"); do
+    "$CLUSTERKIT" kubeconfig "$DIR/$name.kubeconfig" real "https://$CP_IP:6443" "$p/ca.crt" "$name"
   done
 }
 
@@ -306,16 +154,14 @@ network() {
 
 # --- control plane --------------------------------------------------------------
 
-apiserver_ready() { k get --raw /readyz; }
-
 control_plane() {
   mkdir -p "$DIR/etcd"
-  start etcd "$NET_NS" "$KUBE_DIR/etcd" --name real --data-dir "$DIR/etcd" \
+  ensure etcd "$NET_NS" "$KUBE_DIR/etcd" --name real --data-dir "$DIR/etcd" \
     --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
     --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
     --initial-cluster real=http://127.0.0.1:2380 --log-level warn
   local p="$DIR/pki"
-  start kube-apiserver "$NET_NS" "$KUBE_DIR/kube-apiserver" \
+  ensure kube-apiserver "$NET_NS" "$KUBE_DIR/kube-apiserver" \
     --etcd-servers http://127.0.0.1:2379 \
     --bind-address 0.0.0.0 --secure-port 6443 --advertise-address "$CP_IP" \
     --service-cluster-ip-range "$SERVICE_CIDR" \
@@ -326,8 +172,8 @@ control_plane() {
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
     --kubelet-preferred-address-types InternalIP \
     --allow-privileged=true --profiling=false --v 1
-  wait_until "$UP_TIMEOUT" "kube-apiserver (/readyz)" "$DIR/logs/kube-apiserver.log" apiserver_ready
-  start kube-controller-manager "$NET_NS" "$KUBE_CONTROLLER_MANAGER" \
+  wait_ready "kube-apiserver (/readyz)" "$DIR/logs/kube-apiserver.log" readyz
+  ensure kube-controller-manager "$NET_NS" "$KUBE_CONTROLLER_MANAGER" \
     --kubeconfig "$DIR/controller-manager.kubeconfig" \
     --authentication-kubeconfig "$DIR/controller-manager.kubeconfig" \
     --authorization-kubeconfig "$DIR/controller-manager.kubeconfig" \
@@ -335,13 +181,13 @@ control_plane() {
     --use-service-account-credentials=true \
     --cluster-signing-cert-file "$p/ca.crt" --cluster-signing-key-file "$p/ca.key" \
     --leader-elect=false --bind-address 127.0.0.1 --profiling=false --v 1
-  start kube-scheduler "$NET_NS" "$KUBE_SCHEDULER" \
+  ensure kube-scheduler "$NET_NS" "$KUBE_SCHEDULER" \
     --kubeconfig "$DIR/scheduler.kubeconfig" \
     --authentication-kubeconfig "$DIR/scheduler.kubeconfig" \
     --authorization-kubeconfig "$DIR/scheduler.kubeconfig" \
     --leader-elect=false --bind-address 127.0.0.1 --profiling=false --v 1
-  wait_until "$UP_TIMEOUT" "kube-controller-manager (the default ServiceAccount)" \
-    "$DIR/logs/kube-controller-manager.log" k get serviceaccount default -n default
+  wait_ready "kube-controller-manager (the default ServiceAccount)" \
+    "$DIR/logs/kube-controller-manager.log" serviceaccount default/default
   alive kube-scheduler
 }
 
@@ -362,7 +208,8 @@ cgroup_root() {
 }
 
 node_files() {
-  local i=$1 nd="$DIR/node-$i" run="$RUN/node-$i"
+  local i=$1
+  local nd="$DIR/node-$i" run="$RUN/node-$i"
   mkdir -p "$nd/containerd" "$nd/cni/conf" "$nd/cni/ipam" "$nd/kubelet" "$nd/manifests" "$nd/pod-logs" "$run"
   cat >"$nd/containerd.toml" <<EOF
 version = 2
@@ -468,32 +315,28 @@ import_images() {
   done <"$DIR/images"
 }
 
-node_ready() {
-  [[ "$(k get node "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" == True ]]
-}
-
 nodes() {
   local i ns name nd
   for ((i = 1; i <= NODES; i++)); do
     ns=$(node_ns "$i") name=$(node_name "$i") nd="$DIR/node-$i"
     node_files "$i"
     cgroup_root "$i"
-    start "containerd-$i" "$ns" /usr/bin/containerd --config "$nd/containerd.toml"
+    ensure "containerd-$i" "$ns" /usr/bin/containerd --config "$nd/containerd.toml"
     wait_until "$UP_TIMEOUT" "containerd of $name" "$DIR/logs/containerd-$i.log" containerd_ready "$i"
     import_images "$i"
-    start "kubelet-$i" "$ns" "$KUBELET" --config "$nd/kubelet.yaml" \
+    ensure "kubelet-$i" "$ns" "$KUBELET" --config "$nd/kubelet.yaml" \
       --kubeconfig "$DIR/node-$i.kubeconfig" --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
       --hostname-override "$name" --node-ip "$(node_ip "$i")" \
       --node-labels "node.kubernetes.io/instance-type=$MACHINE_TYPE,topology.kubernetes.io/zone=$ZONE,topology.kubernetes.io/region=${ZONE%-*}" \
       --v 1
-    start "kube-proxy-$i" "$ns" "$KUBE_PROXY" --kubeconfig "$DIR/kube-proxy.kubeconfig" \
+    ensure "kube-proxy-$i" "$ns" "$KUBE_PROXY" --kubeconfig "$DIR/kube-proxy.kubeconfig" \
       --hostname-override "$name" --cluster-cidr "$CLUSTER_CIDR" --proxy-mode iptables \
       --conntrack-max-per-core 0 --metrics-bind-address 127.0.0.1:10249 \
       --healthz-bind-address 127.0.0.1:10256 --v 1
   done
   for ((i = 1; i <= NODES; i++)); do
     name=$(node_name "$i")
-    wait_until "$UP_TIMEOUT" "node $name (Ready)" "$DIR/logs/kubelet-$i.log" node_ready "$name"
+    wait_ready "node $name (Ready)" "$DIR/logs/kubelet-$i.log" nodes "$name"
     alive "kube-proxy-$i"
     # What the kubelet may not set on itself (NodeRestriction), as GKE labels its nodes.
     k label node "$name" --overwrite >/dev/null \
@@ -507,12 +350,6 @@ nodes() {
 }
 
 # --- what runs on the cluster ----------------------------------------------------
-
-# dns_ready: CoreDNS's ready plugin answers 200 once the kubernetes plugin
-# has synced with the API server.
-dns_ready() {
-  in_ns "$NET_NS" bash -c 'exec 3<>/dev/tcp/127.0.0.1/8181 && printf "GET /ready HTTP/1.0\r\n\r\n" >&3 && read -r -t 5 _ status _ <&3 && [[ $status == 200 ]]'
-}
 
 # dns: CoreDNS as a process beside the control plane, reading the cluster as
 # system:coredns (the RBAC of CoreDNS's own manifests), answering for
@@ -579,12 +416,10 @@ EOF
     loop
 }
 EOF
-  start coredns "$NET_NS" "$COREDNS" -conf "$DIR/Corefile"
-  wait_until "$UP_TIMEOUT" "CoreDNS (/ready)" "$DIR/logs/coredns.log" dns_ready
-}
-
-crd_established() {
-  [[ "$(k get crd "$1" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" == True ]]
+  ensure coredns "$NET_NS" "$COREDNS" -conf "$DIR/Corefile"
+  # Its ready plugin answers 200 once the kubernetes plugin has synced with
+  # the API server; it listens in the control plane's namespace.
+  wait_ready --netns "$NET_NS" "CoreDNS (/ready)" "$DIR/logs/coredns.log" http http://127.0.0.1:8181/ready
 }
 
 storage() {
@@ -622,13 +457,8 @@ EOF
 }
 
 mpi_operator() {
-  local dir
-  dir=$(cd "$ROOT" && go list -m -f '{{.Dir}}' github.com/kubeflow/mpi-operator) ||
-    die "cannot locate the mpi-operator module (go mod download in $ROOT)"
-  k apply --server-side --force-conflicts -f "$dir/manifests/base/kubeflow.org_mpijobs.yaml" >/dev/null
-  wait_until "$UP_TIMEOUT" "the MPIJob CRD (Established)" "" crd_established mpijobs.kubeflow.org
-  k create namespace "$MPI_LOCK_NS" --dry-run=client -o yaml | k apply -f - >/dev/null
-  start mpi-operator "$NET_NS" "$MPI_OPERATOR" -alsologtostderr --lock-namespace="$MPI_LOCK_NS" \
+  mpijob_crd
+  ensure mpi-operator "$NET_NS" "$MPI_OPERATOR" -alsologtostderr --lock-namespace="$MPI_LOCK_NS" \
     --kubeConfig "$DIR/admin.kubeconfig" --threadiness 2
 }
 
@@ -658,10 +488,8 @@ chart() {
   }
   # The node tuner is privileged: the namespace allows it (README).
   k label namespace "$SYSTEM_NS" --overwrite pod-security.kubernetes.io/enforce=privileged >/dev/null
-  local crd
-  for crd in benchmarkpools storagebenchmarks mpibenchmarks networkbenchmarks tuningprofiles; do
-    wait_until "$UP_TIMEOUT" "the $crd CRD (Established)" "" crd_established "$crd.benchwright.io"
-  done
+  chart_crds
+  local deploy
   deploy=$(k get deployments -n "$SYSTEM_NS" -o name | grep -m1 manager) || die "the chart made no manager Deployment"
   if ! k rollout status -n "$SYSTEM_NS" "$deploy" --timeout "${UP_TIMEOUT}s" >/dev/null 2>&1; then
     log "the manager did not become ready:"
@@ -670,15 +498,6 @@ chart() {
     k logs -n "$SYSTEM_NS" "$deploy" --tail 30 >&2 2>/dev/null || true
     exit 1
   fi
-}
-
-# gc_synced_since STAMP: kube-controller-manager's garbage collector synced its
-# caches after STAMP (klog's "MMDD HH:MM:SS.uuuuuu"), as it does on its 30 s
-# resync after CRDs appeared; until then deleting a new kind's object leaves
-# its children.
-gc_synced_since() {
-  awk -v since="$1" '/"Caches are synced" controller="garbage collector"/ && substr($1, 2) " " $2 > since { found = 1 } END { exit !found }' \
-    "$DIR/logs/kube-controller-manager.log"
 }
 
 write_env() {
@@ -711,44 +530,41 @@ record_sysctls() {
 }
 
 up() {
-  local began=$SECONDS
+  local began=$SECONDS images built fresh="" stamp
   [[ $(id -u) -eq 0 ]] || die "needs root (network namespaces, containerd, kubelet)"
   ((NODES == 1 || NODES == 2)) || die "NODES=$NODES: 1 or 2"
   mkdir -p "$DIR/run" "$DIR/logs" "$DIR/volumes" "$RUN"
-  exec 8>"$DIR/.lock"
-  flock 8
+  lock "$DIR"
   if [[ -f "$DIR/nodes" && "$(<"$DIR/nodes")" != "$NODES" ]]; then
     die "the cluster runs with NODES=$(<"$DIR/nodes"): $0 down first"
   fi
   echo "$NODES" >"$DIR/nodes"
-  tools
+  real_tools
+  build_clusterkit "$DIR/run"
   # The MPI images need the benchmark sources; without them the rest still runs.
-  local images=(pause manager fio tuner)
+  images=(pause manager fio tuner)
   if [[ -d "${SOURCES:-$ROOT/../shared/src}" ]]; then
     images+=(mpi-openmpi mpi-mpich)
   else
     log "no benchmark sources at ${SOURCES:-$ROOT/../shared/src} (set SOURCES): the MPI images are left out"
   fi
-  hack_images=$("$HERE/real-images.sh" "${images[@]}") || die "building the images failed"
-  echo "$hack_images" >"$DIR/images"
+  built=$("$HACK/real-images.sh" "${images[@]}") || die "building the images failed"
+  echo "$built" >"$DIR/images"
   PAUSE_REF=$(image_ref pause)
   record_sysctls
   pki
   network
   control_plane
-  local new_crds=""
-  k get crd mpijobs.kubeflow.org storagebenchmarks.benchwright.io >/dev/null 2>&1 || new_crds=1
-  local stamp
-  stamp=$(date +'%m%d %H:%M:%S.%6N')
+  new_crds && fresh=1
+  stamp=$(klog_now)
   nodes
   dns
   storage
   mpi_operator
   chart
-  if [[ -n "$new_crds" ]]; then
+  if [[ -n "$fresh" ]]; then
     log "waiting for the garbage collector to watch the new CRDs (it looks every 30 s)"
-    wait_until 90 "kube-controller-manager's garbage collector (resync after the new CRDs)" \
-      "$DIR/logs/kube-controller-manager.log" gc_synced_since "$stamp"
+    gc_synced "$stamp" "$DIR/logs/kube-controller-manager.log"
   fi
   write_env
   log "up in $((SECONDS - began))s: eval \"\$($0 env)\""
@@ -757,11 +573,12 @@ up() {
 # kill_node_pids N: every process in node N's cgroups (the containers) and
 # every containerd shim of its containerd, SIGKILLed.
 kill_node_pids() {
-  local pids
-  pids=$(find /sys/fs/cgroup/*/benchwright-node-"$1" -name cgroup.procs -exec cat {} + 2>/dev/null || true)
-  pids+=" $(pgrep -f "containerd-shim.* -address $RUN/node-$1/containerd.sock" || true)"
-  # shellcheck disable=SC2086
-  [[ -n "${pids// /}" ]] && kill -9 $pids 2>/dev/null || true
+  local pids=()
+  mapfile -t pids < <(
+    find /sys/fs/cgroup/*/benchwright-node-"$1" -name cgroup.procs -exec cat {} + 2>/dev/null
+    pgrep -f "containerd-shim.* -address $RUN/node-$1/containerd.sock"
+  )
+  if ((${#pids[@]})); then kill -9 "${pids[@]}" 2>/dev/null || true; fi
 }
 
 # unmount_under DIR: every mount point under DIR, deepest first.
@@ -783,8 +600,7 @@ remove_cgroups() {
 
 down() {
   mkdir -p "$DIR/run"
-  exec 8>"$DIR/.lock"
-  flock 8
+  lock "$DIR"
   local n i
   n=$(cat "$DIR/nodes" 2>/dev/null || echo 2)
   stop mpi-operator
@@ -843,10 +659,7 @@ leftovers() {
 env_() {
   [[ -f "$DIR/env" ]] || die "the real cluster is not up: $0 up"
   running kube-apiserver || die "the real cluster's kube-apiserver is not running: $0 up (log: $DIR/logs/kube-apiserver.log)"
-  local line
-  while IFS= read -r line; do
-    printf 'export %s=%q\n' "${line%%=*}" "${line#*=}"
-  done <"$DIR/env"
+  print_env "$DIR/env"
 }
 
 case ${1:-} in

@@ -28,24 +28,15 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
+# The benchmark sources' versions, archive names and checksums.
+# shellcheck source=hack/versions.sh
+source "$HERE/versions.sh"
 CACHE=${BENCHWRIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchwright}
 IMAGES="$CACHE/images"
 SOURCES=${SOURCES:-$ROOT/../shared/src}
 SUITE=bookworm
 REPO=ghcr.io/benchwright
 ALL=(pause manager fio tuner mpi-openmpi mpi-mpich)
-
-# The benchmark sources as ../shared/src holds them (SOURCES.md): the archive
-# names and checksums the mpi-debian Dockerfile checks.
-OSU_VERSION=7.4
-OSU_SHA256=c14a3e3f5f95b9ccf8c745fcdef161e029b472c28762306f9471a4b7d4dc5242
-IMB_VERSION=2021.11
-IMB_SHA256=082c9d040c01b01261b88c13e535b5c1996a071afd80bc1f10cf87dbfda10e57
-IOR_VERSION=4.0.0
-IOR_SHA256=3e1965e7ba7dd6449e710b95ae073fb351237f80134be7366eedea02bf40512f
-FABTESTS_VERSION=1.17.0
-FABTESTS_ARCHIVE=fabtests-1.17.0.tar.gz
-FABTESTS_SHA256=c655b41f6633100dc147688ee0fb265717629aae7741a5001854872bda02b4ce
 
 log() { echo "real-images [${SECONDS}s]: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -266,15 +257,14 @@ for n in "${wanted[@]}"; do
     fio) dockerfile fio images/fio/Dockerfile ;;
     tuner) dockerfile tuner images/tuner/Dockerfile ;;
     mpi-openmpi | mpi-mpich)
-      [[ -d "$SOURCES" ]] || die "no benchmark sources at $SOURCES (set SOURCES to the directory with osu-micro-benchmarks-$OSU_VERSION.tar.gz, mpi-benchmarks-IMB-v$IMB_VERSION.tar.gz, ior-$IOR_VERSION.tar.gz, $FABTESTS_ARCHIVE)"
-      SRC_FILES=("$SOURCES/osu-micro-benchmarks-$OSU_VERSION.tar.gz" "$SOURCES/mpi-benchmarks-IMB-v$IMB_VERSION.tar.gz"
-        "$SOURCES/ior-$IOR_VERSION.tar.gz" "$SOURCES/$FABTESTS_ARCHIVE")
+      [[ -d "$SOURCES" ]] || die "no benchmark sources at $SOURCES (set SOURCES to the directory with $OSU_ARCHIVE, $IMB_ARCHIVE, $IOR_ARCHIVE, $FABTESTS_ARCHIVE)"
+      SRC_FILES=("$SOURCES/$OSU_ARCHIVE" "$SOURCES/$IMB_ARCHIVE" "$SOURCES/$IOR_ARCHIVE" "$SOURCES/$FABTESTS_ARCHIVE")
       dockerfile "$n" images/mpi-debian/Dockerfile --build-arg "MPI=${n#mpi-}" \
-        --build-arg OSU_VERSION=$OSU_VERSION --build-arg OSU_SHA256=$OSU_SHA256 \
-        --build-arg IMB_VERSION=$IMB_VERSION --build-arg IMB_SHA256=$IMB_SHA256 \
-        --build-arg IOR_VERSION=$IOR_VERSION --build-arg IOR_SHA256=$IOR_SHA256 \
-        --build-arg FABTESTS_VERSION=$FABTESTS_VERSION --build-arg FABTESTS_ARCHIVE=$FABTESTS_ARCHIVE \
-        --build-arg FABTESTS_SHA256=$FABTESTS_SHA256
+        --build-arg "OSU_VERSION=$OSU_VERSION" --build-arg "OSU_SHA256=$OSU_SHA256" \
+        --build-arg "IMB_VERSION=$IMB_VERSION" --build-arg "IMB_SHA256=$IMB_SHA256" \
+        --build-arg "IOR_VERSION=$IOR_VERSION" --build-arg "IOR_SHA256=$IOR_SHA256" \
+        --build-arg "FABTESTS_VERSION=$FABTESTS_VERSION" --build-arg "FABTESTS_ARCHIVE=$FABTESTS_ARCHIVE" \
+        --build-arg "FABTESTS_SHA256=$FABTESTS_SHA256"
       SRC_FILES=()
       ;;
   esac

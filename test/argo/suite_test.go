@@ -27,10 +27,6 @@ import (
 	"github.com/benchwright/benchwright/test/util"
 )
 
-// argoVersion is the Argo Workflows release whose CRDs the test installs
-// (hack/cluster-tools.sh builds the same one).
-const argoVersion = "v3.6.10"
-
 const (
 	release   = "benchwright"
 	namespace = "benchwright-system"
@@ -92,6 +88,12 @@ func argoCRDs() (string, error) {
 			return "", err
 		}
 		cache = filepath.Join(base, "benchwright")
+	}
+	// The Argo Workflows release hack/cluster-tools.sh builds, whose module
+	// holds the CRDs.
+	argoVersion, err := util.HackVersion("ARGO_VERSION")
+	if err != nil {
+		return "", err
 	}
 	wrapper := filepath.Join(cache, "build", "argo-"+argoVersion)
 	cmd := exec.Command("go", "list", "-m", "-json", "github.com/argoproj/argo-workflows/v3")

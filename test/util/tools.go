@@ -30,6 +30,22 @@ var Helm = sync.OnceValues(func() (string, error) {
 	return "", fmt.Errorf("hack/cluster-tools.sh helm printed no HELM= line: %q", out)
 })
 
+// HackVersion is the version hack/versions.sh pins for NAME (ARGO_VERSION,
+// KUBE_VERSION, ...), or NAME's value in the environment, which the scripts
+// take first too.
+func HackVersion(name string) (string, error) {
+	cmd := exec.Command("bash", "-c", `source "$1" && printf '%s' "${!2}"`, "bash",
+		filepath.Join(RepoRoot(), "hack", "versions.sh"), name)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("hack/versions.sh: %w", err)
+	}
+	if len(out) == 0 {
+		return "", fmt.Errorf("hack/versions.sh sets no %s", name)
+	}
+	return string(out), nil
+}
+
 // SetEnvtestAssets sets KUBEBUILDER_ASSETS, when it is unset, to the
 // directory hack/envtest-assets.sh builds or finds in the cache, so that
 // `go test` works without the Makefile.
