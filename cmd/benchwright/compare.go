@@ -12,6 +12,7 @@ import (
 func newCompareCommand() *cobra.Command {
 	flags := tableFlags{format: "text"}
 	var baseline string
+	var opts report.CompareOptions
 	var cluster clusterFlags
 	cmd := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -20,12 +21,19 @@ func newCompareCommand() *cobra.Command {
 run's median and its speedup over the baseline: the first run of A unless
 --baseline names another. A speedup above 1x is better than the baseline:
 baseline/value for lower-is-better metrics (latencies, durations),
-value/baseline otherwise ("c3 random read = 2.60x c2"). Runs whose tools print
-other units are converted exactly (MiB/s and MB/s, µs and ms).
+value/baseline otherwise ("c3 random read = 2.60x c2"); --ratio value divides
+as measured instead ("off-node / on-node latency = 75x"). Runs whose tools
+print other units are converted exactly (MiB/s and MB/s, µs and ms).
+
+Each ratio comes with its 95% bootstrap interval over the repetitions of
+both runs, "2.60x [2.55–2.66]", and marks: ≈ when the interval holds 1x (no
+clear difference), ! when a run's coefficient of variation is above
+--max-cv. A ratio of two single repetitions has no interval: repeat runs to
+know how much a difference can be trusted.
 
 ` + inputsHelp,
 		Example: `  benchwright compare results/fio-c2 results/fio-c3 results/fio-c2d
-  benchwright compare on-node.ndjson off-node.ndjson --format md
+  benchwright compare on-node.ndjson off-node.ndjson --format md --ratio value
   benchwright compare store/default/MPIBenchmark/ --baseline s3-0-default --format csv`,
 		Args: cluster.inputsArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,7 +50,8 @@ other units are converted exactly (MiB/s and MB/s, µs and ms).
 					return err
 				}
 			}
-			rows, err := report.Compare(runs, base, flags.all)
+			opts.All = flags.all
+			rows, err := report.CompareWith(runs, base, opts)
 			if err != nil {
 				return err
 			}
@@ -61,5 +70,15 @@ other units are converted exactly (MiB/s and MB/s, µs and ms).
 	flags.register(cmd, "text, md, csv")
 	cluster.register(cmd)
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
+	registerRatioFlags(cmd, &opts.Ratio, &opts.MaxCV)
 	return cmd
+}
+
+// registerRatioFlags adds how a comparison divides and when it calls a
+// figure too noisy.
+func registerRatioFlags(cmd *cobra.Command, ratio *report.Ratio, maxCV *float64) {
+	*ratio = report.RatioSpeedup
+	cmd.Flags().StringVar((*string)(ratio), "ratio", string(report.RatioSpeedup),
+		"speedup: above 1x is better (baseline/value for latencies); value: value/baseline as measured (off-node/on-node latency = 75x)")
+	cmd.Flags().Float64Var(maxCV, "max-cv", report.DefaultMaxCV, "mark (!) figures whose coefficient of variation over repetitions is above this percentage")
 }

@@ -23,12 +23,19 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 	out, _, err = runCLI(t, "compare", "--baseline", "fio-c3", "--format", "md", dir)
-	if err != nil || !strings.Contains(out, " 0.385x (2.60x slower) |") {
+	if err != nil || !strings.Contains(out, " 0.385x (2.60x slower) [0.3") {
 		t.Errorf("--baseline fio-c3 --format md: %v\n%s", err, out)
 	}
 	out, _, err = runCLI(t, "compare", "--format", "csv", c2, c3)
-	if err != nil || !strings.Contains(out, "fio-c2,fio-c3,randread-4k,read_iops,,IOPS,false,260000,100000,2.6\n") {
+	if err != nil || !strings.Contains(out, "fio-c2,fio-c3,randread-4k,read_iops,,IOPS,false,260000,100000,speedup,2.6,") {
 		t.Errorf("--format csv: %v\n%s", err, out)
+	}
+	out, _, err = runCLI(t, "compare", "--ratio", "value", "--baseline", "fio-c3", c2, c3)
+	if err != nil || !strings.Contains(out, "fio-c2 (c2-standard-60) / fio-c3 (c3-highcpu-176)") || !strings.Contains(out, "0.385x [") {
+		t.Errorf("--ratio value: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "compare", "--ratio", "inverse", c2, c3); err == nil || !strings.Contains(err.Error(), `unknown ratio "inverse"`) {
+		t.Errorf("unknown ratio: %v", err)
 	}
 	if _, _, err := runCLI(t, "compare", c2); err == nil || !strings.Contains(err.Error(), "at least two runs") {
 		t.Errorf("one run: %v", err)

@@ -81,6 +81,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
+	registerRatioFlags(cmd, &opts.Ratio, &opts.MaxCV)
 	cluster.register(cmd)
 	pub.register(cmd)
 	return cmd

@@ -36,11 +36,13 @@ func WriteCSV(w io.Writer, runs []Run, rows []Row) error {
 
 // compareColumns are the columns of WriteCompareCSV.
 var compareColumns = []string{"baseline", "run", "test", "metric", "msg_size", "unit", "lower_is_better",
-	"median", "baseline_median", "speedup"}
+	"median", "baseline_median", "ratio_kind", "ratio", "ratio_low", "ratio_high", "cv", "baseline_cv", "unclear", "noisy"}
 
 // WriteCompareCSV writes the comparison long-form: one line per figure and
-// run that has it (the baseline's included, speedup 1), medians in the row's
-// unit; speedup is empty where the baseline lacks the figure.
+// run that has it (the baseline's included, ratio 1), medians in the row's
+// unit; ratio_kind says how ratio divides (speedup or value); ratio is
+// empty where the baseline lacks the figure, ratio_low and ratio_high (the
+// 95% bootstrap interval) where either run has fewer than two repetitions.
 func WriteCompareCSV(w io.Writer, runs []Run, baseline int, rows []CompareRow) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(compareColumns); err != nil {
@@ -52,7 +54,9 @@ func WriteCompareCSV(w io.Writer, runs []Run, baseline int, rows []CompareRow) e
 				continue
 			}
 			rec := []string{runs[baseline].Name, runs[i].Name, row.Test, row.Metric, row.MsgSize, row.Unit,
-				strconv.FormatBool(row.LowerIsBetter), num(m), num(row.Medians[baseline]), num(row.Speedups[i])}
+				strconv.FormatBool(row.LowerIsBetter), num(m), num(row.Medians[baseline]),
+				string(row.Ratio), num(row.Speedups[i]), num(row.Intervals[i].Lo), num(row.Intervals[i].Hi),
+				num(row.CVs[i]), num(row.CVs[baseline]), strconv.FormatBool(row.Unclear[i]), strconv.FormatBool(row.Noisy[i])}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}

@@ -37,6 +37,25 @@ func formatSpeedup(s float64) string {
 	return fmt.Sprintf("%.3gx (%s slower)", s, times(1/s))
 }
 
+// formatRatio is a plain ratio: "75.2x", "0.0133x".
+func formatRatio(s float64) string {
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return "-"
+	}
+	if s >= 0.995 {
+		return times(s)
+	}
+	return fmt.Sprintf("%.3gx", s)
+}
+
+// formatBound is a bound of a ratio's interval, to three digits.
+func formatBound(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
 func times(s float64) string {
 	switch {
 	case s >= 100:

@@ -77,13 +77,16 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			if col < first {
 				return ""
 			}
-			switch s := r.Comparison[row].Speedups[others[col-first]]; {
-			case s >= 1:
+			c, i := r.Comparison[row], others[col-first]
+			switch better, known := c.Better(i); {
+			case !known:
+				return ""
+			case c.Unclear[i] || c.Noisy[i]:
+				return "unclear" // no color says better or worse where the noise decides
+			case better:
 				return "better"
-			case s < 1:
-				return "worse"
 			}
-			return ""
+			return "worse"
 		})
 		compare = &t
 	}
@@ -96,7 +99,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		"Plots":    plan(r.Runs),
 		"Compare":  compare,
 		"Baseline": r.Runs[r.Baseline].Label(),
-		"Note":     speedupNote,
+		"Note":     compareNote(r.Comparison),
 	})
 	if err != nil {
 		return err

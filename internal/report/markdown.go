@@ -24,7 +24,7 @@ func WriteFiguresMarkdown(w io.Writer, runs []Run, rows []Row) error {
 // WriteCompareMarkdown writes the comparison as a Markdown table, after a
 // line that says how to read it.
 func WriteCompareMarkdown(w io.Writer, runs []Run, baseline int, rows []CompareRow) error {
-	if _, err := fmt.Fprintf(w, "Baseline: **%s**. %s.\n\n", escapeMD(runs[baseline].Label()), speedupNote); err != nil {
+	if _, err := fmt.Fprintf(w, "Baseline: **%s**. %s.\n\n", escapeMD(runs[baseline].Label()), compareNote(rows)); err != nil {
 		return err
 	}
 	return compareGrid(runs, baseline, rows, false).writeMarkdown(w)

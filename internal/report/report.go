@@ -14,6 +14,10 @@ type Options struct {
 	// All puts every metric in the comparison, not only the headline ones;
 	// the figures tables always hold every metric.
 	All bool
+	// Ratio is how the comparison divides (default RatioSpeedup).
+	Ratio Ratio
+	// MaxCV marks noisier figures, in percent (default DefaultMaxCV).
+	MaxCV float64
 }
 
 // Report is what the renderers draw: runs, their figures, the comparison.
@@ -35,7 +39,7 @@ func New(runs []Run, opts Options) (*Report, error) {
 		r.Title = "benchwright report"
 	}
 	if len(runs) > 1 {
-		cmp, err := Compare(runs, opts.Baseline, opts.All)
+		cmp, err := CompareWith(runs, opts.Baseline, CompareOptions{All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV})
 		if err != nil {
 			return nil, err
 		}

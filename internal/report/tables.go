@@ -110,7 +110,7 @@ func compareGrid(runs []Run, baseline int, rows []CompareRow, upper bool) *grid 
 	}
 	for i, r := range runs {
 		if i != baseline {
-			g.header, g.right = append(g.header, SpeedupColumn(r, runs[baseline])), append(g.right, true)
+			g.header, g.right = append(g.header, ratioColumn(rows, r, runs[baseline])), append(g.right, true)
 		}
 	}
 	for _, r := range rows {
@@ -122,9 +122,9 @@ func compareGrid(runs []Run, baseline int, rows []CompareRow, upper bool) *grid 
 		for _, m := range r.Medians {
 			cells = append(cells, formatValue(m))
 		}
-		for i, s := range r.Speedups {
+		for i := range r.Speedups {
 			if i != baseline {
-				cells = append(cells, formatSpeedup(s))
+				cells = append(cells, ratioCell(r, i))
 			}
 		}
 		g.add(cells...)
@@ -141,6 +141,34 @@ func textHeader(h string) string {
 // SpeedupColumn names the column of run's speedups over base.
 func SpeedupColumn(run, base Run) string {
 	return run.Label() + " speedup vs " + base.Label()
+}
+
+// ratioColumn names the column of run's ratios to base, as rows divide.
+func ratioColumn(rows []CompareRow, run, base Run) string {
+	if len(rows) > 0 && rows[0].Ratio == RatioValue {
+		return run.Label() + " / " + base.Label()
+	}
+	return SpeedupColumn(run, base)
+}
+
+// ratioCell is run i's ratio, its interval, and its marks: "2.60x
+// [2.55–2.66]", "6.70x [0.91–41.2] ≈ !".
+func ratioCell(r CompareRow, i int) string {
+	s := r.Speedups[i]
+	out := formatSpeedup(s)
+	if r.Ratio == RatioValue {
+		out = formatRatio(s)
+	}
+	if iv := r.Intervals[i]; iv.Known() {
+		out += " [" + formatBound(iv.Lo) + "–" + formatBound(iv.Hi) + "]"
+	}
+	if r.Unclear[i] {
+		out += " ≈"
+	}
+	if r.Noisy[i] {
+		out += " !"
+	}
+	return out
 }
 
 // rowsOf splits rows by run.
@@ -177,11 +205,28 @@ func WriteText(w io.Writer, runs []Run, rows []Row) error {
 
 // WriteCompareText writes the comparison as aligned text.
 func WriteCompareText(w io.Writer, runs []Run, baseline int, rows []CompareRow) error {
-	if _, err := fmt.Fprintf(w, "Baseline: %s. %s.\n", runs[baseline].Label(), speedupNote); err != nil {
+	note, legend, _ := strings.Cut(compareNote(rows), ". ")
+	if _, err := fmt.Fprintf(w, "Baseline: %s. %s.\n%s.\n", runs[baseline].Label(), note, legend); err != nil {
 		return err
 	}
 	return compareGrid(runs, baseline, rows, true).writeText(w)
 }
 
+// compareNote says how to read a comparison: its ratio, interval and marks.
+func compareNote(rows []CompareRow) string {
+	note, maxCV := speedupNote, DefaultMaxCV
+	if len(rows) > 0 {
+		if rows[0].Ratio == RatioValue {
+			note = valueNote
+		}
+		maxCV = rows[0].MaxCV
+	}
+	return note + ". [a–b] is the 95% bootstrap interval of the ratio over the repetitions of both runs; " +
+		"≈ marks an interval that holds 1x (no clear difference), ! a CV above " + strconv.FormatFloat(maxCV, 'g', -1, 64) + "% (too noisy to compare)"
+}
+
 // speedupNote says how to read a speedup.
 const speedupNote = "Speedup = baseline/value for lower-is-better metrics (latency, time), value/baseline otherwise: above 1x is better than the baseline"
+
+// valueNote says how to read a plain ratio.
+const valueNote = "Ratio = value/baseline as measured, for every metric: for lower-is-better metrics (latency, time) above 1x is worse than the baseline"
