@@ -58,7 +58,7 @@ other units are converted exactly (MiB/s and MB/s, µs and ms).
 			return fmt.Errorf("unknown --format %q (text, md or csv)", flags.format)
 		},
 	}
-	flags.register(cmd, "text, md, csv")
+	flags.register(cmd, "text", "md", "csv")
 	cluster.register(cmd)
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	return cmd

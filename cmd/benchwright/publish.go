@@ -61,7 +61,10 @@ func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.
 	if err != nil {
 		return fmt.Errorf("--publish needs a ServiceAccount token of audience %s: %w (mount a projected token, or give --token-file)", artifactserver.TokenAudience, err)
 	}
-	ns := cluster.ns()
+	ns, err := cluster.namespace()
+	if err != nil {
+		return err
+	}
 	for _, f := range reportFormats {
 		var buf bytes.Buffer
 		if err := writerOf(rep, f)(&buf); err != nil {
