@@ -83,6 +83,8 @@ token needs create on campaignreports.benchwright.io in the namespace.
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
 	cluster.register(cmd)
 	pub.register(cmd)
+	_ = cmd.MarkFlagFilename("output", "html", "md", "markdown", "csv")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
