@@ -4,17 +4,24 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
-	if err := newRootCommand().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "benchwright:", err)
-		os.Exit(1)
+	root := newRootCommand()
+	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
+		// Run by kubectl as a plugin: usage lines say how it was called.
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl benchwright"}
 	}
+	cmd, err := root.ExecuteC()
+	os.Exit(exitCode(os.Stderr, cmd, err))
 }
 
 func newRootCommand() *cobra.Command {
@@ -34,5 +41,69 @@ as Kubernetes resources, and turns the tools' output into comparable samples.
 	root.AddCommand(newCompareCommand())
 	root.AddCommand(newReportCommand())
 	root.AddCommand(newVersionCommand())
+	markRunErrors(root)
 	return root
+}
+
+// exitError ends the process with code. Without err the command has said
+// why already (steps prints the failed step's trailer, netbench its report),
+// and nothing more is printed.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit code %d", e.code)
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// runError is an error a command returned once it ran: not one of how it was
+// called (an unknown flag or command, a missing argument or required flag),
+// which cobra finds before.
+type runError struct{ err error }
+
+func (e *runError) Error() string { return e.err.Error() }
+
+func (e *runError) Unwrap() error { return e.err }
+
+// markRunErrors wraps the errors of c's and its subcommands' RunE in runError.
+func markRunErrors(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := run(cmd, args); err != nil {
+				return &runError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRunErrors(sub)
+	}
+}
+
+// exitCode prints err, the error cmd ended with, once on stderr, and returns
+// the process's exit code: an exitError's code, else 1. An error in how the
+// command was called also names its help.
+func exitCode(stderr io.Writer, cmd *cobra.Command, err error) int {
+	if err == nil {
+		return 0
+	}
+	var exit *exitError
+	if errors.As(err, &exit) {
+		if exit.err != nil {
+			fmt.Fprintln(stderr, "benchwright:", exit.err)
+		}
+		return exit.code
+	}
+	fmt.Fprintln(stderr, "benchwright:", err)
+	var run *runError
+	if !errors.As(err, &run) && cmd != nil {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return 1
 }

@@ -70,7 +70,7 @@ failed.`,
 			}
 			if rep.Error != "" {
 				fmt.Fprintln(out, "benchwright netbench:", rep.Error)
-				os.Exit(1)
+				return &exitError{code: 1}
 			}
 			return nil
 		},
