@@ -24,22 +24,51 @@ func main() {
 	os.Exit(exitCode(os.Stderr, cmd, err))
 }
 
+// Command groups, in the order the help lists them.
+const (
+	groupLocal   = "local"
+	groupResults = "results"
+	groupPods    = "pods"
+)
+
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "benchwright",
 		Short: "HPC benchmark campaigns on Kubernetes, and on this machine",
-		Long: `benchwright runs storage (fio, dd) and MPI (OSU, IMB, IOR) benchmarks described
-as Kubernetes resources, and turns the tools' output into comparable samples.
+		Long: `benchwright runs storage (fio, dd), MPI (OSU, IMB, IOR) and network (fabtests,
+iperf3) benchmarks described as Kubernetes resources, on this machine or, by
+its operator, in a cluster; and turns the tools' output into comparable
+samples, tables and reports.
 
   benchwright run -f examples/quickstart/fio.yaml   run a spec here, print the figures
-  benchwright parse --tool fio out.json             a raw output's samples as NDJSON`,
+  benchwright parse --tool fio out.json             a raw output's samples as NDJSON
+  benchwright results benchwright-results/          the figures of the runs below a directory
+  benchwright report -l benchwright.io/campaign=s0 -o report.html
+                                                    a report of a campaign's benchmarks in the cluster
+
+Only results, compare and report talk to a cluster, and only to read the
+benchmarks given by name or selected with -l; they find it as kubectl does
+(--kubeconfig, --context, -n). Copied or linked onto PATH as
+kubectl-benchwright, benchwright is also a kubectl plugin:
+kubectl benchwright results ...`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newParseCommand(), newStepsCommand(), newNetbenchCommand())
-	root.AddCommand(newResultsCommand())
-	root.AddCommand(newCompareCommand())
-	root.AddCommand(newReportCommand())
+	root.AddGroup(
+		&cobra.Group{ID: groupLocal, Title: "Benchmarks on this machine:"},
+		&cobra.Group{ID: groupResults, Title: "Results, from files, artifact stores or the cluster:"},
+		&cobra.Group{ID: groupPods, Title: "Run in the operator's pods:"},
+	)
+	for group, cmds := range map[string][]*cobra.Command{
+		groupLocal:   {newRunCommand(), newParseCommand()},
+		groupResults: {newResultsCommand(), newCompareCommand(), newReportCommand()},
+		groupPods:    {newStepsCommand(), newNetbenchCommand()},
+	} {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
 	root.AddCommand(newVersionCommand())
 	markRunErrors(root)
 	return root
