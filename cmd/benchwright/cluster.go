@@ -8,22 +8,25 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/report"
 )
 
-// clusterFlags select benchmarks in the cluster of the current kubeconfig.
+// clusterFlags select benchmarks in a cluster, with kubectl's --kubeconfig,
+// --context and -n.
 type clusterFlags struct {
-	namespace string
-	selector  string
+	config   *genericclioptions.ConfigFlags
+	selector string
 	// manager is the manager's Service, NAMESPACE/NAME.
 	manager string
 }
@@ -107,7 +110,7 @@ func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) 
 		return nil, err
 	}
 	return report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
-		cfg, err := ctrlconfig.GetConfig()
+		cfg, err := f.restConfig()
 		if err != nil {
 			return nil, err
 		}
@@ -188,11 +191,56 @@ func (f clusterFlags) lookup(ctx context.Context, names []string) ([]clusterBenc
 	return out, nil
 }
 
-// client connects with the current kubeconfig (or in-cluster config).
-func (f clusterFlags) client() (client.Client, string, error) {
-	cfg, err := ctrlconfig.GetConfig()
+// register adds the flags that pick benchmarks in a cluster: kubectl's
+// --kubeconfig, --context and -n (only these: report has a --server of its
+// own), -l and --manager.
+func (f *clusterFlags) register(cmd *cobra.Command) {
+	f.config = &genericclioptions.ConfigFlags{KubeConfig: new(string), Context: new(string), Namespace: new(string)}
+	f.config.AddFlags(cmd.Flags())
+	// In the words of the other flags.
+	for name, usage := range map[string]string{
+		"kubeconfig": "the kubeconfig file of the cluster (default: $KUBECONFIG, else ~/.kube/config; in a pod, its ServiceAccount)",
+		"context":    "the kubeconfig context to use (default: the current context)",
+		"namespace":  "namespace of the benchmarks named as arguments or selected (default: the context's namespace)",
+	} {
+		cmd.Flags().Lookup(name).Usage = usage
+	}
+	_ = cmd.MarkFlagFilename("kubeconfig")
+	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
+	cmd.Flags().StringVar(&f.manager, "manager", defaultManager, "the manager's Service (NAMESPACE/NAME): results in its own file:// store are read through it")
+}
+
+// restConfig is the cluster's, as kubectl finds it: --kubeconfig, else
+// $KUBECONFIG, else ~/.kube/config, else the pod's ServiceAccount; with
+// --context.
+func (f clusterFlags) restConfig() (*rest.Config, error) {
+	loader := f.config.ToRawKubeConfigLoader()
+	raw, err := loader.RawConfig()
 	if err != nil {
-		return nil, "", fmt.Errorf("no cluster to read benchmarks from: %w", err)
+		return nil, fmt.Errorf("no cluster to read benchmarks from: %w", err)
+	}
+	if len(raw.Clusters) == 0 {
+		// Not localhost:8080, as clientcmd would have it.
+		if _, err := rest.InClusterConfig(); err != nil {
+			return nil, errors.New("no cluster to read benchmarks from: no kubeconfig (give --kubeconfig, set KUBECONFIG or write ~/.kube/config), and not in a pod")
+		}
+	}
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no cluster to read benchmarks from: %w", err)
+	}
+	return cfg, nil
+}
+
+// client connects to the cluster, and says in which namespace to look.
+func (f clusterFlags) client() (client.Client, string, error) {
+	cfg, err := f.restConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	ns, err := f.namespace()
+	if err != nil {
+		return nil, "", err
 	}
 	scheme := runtime.NewScheme()
 	if err := errors.Join(clientgoscheme.AddToScheme(scheme), benchv1.AddToScheme(scheme)); err != nil {
@@ -202,13 +250,15 @@ func (f clusterFlags) client() (client.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return c, f.ns(), nil
+	return c, ns, nil
 }
 
-// ns is --namespace, "default" when not given.
-func (f clusterFlags) ns() string {
-	if f.namespace == "" {
-		return "default"
+// namespace is -n, else the kubeconfig context's namespace, else the pod's
+// (in a pod without a kubeconfig), else "default".
+func (f clusterFlags) namespace() (string, error) {
+	ns, _, err := f.config.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", fmt.Errorf("finding the namespace: %w", err)
 	}
-	return f.namespace
+	return ns, nil
 }

@@ -67,7 +67,7 @@ know how much a difference can be trusted.
 			return fmt.Errorf("unknown --format %q (text, md or csv)", flags.format)
 		},
 	}
-	flags.register(cmd, "text, md, csv")
+	flags.register(cmd, "text", "md", "csv")
 	cluster.register(cmd)
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	registerRatioFlags(cmd, &opts.Ratio, &opts.MaxCV)

@@ -70,7 +70,7 @@ failed.`,
 			}
 			if rep.Error != "" {
 				fmt.Fprintln(out, "benchwright netbench:", rep.Error)
-				os.Exit(1)
+				return &exitError{code: 1}
 			}
 			return nil
 		},
@@ -85,6 +85,7 @@ failed.`,
 	fl.DurationVar(&f.stepTimeout, "step-timeout", 2*time.Hour, "bound on each step, the wait for the peer included")
 	fl.DurationVar(&f.linger, "linger", 30*time.Second, "after a failure, how long to tell the peers")
 	_ = cmd.MarkFlagRequired("input")
+	_ = cmd.MarkFlagDirname("sysfs")
 	return cmd
 }
 

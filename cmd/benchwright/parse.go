@@ -86,6 +86,7 @@ repetitions).`,
 	cmd.Flags().StringVar(&test, "test", "", "test name for tools whose output does not name one (dd, fabtests, iperf3)")
 	cmd.Flags().StringVar(&direction, "direction", "", "dd only: write or read, to name the metrics write_bw / read_bw")
 	_ = cmd.MarkFlagRequired("tool")
+	_ = cmd.RegisterFlagCompletionFunc("tool", cobra.FixedCompletions(toolNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -40,7 +40,9 @@ func (p *publishFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&p.campaign, "campaign", "", "the campaign to publish as (default: the value of "+benchv1.CampaignLabel+" in -l)")
 	cmd.Flags().StringVar(&p.server, "server", "", "the manager's artifact server, https:// only (default: https://SERVICE.NAMESPACE.svc:8443 of --manager)")
 	cmd.Flags().StringVar(&p.tokenFile, "token-file", publishToken, "a file holding the bearer token to publish with: a ServiceAccount token of audience "+artifactserver.TokenAudience)
-	cmd.Flags().StringVar(&p.caFile, "ca-file", "", "PEM certificates the server's may chain to, besides the system's (the chart's artifact-server CA)")
+	cmd.Flags().StringVar(&p.caFile, "ca-file", "", "PEM CA certificates to trust for --server besides the system's (the chart's artifact-server CA)")
+	_ = cmd.MarkFlagFilename("token-file")
+	_ = cmd.MarkFlagFilename("ca-file")
 }
 
 // run publishes rep in every format, then writes -o if it was given too.
@@ -61,7 +63,10 @@ func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.
 	if err != nil {
 		return fmt.Errorf("--publish needs a ServiceAccount token of audience %s: %w (mount a projected token, or give --token-file)", artifactserver.TokenAudience, err)
 	}
-	ns := cluster.ns()
+	ns, err := cluster.namespace()
+	if err != nil {
+		return err
+	}
 	for _, f := range reportFormats {
 		var buf bytes.Buffer
 		if err := writerOf(rep, f)(&buf); err != nil {

@@ -71,6 +71,8 @@ func TestReportPublish(t *testing.T) {
 		want string
 	}{
 		{[]string{"-n", "hpc", "--campaign", "x", "--token-file", token}, "403 Forbidden: forbidden: not in hpc"},
+		// Without -n, the kubeconfig context's namespace.
+		{[]string{"--kubeconfig", writeKubeconfig(t), "--context", "b", "--campaign", "x", "--token-file", token}, "403 Forbidden: forbidden: not in team-b"},
 		{[]string{"-n", "perf", "--campaign", "x", "--token-file", dir}, "--publish needs a ServiceAccount token"},
 		{[]string{"-n", "perf", "--token-file", token}, "name the campaign with --campaign"},
 		// The token goes to a server the CA vouches for, over TLS only.

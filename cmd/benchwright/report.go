@@ -84,6 +84,8 @@ token needs create on campaignreports.benchwright.io in the namespace.
 	registerRatioFlags(cmd, &opts.Ratio, &opts.MaxCV)
 	cluster.register(cmd)
 	pub.register(cmd)
+	_ = cmd.MarkFlagFilename("output", "html", "md", "markdown", "csv")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,11 +18,13 @@ samples.ndjson), or directories: a 'benchwright run' results directory or an
 artifact-store run directory (holding samples.ndjson), or any directory above
 them (every samples.ndjson below it, runs in the order they started); an
 artifact-store URL (gs://bucket/prefix, s3://..., file:///...) for every run
-below it; or benchmark names in the cluster of the current kubeconfig (-n
-namespace), and -l selects every succeeded benchmark with those labels — their
-results are read from status.artifactURI. Samples are grouped into runs by
-kind, namespace, benchmark and run UID; samples that name no benchmark (parsed
-files) take their file's name. Warm-up repetitions are left out.`
+below it; or names of benchmarks in a cluster, and -l selects every succeeded
+benchmark with those labels — their results are read from status.artifactURI.
+The cluster is found as kubectl finds it (--kubeconfig, $KUBECONFIG or
+~/.kube/config, --context), in the namespace of -n, else of the context.
+Files, directories and URLs alone need no cluster. Samples are grouped into
+runs by kind, namespace, benchmark and run UID; samples that name no benchmark
+(parsed files) take their file's name. Warm-up repetitions are left out.`
 
 // tableFlags are the flags of the commands that print tables.
 type tableFlags struct {
@@ -29,8 +32,9 @@ type tableFlags struct {
 	all    bool
 }
 
-func (f *tableFlags) register(cmd *cobra.Command, formats string) {
-	cmd.Flags().StringVar(&f.format, "format", f.format, "output format: "+formats)
+func (f *tableFlags) register(cmd *cobra.Command, formats ...string) {
+	cmd.Flags().StringVar(&f.format, "format", f.format, "output format: "+strings.Join(formats, ", "))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().BoolVar(&f.all, "all", false, "every metric, not only the headline ones (IOPS, bandwidth, mean and p99 latency)")
 }
 
@@ -44,18 +48,11 @@ func (f clusterFlags) loadRuns(ctx context.Context, args []string) ([]report.Run
 	return report.Load(ctx, src)
 }
 
-// register adds the flags that pick benchmarks in the cluster.
-func (f *clusterFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace of the benchmarks named as arguments or selected (default: default)")
-	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
-	cmd.Flags().StringVar(&f.manager, "manager", defaultManager, "the manager's Service (NAMESPACE/NAME): results in its own file:// store are read through it")
-}
-
 func newResultsCommand() *cobra.Command {
 	flags := tableFlags{format: "text"}
 	var cluster clusterFlags
 	cmd := &cobra.Command{
-		Use:   "results FILE|DIR...",
+		Use:   "results FILE|DIR...|-l SELECTOR",
 		Short: "Print the statistics of runs' figures over their repetitions",
 		Long: `Print, per run, each test's figures (per message size where the test has them)
 as median, min, max and CV over the counted repetitions, as 'benchwright run'
@@ -74,7 +71,7 @@ prints them.
 			return writeResults(cmd.OutOrStdout(), flags, runs)
 		},
 	}
-	flags.register(cmd, "text, md, csv")
+	flags.register(cmd, "text", "md", "csv")
 	cluster.register(cmd)
 	return cmd
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -33,9 +32,6 @@ raw/) to RESULTS/<name>/.`,
   benchwright run -f examples/quickstart/fabtests-pair.yaml --tool-dir "$(hack/bench-tools.sh fabtests | cut -d= -f2)"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return errors.New("give the spec file with -f FILE")
-			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts := local.Options{WorkDir: workDir, ResultsDir: resultsDir, Progress: cmd.ErrOrStderr()}
@@ -49,6 +45,11 @@ raw/) to RESULTS/<name>/.`,
 	cmd.Flags().StringVar(&resultsDir, "results", "benchwright-results", "directory for the result files")
 	cmd.Flags().StringVar(&mpirun, "mpirun", "mpirun", "the mpirun for MPIBenchmarks, of the spec's MPI (e.g. mpirun.mpich for an MPICH spec)")
 	cmd.Flags().StringVar(&toolDir, "tool-dir", os.Getenv("BENCH_TOOLS_FABTESTS"), "a directory put first on PATH for NetworkBenchmarks, where fabtests were built (default $BENCH_TOOLS_FABTESTS)")
+	_ = cmd.MarkFlagRequired("file")
+	_ = cmd.MarkFlagFilename("file", "yaml", "yml", "json")
+	for _, dir := range []string{"dir", "results", "tool-dir"} {
+		_ = cmd.MarkFlagDirname(dir)
+	}
 	return cmd
 }
 

@@ -57,7 +57,8 @@ the launcher's environment is set where it runs.`,
 				return err
 			}
 			if code != 0 {
-				os.Exit(code)
+				// The step's trailer, or the wrong-MPI line, said why.
+				return &exitError{code: code}
 			}
 			return nil
 		},

@@ -11,7 +11,7 @@ import (
 func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print benchwright's version, the commit it was built from and its Go",
+		Short: "Print benchwright's version, the commit it was built from and its Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
