@@ -29,7 +29,7 @@ help: ## Show this help.
 ##@ Run
 
 .PHONY: demo
-demo: build ## Run the quickstart fio benchmark on this machine (installs fio if it can).
+demo: cli ## Run the quickstart fio benchmark on this machine (installs fio if it can).
 	hack/ensure-tools.sh fio
 	bin/benchwright run -f examples/quickstart/fio.yaml
 
@@ -96,7 +96,13 @@ verify-shell: ## shellcheck every shell script (hack/, images/, .ci/); installs 
 ##@ Test
 
 .PHONY: test
-test: test-deps test-unit test-integration test-chart test-argo argo-lint ## Run unit, integration, chart and campaign-template tests.
+test: test-deps test-tools test-unit test-integration test-chart test-argo argo-lint ## Run unit, integration, chart and campaign-template tests (installs and builds what they need first).
+
+.PHONY: test-tools
+test-tools: ## Build, before any go test, the tools tests run: envtest's API server and etcd, the object-storage emulators, helm, argo and the cluster tools (from the module proxy; cached, a warm run is a no-op).
+	hack/envtest-assets.sh >/dev/null
+	hack/emulators.sh >/dev/null
+	hack/cluster-tools.sh >/dev/null
 
 .PHONY: test-deps
 test-deps: ## Install the Debian packages the tests run (real fio, OpenMPI and MPICH with their compilers, libfabric); as root, else print the apt line.
@@ -165,8 +171,11 @@ envtest: ## Build kube-apiserver, kubectl and etcd for envtest (versions: hack/v
 ##@ Build
 
 .PHONY: build
-build: ## Build the binaries (manager, benchwright) into bin/.
+build: cli ## Build the binaries (manager, benchwright) into bin/.
 	go build -buildvcs=auto -o bin/manager ./cmd/manager
+
+.PHONY: cli
+cli: ## Build the benchwright CLI into bin/ (all a local run needs).
 	go build -buildvcs=auto -o bin/benchwright ./cmd/benchwright
 
 ##@ Tools
