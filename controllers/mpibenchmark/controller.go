@@ -124,7 +124,7 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.MPIBenchmark, 
 	}
 	image := b.Spec.MPI.Image
 	if image == "" {
-		image = r.Images[cmp.Or(b.Spec.MPI.Implementation, benchv1.OpenMPI)]
+		image = r.Images[b.Spec.MPI.ImplementationOrDefault()]
 	}
 	job := constructMPIJob(b, l, jobParams{rep: rep, attempt: attempt, image: image})
 	created, err := r.Kit().CreateOwned(ctx, b, job)

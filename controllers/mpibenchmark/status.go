@@ -1,7 +1,6 @@
 package mpibenchmark
 
 import (
-	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
-	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -76,7 +74,7 @@ func pointSize(b *benchv1.MPIBenchmark, s results.Summary) int64 {
 		return v
 	}
 	if b.Spec.IOR != nil {
-		return byteCount(cmp.Or(b.Spec.IOR.TransferSize, mpi.DefaultIORTransferSize))
+		return byteCount(b.Spec.IOR.TransferSizeOrDefault())
 	}
 	return 0
 }

@@ -74,7 +74,7 @@ func (r *Reconciler) advance(ctx context.Context, b *benchv1.NetworkBenchmark) (
 	}
 	b.Status.Retries = benchrun.Retries(st.Jobs)
 	rep := int(b.Status.CompletedRepetitions)
-	nodes := int(max(b.Spec.Nodes, 1))
+	nodes := int(b.Spec.NodesOrDefault())
 	attempt, slots := st.Current(rep)
 	if attempt < 0 || len(slots) < nodes {
 		return r.startAttempt(ctx, b, rep, max(attempt, 0))
@@ -118,7 +118,7 @@ func (r *Reconciler) startAttempt(ctx context.Context, b *benchv1.NetworkBenchma
 		return ctrl.Result{}, cmp.Or(err, benchrun.ErrStale)
 	}
 	image := cmp.Or(b.Spec.Image, r.Image)
-	for slot := range int(max(b.Spec.Nodes, 1)) {
+	for slot := range int(b.Spec.NodesOrDefault()) {
 		job, err := constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
 		if err != nil {
 			return ctrl.Result{}, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())

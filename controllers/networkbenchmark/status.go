@@ -42,7 +42,7 @@ func describeTool(b *benchv1.NetworkBenchmark) string {
 // describePairs is the Pairs column: "2 explicit on 1 node", "3 scopes on 5
 // nodes", then the measured count once known.
 func describePairs(b *benchv1.NetworkBenchmark) string {
-	on := " on " + count(int(max(b.Spec.Nodes, 1)), "node")
+	on := " on " + count(int(b.Spec.NodesOrDefault()), "node")
 	if n := countPairs(b.Status.Pairs); n > 0 {
 		return count(n, "pair") + on
 	}

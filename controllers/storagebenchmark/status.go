@@ -44,7 +44,7 @@ func describeVolumes(b *benchv1.StorageBenchmark) string {
 	case v.HostPath != nil:
 		s = fmt.Sprintf("%dx hostPath", len(v.HostPath.Paths))
 	case v.Size != nil:
-		s = fmt.Sprintf("%dx%s", max(v.Count, 1), v.Size.String())
+		s = fmt.Sprintf("%dx%s", v.CountOrDefault(), v.Size.String())
 		if v.StorageClassName != nil {
 			s += " " + *v.StorageClassName
 		}

@@ -149,9 +149,9 @@ func runMPIRepetition(ctx context.Context, res *Result, opts Options, rep int, s
 // defaultMPI applies the CRD's defaults that the local run depends on.
 func defaultMPI(b *benchv1.MPIBenchmark) {
 	s := &b.Spec
-	s.Repetitions = max(s.Repetitions, 1)
-	s.Layout.RanksPerNode = max(s.Layout.RanksPerNode, 1)
-	s.MPI.Implementation = cmp.Or(s.MPI.Implementation, benchv1.OpenMPI)
+	s.Repetitions = s.RepetitionsOrDefault()
+	s.Layout.RanksPerNode = s.Layout.RanksPerNodeOrDefault()
+	s.MPI.Implementation = s.MPI.ImplementationOrDefault()
 }
 
 // makeIORDir is the directory IOR writes in, under the work dir; none for
