@@ -10,13 +10,14 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/crdbounds"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// Bounds of status.results, as in the CRD.
-const (
-	maxResults = 48
-	maxPoints  = 40
+// Bounds of status.results, read from the CRD.
+var (
+	maxResults = crdbounds.MustMaxItems("MPIBenchmark", "status.results")
+	maxPoints  = crdbounds.MustMaxItems("MPIBenchmark", "status.results[].points")
 )
 
 // statusMetrics are the figures the status keeps per size; the others (min,

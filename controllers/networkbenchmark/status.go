@@ -8,12 +8,13 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/crdbounds"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // maxPairs is the CRD's bound on status.pairs.
-const maxPairs = 512
+var maxPairs = crdbounds.MustMaxItems("NetworkBenchmark", "status.pairs")
 
 // mbpsPerGbps converts iperf3's Gbit/s to MB/s (10^6 bytes/s).
 const mbpsPerGbps = 125

@@ -10,12 +10,13 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/crdbounds"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // maxResults is the CRD's bound on status.results.
-const maxResults = 96
+var maxResults = crdbounds.MustMaxItems("StorageBenchmark", "status.results")
 
 // setRunning sets the Running condition for the current generation.
 func setRunning(b *benchv1.StorageBenchmark, status metav1.ConditionStatus, reason, message string) {
