@@ -11,7 +11,9 @@ import (
 	"github.com/benchwright/benchwright/internal/fabtests"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/iperf3"
-	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/mpi/imb"
+	"github.com/benchwright/benchwright/internal/mpi/ior"
+	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -32,9 +34,9 @@ var parsers = map[string]func(data []byte, test, direction string) ([]results.Sa
 		}
 		return out, nil
 	},
-	"osu": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseOSU(data) },
-	"imb": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseIMB(data) },
-	"ior": func(data []byte, _, _ string) ([]results.Sample, error) { return mpi.ParseIOR(data) },
+	"osu": func(data []byte, _, _ string) ([]results.Sample, error) { return osu.Parse(data) },
+	"imb": func(data []byte, _, _ string) ([]results.Sample, error) { return imb.Parse(data) },
+	"ior": func(data []byte, _, _ string) ([]results.Sample, error) { return ior.Parse(data) },
 	"fabtests": func(data []byte, test, _ string) ([]results.Sample, error) {
 		return fabtests.Parse(data, test)
 	},

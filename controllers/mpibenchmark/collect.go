@@ -14,13 +14,6 @@ import (
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// parsers read each suite's output.
-var parsers = map[benchv1.MPISuite]func([]byte) ([]results.Sample, error){
-	benchv1.SuiteOSU: mpi.ParseOSU,
-	benchv1.SuiteIMB: mpi.ParseIMB,
-	benchv1.SuiteIOR: mpi.ParseIOR,
-}
-
 // parseLauncherLog splits the launcher's log into its steps and parses each
 // with the suite's parser. Every step must have finished with exit code 0 and
 // every test of the spec must have figures: a partial run is never a result.
@@ -32,7 +25,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 	if err != nil {
 		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, benchrun.Tail(log)))
 	}
-	parse := parsers[b.Spec.Suite]
+	parse, _ := mpi.Parser(b.Spec.Suite) // the CRD admits known suites only
 	var samples []results.Sample
 	for i, s := range steps {
 		if i >= len(l.Steps) {

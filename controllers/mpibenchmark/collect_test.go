@@ -14,6 +14,8 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/mpi/imb"
+	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/fixtures"
 )
@@ -95,14 +97,14 @@ func TestParseLauncherLog(t *testing.T) {
 			bench:  one,
 			launch: oneLaunch,
 			log:    newStepLog(1, preamble).step(1, argvLat, latency, exit(0)).bytes(),
-			want:   mustParse(t, mpi.ParseOSU, latency, "osu_latency"),
+			want:   mustParse(t, osu.Parse, latency, "osu_latency"),
 		},
 		{
 			name:   "two steps, one per test",
 			bench:  two,
 			launch: twoLaunch,
 			log:    newStepLog(2, preamble).step(1, argvLat, latency, exit(0)).step(2, argvBW, bw, exit(0)).bytes(),
-			want:   append(mustParse(t, mpi.ParseOSU, latency, "osu_latency"), mustParse(t, mpi.ParseOSU, bw, "osu_bw")...),
+			want:   append(mustParse(t, osu.Parse, latency, "osu_latency"), mustParse(t, osu.Parse, bw, "osu_bw")...),
 		},
 		{
 			name:   "a step exited non-zero: the tool failed, quoting the step",
@@ -279,7 +281,7 @@ func TestParseLauncherLogKeepsTheStepsTests(t *testing.T) {
 	if diff := cmp.Diff([]string{"PingPong", "Allreduce"}, tests); diff != "" {
 		t.Errorf("tests of the samples (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(mustParse(t, mpi.ParseIMB, full, "PingPong", "Allreduce"), got); diff != "" {
+	if diff := cmp.Diff(mustParse(t, imb.Parse, full, "PingPong", "Allreduce"), got); diff != "" {
 		t.Errorf("samples (-want +got):\n%s", diff)
 	}
 	// A spec test the output lacks is still an error.

@@ -83,14 +83,11 @@ func constructMPIJob(b *benchv1.MPIBenchmark, l *mpi.Launch, p jobParams) *mpiv2
 	labels[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
 	labels[attemptLabel] = strconv.Itoa(p.attempt)
 	deadline := int64((startTimeout(b) + runTimeout(b)).Seconds())
-	impl := mpiv2.MPIImplementation(b.Spec.MPI.Implementation)
-	if impl == "" {
-		impl = mpiv2.MPIImplementationOpenMPI
-	}
+	impl := mpiv2.MPIImplementation(b.Spec.MPI.ImplementationOrDefault())
 	return &mpiv2.MPIJob{
 		ObjectMeta: metav1.ObjectMeta{Name: mpiJobName(b.Name, p.rep, p.attempt), Namespace: b.Namespace, Labels: labels},
 		Spec: mpiv2.MPIJobSpec{
-			SlotsPerWorker:         ptr.To(max(b.Spec.Layout.RanksPerNode, 1)),
+			SlotsPerWorker:         ptr.To(b.Spec.Layout.RanksPerNodeOrDefault()),
 			LauncherCreationPolicy: mpiv2.LauncherCreationPolicyWaitForWorkersReady,
 			MPIImplementation:      impl,
 			SSHAuthMountPath:       sshAuthMountPath,
@@ -227,7 +224,7 @@ func describeLayout(b *benchv1.MPIBenchmark) string {
 			binding = "cpus " + joinInts(l.CPUBinding.CPUs)
 		}
 	}
-	s := fmt.Sprintf("%dx%d %s", l.Nodes, max(l.RanksPerNode, 1), binding)
+	s := fmt.Sprintf("%dx%d %s", l.Nodes, l.RanksPerNodeOrDefault(), binding)
 	if l.HostNetwork {
 		s += " hostNetwork"
 	}

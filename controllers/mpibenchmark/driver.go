@@ -1,7 +1,6 @@
 package mpibenchmark
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,7 +79,7 @@ func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error)
 func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.Object, error) {
 	image := d.b.Spec.MPI.Image
 	if image == "" {
-		image = d.r.Images[cmp.Or(d.b.Spec.MPI.Implementation, benchv1.OpenMPI)]
+		image = d.r.Images[d.b.Spec.MPI.ImplementationOrDefault()]
 	}
 	job := constructMPIJob(d.b, d.launch, jobParams{rep: rep, attempt: attempt, image: image})
 	created, err := d.r.Kit().CreateOwned(ctx, d.b, job)

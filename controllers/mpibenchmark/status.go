@@ -1,7 +1,6 @@
 package mpibenchmark
 
 import (
-	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -10,14 +9,14 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
-	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/crdbounds"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// Bounds of status.results, as in the CRD.
-const (
-	maxResults = 48
-	maxPoints  = 40
+// Bounds of status.results, read from the CRD.
+var (
+	maxResults = crdbounds.MustMaxItems("MPIBenchmark", "status.results")
+	maxPoints  = crdbounds.MustMaxItems("MPIBenchmark", "status.results[].points")
 )
 
 // statusMetrics are the figures the status keeps per size; the others (min,
@@ -70,7 +69,7 @@ func pointSize(b *benchv1.MPIBenchmark, s results.Summary) int64 {
 		return v
 	}
 	if b.Spec.IOR != nil {
-		return byteCount(cmp.Or(b.Spec.IOR.TransferSize, mpi.DefaultIORTransferSize))
+		return byteCount(b.Spec.IOR.TransferSizeOrDefault())
 	}
 	return 0
 }

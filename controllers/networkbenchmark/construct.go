@@ -49,7 +49,7 @@ func hostname(slot int) string { return "slot-" + strconv.Itoa(slot) }
 
 // peers are every slot's DNS name, as the runners reach each other.
 func peers(b *benchv1.NetworkBenchmark) string {
-	names := make([]string, max(b.Spec.Nodes, 1))
+	names := make([]string, b.Spec.NodesOrDefault())
 	for i := range names {
 		names[i] = hostname(i) + "." + serviceName(b.Name)
 	}

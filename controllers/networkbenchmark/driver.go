@@ -33,7 +33,7 @@ func (d *driver) Benchmark() benchrun.Benchmark { return d.b }
 
 func (d *driver) Kind() string { return kind }
 
-func (d *driver) nodes() int { return int(max(d.b.Spec.Nodes, 1)) }
+func (d *driver) nodes() int { return int(d.b.Spec.NodesOrDefault()) }
 
 // Admit refuses the host network unless the admin allows it.
 func (d *driver) Admit() error {

@@ -8,12 +8,13 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/crdbounds"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // maxPairs is the CRD's bound on status.pairs.
-const maxPairs = 512
+var maxPairs = crdbounds.MustMaxItems("NetworkBenchmark", "status.pairs")
 
 // mbpsPerGbps converts iperf3's Gbit/s to MB/s (10^6 bytes/s).
 const mbpsPerGbps = 125
@@ -42,7 +43,7 @@ func describeTool(b *benchv1.NetworkBenchmark) string {
 // describePairs is the Pairs column: "2 explicit on 1 node", "3 scopes on 5
 // nodes", then the measured count once known.
 func describePairs(b *benchv1.NetworkBenchmark) string {
-	on := " on " + count(int(max(b.Spec.Nodes, 1)), "node")
+	on := " on " + count(int(b.Spec.NodesOrDefault()), "node")
 	if n := countPairs(b.Status.Pairs); n > 0 {
 		return count(n, "pair") + on
 	}

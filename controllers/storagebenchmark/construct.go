@@ -59,7 +59,7 @@ func volumeCount(b *benchv1.StorageBenchmark) int {
 	case v.EmptyDir != nil:
 		return 1
 	}
-	return int(max(b.Spec.Volumes.Count, 1))
+	return int(b.Spec.Volumes.CountOrDefault())
 }
 
 // targets are the paths fio and dd see: /data/i or /dev/bwi.

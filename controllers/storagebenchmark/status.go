@@ -8,12 +8,13 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/crdbounds"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // maxResults is the CRD's bound on status.results.
-const maxResults = 96
+var maxResults = crdbounds.MustMaxItems("StorageBenchmark", "status.results")
 
 // syncDisplay derives the small facts `kubectl get` shows from the conditions
 // and counters; the conditions stay the source of truth.
@@ -37,7 +38,7 @@ func describeVolumes(b *benchv1.StorageBenchmark) string {
 	case v.HostPath != nil:
 		s = fmt.Sprintf("%dx hostPath", len(v.HostPath.Paths))
 	case v.Size != nil:
-		s = fmt.Sprintf("%dx%s", max(v.Count, 1), v.Size.String())
+		s = fmt.Sprintf("%dx%s", v.CountOrDefault(), v.Size.String())
 		if v.StorageClassName != nil {
 			s += " " + *v.StorageClassName
 		}

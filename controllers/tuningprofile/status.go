@@ -14,15 +14,16 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/conditions"
+	"github.com/benchwright/benchwright/internal/crdbounds"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
-// Bounds of the status (the CRD's).
-const (
-	maxNodes      = 1000
-	maxMismatches = 128
-	maxRequested  = 128
-	maxMessage    = 1024
+// Bounds of the status, read from the CRD.
+var (
+	maxNodes      = crdbounds.MustMaxItems("TuningProfile", "status.nodes")
+	maxMismatches = crdbounds.MustMaxItems("TuningProfile", "status.nodes[].mismatches")
+	maxRequested  = crdbounds.MustMaxItems("TuningProfile", "status.requested")
+	maxMessage    = crdbounds.MustMaxLength("TuningProfile", "status.nodes[].message")
 )
 
 // setCondition sets a condition with its message bounded for `kubectl describe`.

@@ -86,12 +86,8 @@ func strictUnmarshal(doc []byte, into any) error {
 
 // defaultStorage applies the CRD's defaults that the local run depends on.
 func defaultStorage(b *benchv1.StorageBenchmark) {
-	if b.Spec.Repetitions < 1 {
-		b.Spec.Repetitions = 1
-	}
-	if b.Spec.Volumes.Count < 1 {
-		b.Spec.Volumes.Count = 1
-	}
+	b.Spec.Repetitions = b.Spec.RepetitionsOrDefault()
+	b.Spec.Volumes.Count = b.Spec.Volumes.CountOrDefault()
 	if b.Spec.Nodes < 1 {
 		b.Spec.Nodes = 1
 	}

@@ -25,13 +25,6 @@ type MPIOptions struct {
 	MPIRun string
 }
 
-// mpiParsers read a step's output, by suite.
-var mpiParsers = map[benchv1.MPISuite]func([]byte) ([]results.Sample, error){
-	benchv1.SuiteOSU: mpi.ParseOSU,
-	benchv1.SuiteIMB: mpi.ParseIMB,
-	benchv1.SuiteIOR: mpi.ParseIOR,
-}
-
 // RunMPI runs an MPIBenchmark here: the spec's mpirun command lines with every
 // rank on this machine (layout.nodes x ranksPerNode ranks, oversubscribed if
 // need be), each repetition through the launcher's step runner, its log in
@@ -45,7 +38,7 @@ func RunMPI(ctx context.Context, in *benchv1.MPIBenchmark, mopts MPIOptions) (*R
 	if spec.WarmupRepetitions >= spec.Repetitions {
 		return nil, fmt.Errorf("warmupRepetitions (%d) must be smaller than repetitions (%d), or no repetition is left to count", spec.WarmupRepetitions, spec.Repetitions)
 	}
-	parse, ok := mpiParsers[spec.Suite]
+	parse, ok := mpi.Parser(spec.Suite)
 	if !ok {
 		return nil, fmt.Errorf("unknown suite %q: use osu, imb or ior", spec.Suite)
 	}
@@ -156,9 +149,9 @@ func runMPIRepetition(ctx context.Context, res *Result, opts Options, rep int, s
 // defaultMPI applies the CRD's defaults that the local run depends on.
 func defaultMPI(b *benchv1.MPIBenchmark) {
 	s := &b.Spec
-	s.Repetitions = max(s.Repetitions, 1)
-	s.Layout.RanksPerNode = max(s.Layout.RanksPerNode, 1)
-	s.MPI.Implementation = cmp.Or(s.MPI.Implementation, benchv1.OpenMPI)
+	s.Repetitions = s.RepetitionsOrDefault()
+	s.Layout.RanksPerNode = s.Layout.RanksPerNodeOrDefault()
+	s.MPI.Implementation = s.MPI.ImplementationOrDefault()
 }
 
 // makeIORDir is the directory IOR writes in, under the work dir; none for

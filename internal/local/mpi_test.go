@@ -20,6 +20,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -188,7 +189,7 @@ func checkRealOSU(t *testing.T, res *Result, impl benchv1.MPIImplementation) {
 			t.Fatalf("raw/%d/launcher.log: %v\n%s", rep, err, log)
 		}
 		for _, st := range steps {
-			samples, err := mpi.ParseOSU(st.Output)
+			samples, err := osu.Parse(st.Output)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -166,17 +166,17 @@ func describeTool(spec *benchv1.NetworkBenchmarkSpec) string {
 // defaultNetwork applies the CRD's defaults that a local run depends on.
 func defaultNetwork(b *benchv1.NetworkBenchmark) {
 	s := &b.Spec
-	s.Repetitions = max(s.Repetitions, 1)
-	s.Nodes = max(s.Nodes, 1)
+	s.Repetitions = s.RepetitionsOrDefault()
+	s.Nodes = s.NodesOrDefault()
 	if s.Pairs.To == "" && len(s.Pairs.Scopes) > 0 {
 		s.Pairs.To = benchv1.EachChiplet
 	}
-	if f := s.Fabtests; f != nil && f.Provider == "" {
-		f.Provider = "tcp"
+	if f := s.Fabtests; f != nil {
+		f.Provider = f.ProviderOrDefault()
 	}
 	if p := s.IPerf3; p != nil {
 		p.Protocol = cmp.Or(p.Protocol, "TCP")
-		p.Streams = max(p.Streams, 1)
+		p.Streams = p.StreamsOrDefault()
 		if p.Seconds == 0 {
 			p.Seconds = 10
 		}

@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"cmp"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -46,12 +45,8 @@ type Options struct {
 // Default values the spec leaves open.
 const (
 	defaultIORDir = "/data"
-	// DefaultIORTransferSize and DefaultIORBlockSize are IOR's -t and -b when
-	// the spec leaves them open.
-	DefaultIORTransferSize = "1m"
-	DefaultIORBlockSize    = "16m"
-	imbBinary              = "IMB-MPI1"
-	iorBinary              = "ior"
+	imbBinary     = "IMB-MPI1"
+	iorBinary     = "ior"
 )
 
 // BuildLaunch turns a spec into the launcher's steps: one mpirun per OSU test,
@@ -90,7 +85,7 @@ func BuildLaunch(spec *benchv1.MPIBenchmarkSpec, opts Options) (*Launch, error) 
 
 // Ranks is the total number of MPI ranks.
 func Ranks(spec *benchv1.MPIBenchmarkSpec) int32 {
-	return spec.Layout.Nodes * max(spec.Layout.RanksPerNode, 1)
+	return spec.Layout.Nodes * spec.Layout.RanksPerNodeOrDefault()
 }
 
 func concat(a, b []string) []string { return append(slices.Clone(a), b...) }
@@ -172,9 +167,8 @@ func iorArgs(spec *benchv1.MPIBenchmarkSpec, opts Options) ([]string, error) {
 	if !strings.HasPrefix(dir, "/") {
 		return nil, fmt.Errorf("IOR directory %q is not absolute", dir)
 	}
-	args := []string{iorBinary, "-a", string(cmp.Or(s.API, "POSIX")),
-		"-t", cmp.Or(s.TransferSize, DefaultIORTransferSize), "-b", cmp.Or(s.BlockSize, DefaultIORBlockSize),
-		"-s", strconv.Itoa(int(max(s.Segments, 1))), "-i", "1"}
+	args := []string{iorBinary, "-a", string(s.APIOrDefault()), "-t", s.TransferSizeOrDefault(), "-b", s.BlockSizeOrDefault(),
+		"-s", strconv.Itoa(int(s.SegmentsOrDefault())), "-i", "1"}
 	write, read := slices.Contains(spec.Tests, "write"), slices.Contains(spec.Tests, "read")
 	// A read needs the file: it is written first even when only reads count.
 	args = append(args, "-w")

@@ -36,7 +36,7 @@ func TestExamplesBuildLaunches(t *testing.T) {
 			if err := k8sruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &b); err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			b.Spec.Layout.RanksPerNode = max(b.Spec.Layout.RanksPerNode, 1) // the CRD's default
+			b.Spec.Layout.RanksPerNode = b.Spec.Layout.RanksPerNodeOrDefault() // the CRD's default
 			l, err := BuildLaunch(&b.Spec, Options{})
 			if err != nil {
 				t.Errorf("%s: %s: %v", path, b.Name, err)

@@ -16,7 +16,7 @@ import (
 // no -hostfile is given. env is what the launcher's own environment needs.
 func mpirunPrefix(spec *benchv1.MPIBenchmarkSpec, opts Options) (argv []string, env []benchv1.EnvVar, err error) {
 	l := spec.Layout
-	n, rpn := strconv.Itoa(int(Ranks(spec))), strconv.Itoa(int(max(l.RanksPerNode, 1)))
+	n, rpn := strconv.Itoa(int(Ranks(spec))), strconv.Itoa(int(l.RanksPerNodeOrDefault()))
 	binding := benchv1.CPUBinding{Policy: benchv1.BindCore}
 	if l.CPUBinding != nil {
 		binding = *l.CPUBinding
@@ -25,8 +25,8 @@ func mpirunPrefix(spec *benchv1.MPIBenchmarkSpec, opts Options) (argv []string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	switch impl := spec.MPI.Implementation; impl {
-	case benchv1.OpenMPI, "":
+	switch impl := spec.MPI.ImplementationOrDefault(); impl {
+	case benchv1.OpenMPI:
 		argv = []string{"mpirun", "-np", n, "--map-by", "ppr:" + rpn + ":node"}
 		if binding.Policy == benchv1.BindExplicit {
 			// Rank i of a node runs on the i-th CPU of the set, counted in

@@ -1,23 +1,23 @@
 package mpi
 
-import "strings"
+import (
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/mpi/imb"
+	"github.com/benchwright/benchwright/internal/mpi/ior"
+	"github.com/benchwright/benchwright/internal/mpi/osu"
+	"github.com/benchwright/benchwright/internal/results"
+)
 
-// Helpers the OSU, IMB and IOR parsers share.
-
-// allDigits reports whether s is one or more ASCII digits.
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
+// parsers read each suite's output.
+var parsers = map[benchv1.MPISuite]func([]byte) ([]results.Sample, error){
+	benchv1.SuiteOSU: osu.Parse,
+	benchv1.SuiteIMB: imb.Parse,
+	benchv1.SuiteIOR: ior.Parse,
 }
 
-// plainDecimal reports whether s is a figure as OMB and IMB print them
-// ("%.2f"): digits, then optionally a point and digits, without sign or
-// exponent.
-func plainDecimal(s string) bool {
-	intPart, frac, _ := strings.Cut(s, ".")
-	return allDigits(intPart) && (frac == "" || allDigits(frac))
+// Parser returns the parser of suite's output (osu.Parse, imb.Parse or
+// ior.Parse); ok is false for an unknown suite.
+func Parser(suite benchv1.MPISuite) (parse func([]byte) ([]results.Sample, error), ok bool) {
+	parse, ok = parsers[suite]
+	return parse, ok
 }

@@ -6,40 +6,35 @@ import (
 	"strings"
 	"testing"
 
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// readReal reads a file of testdata/real: outputs of the real OSU, IMB and
-// IOR built from their release sources on this project's machines (see its
-// README.md).
-func readReal(t *testing.T, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "real", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-// TestParseRealOutputs parses every real output by its tool's parser: each
+// TestParseRealOutputs parses every real output by its suite's parser: each
 // gives samples of the program it came from, from the version it printed.
+// The outputs are in each parser's testdata/real (osu/, imb/, ior/): outputs
+// of the real OSU, IMB and IOR built from their release sources on this
+// project's machines (see their README.md).
 func TestParseRealOutputs(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "real", "*"))
+	files, err := filepath.Glob(filepath.Join("*", "testdata", "real", "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsers := map[string]func([]byte) ([]results.Sample, error){"osu": ParseOSU, "imb": ParseIMB, "ior": ParseIOR}
 	wantVersion := map[string]string{"osu": "7.4", "imb": "2021.11", "ior": "4.0.0"}
 	parsed := 0
 	for _, path := range files {
 		name := filepath.Base(path)
 		tool, _, _ := strings.Cut(name, "_")
-		parse := parsers[tool]
-		if parse == nil || strings.Contains(name, "summaryfile_stdout") {
+		parse, ok := Parser(benchv1.MPISuite(tool))
+		if !ok || strings.Contains(name, "summaryfile_stdout") {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			samples, err := parse(readReal(t, name))
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samples, err := parse(data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,6 +53,6 @@ func TestParseRealOutputs(t *testing.T) {
 		parsed++
 	}
 	if parsed < 9 {
-		t.Fatalf("parsed %d real outputs, want the 9 of testdata/real", parsed)
+		t.Fatalf("parsed %d real outputs, want the 9 of osu/, imb/ and ior/testdata/real", parsed)
 	}
 }

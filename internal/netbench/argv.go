@@ -39,7 +39,7 @@ func ClientArgv(in Input, s Step, self, server string) []string {
 	argv := []string{"taskset", "-c", strconv.Itoa(s.Pair.Client.CPU)}
 	if p := in.IPerf3; p != nil {
 		argv = append(argv, "iperf3", "-c", server, "-p", strconv.Itoa(s.Port()), "-J",
-			"-t", strconv.Itoa(int(max(p.Seconds, 1))), "-P", strconv.Itoa(int(max(p.Streams, 1))))
+			"-t", strconv.Itoa(int(max(p.Seconds, 1))), "-P", strconv.Itoa(int(p.StreamsOrDefault())))
 		if p.OmitSeconds > 0 {
 			argv = append(argv, "-O", strconv.Itoa(int(p.OmitSeconds)))
 		}
@@ -66,10 +66,7 @@ func ClientArgv(in Input, s Step, self, server string) []string {
 
 // fabtestsArgs are the program and the options both sides share.
 func fabtestsArgs(f *benchv1.FabtestsSettings, test string) []string {
-	argv := []string{test, "-p", f.Provider}
-	if f.Provider == "" {
-		argv[2] = "tcp"
-	}
+	argv := []string{test, "-p", f.ProviderOrDefault()}
 	if f.Domain != "" {
 		argv = append(argv, "-d", f.Domain)
 	}

@@ -41,7 +41,7 @@ type Input struct {
 
 // InputOf takes the Input from a spec.
 func InputOf(s *benchv1.NetworkBenchmarkSpec) Input {
-	return Input{Nodes: max(s.Nodes, 1), Pairs: s.Pairs, Fabtests: s.Fabtests, IPerf3: s.IPerf3}
+	return Input{Nodes: s.NodesOrDefault(), Pairs: s.Pairs, Fabtests: s.Fabtests, IPerf3: s.IPerf3}
 }
 
 // Tests are the programs each pair runs, in order.

@@ -111,7 +111,7 @@ func labelPair(s *results.Sample, in Input, p Pair, names map[int]string) {
 	l[LabelServerChiplet], l[LabelClientChiplet] = strconv.Itoa(p.Server.Chiplet), strconv.Itoa(p.Client.Chiplet)
 	l[LabelServerSocket], l[LabelClientSocket] = strconv.Itoa(p.Server.Package), strconv.Itoa(p.Client.Package)
 	if in.Fabtests != nil {
-		l[LabelProvider] = orDefault(in.Fabtests.Provider, "tcp")
+		l[LabelProvider] = in.Fabtests.ProviderOrDefault()
 	}
 	// The node of a sample is the client's: where the result was printed.
 	l[results.LabelNode] = names[p.Client.Node]

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/benchwright/benchwright/internal/fio"
-	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/mpi/imb"
+	"github.com/benchwright/benchwright/internal/mpi/ior"
+	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/fixtures"
 )
@@ -27,11 +29,11 @@ func parseFixture(t *testing.T, tool, name string) []results.Sample {
 	var err error
 	switch tool {
 	case "osu":
-		samples, err = mpi.ParseOSU(data)
+		samples, err = osu.Parse(data)
 	case "imb":
-		samples, err = mpi.ParseIMB(data)
+		samples, err = imb.Parse(data)
 	case "ior":
-		samples, err = mpi.ParseIOR(data)
+		samples, err = ior.Parse(data)
 	case "fio":
 		samples, err = fio.ParseJSON(data)
 	case "dd":

@@ -20,6 +20,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -298,7 +299,7 @@ func bareOSU(tb testing.TB, ns, launcher string, l *mpi.Launch) osuRun {
 	var samples []results.Sample
 	for _, s := range l.Steps {
 		out := kc.Run(tb, append([]string{"exec", "-n", ns, launcher, "-c", "launcher", "--"}, s.Argv...)...)
-		parsed, err := mpi.ParseOSU([]byte(out))
+		parsed, err := osu.Parse([]byte(out))
 		if err != nil {
 			tb.Fatalf("bare %s: %v\n%s", s.Program, err, out)
 		}
@@ -318,7 +319,7 @@ func stepsOSU(tb testing.TB, ns, launcher string) osuRun {
 	}
 	var samples []results.Sample
 	for _, s := range steps {
-		parsed, err := mpi.ParseOSU(s.Output)
+		parsed, err := osu.Parse(s.Output)
 		if err != nil {
 			tb.Fatalf("benchwright steps, step %d: %v\n%s", s.Index, err, s.Output)
 		}

@@ -19,6 +19,9 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/mpi/imb"
+	"github.com/benchwright/benchwright/internal/mpi/ior"
+	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -231,11 +234,11 @@ func checkSpread(t *testing.T, byJob map[string][]string, want int) {
 func parseSuite(suite benchv1.MPISuite, out []byte) ([]results.Sample, error) {
 	switch suite {
 	case benchv1.SuiteIMB:
-		return mpi.ParseIMB(out)
+		return imb.Parse(out)
 	case benchv1.SuiteIOR:
-		return mpi.ParseIOR(out)
+		return ior.Parse(out)
 	}
-	return mpi.ParseOSU(out)
+	return osu.Parse(out)
 }
 
 // sizeOf is a sample's size as the status keys it: the message size, for

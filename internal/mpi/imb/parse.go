@@ -1,4 +1,6 @@
-package mpi
+// Package imb turns the output of IMB-MPI1 (Intel MPI Benchmarks) into
+// samples.
+package imb
 
 import (
 	"errors"
@@ -9,47 +11,48 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/mpi/internal/digits"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // Labels of IMB samples besides the shared ones of package results.
 const (
-	imbLabelRanks      = "ranks"      // "#processes = N" (per group in -multi mode)
-	imbLabelIterations = "iterations" // the #repetitions column
-	imbLabelMode       = "mode"       // "multi" for "# Benchmarking Multi-<name>"
-	imbLabelGroups     = "groups"     // -multi: how many groups ran at once
-	imbLabelGroup      = "group"      // -multi 1: the Group column of the row
+	labelRanks      = "ranks"      // "#processes = N" (per group in -multi mode)
+	labelIterations = "iterations" // the #repetitions column
+	labelMode       = "mode"       // "multi" for "# Benchmarking Multi-<name>"
+	labelGroups     = "groups"     // -multi: how many groups ran at once
+	labelGroup      = "group"      // -multi 1: the Group column of the row
 )
 
 // errNotIMBOutput is returned for input that holds no IMB marker at all.
 var errNotIMBOutput = errors.New(`not IMB output: no "Intel(R) MPI Benchmarks" banner and no "# Benchmarking" header`)
 
-// imbColKind says what a table column holds.
-type imbColKind int
+// colKind says what a table column holds.
+type colKind int
 
 const (
-	imbColValue imbColKind = iota // a figure: one sample per row
-	imbColBytes                   // #bytes: label msg_size
-	imbColReps                    // #repetitions: label iterations
-	imbColGroup                   // Group (-multi 1): label group
+	colValue colKind = iota // a figure: one sample per row
+	colBytes                // #bytes: label msg_size
+	colReps                 // #repetitions: label iterations
+	colGroup                // Group (-multi 1): label group
 )
 
-// imbColumn maps one column header of an IMB table to a metric or label.
-type imbColumn struct {
-	kind   imbColKind
+// column maps one column header of an IMB table to a metric or label.
+type column struct {
+	kind   colKind
 	metric string
 	unit   string // empty for Mbytes/sec: the unit depends on the IMB version
 }
 
-// imbColumns are the column headers IMB_output.c prints for IMB-MPI1; any
+// columns are the column headers IMB_output.c prints for IMB-MPI1; any
 // other name is an error, never a guess. t_avg is the latency of tables with
 // t_min/t_max/t_avg, t[usec] that of PingPong/PingPing (the maximum over ranks,
 // which is also what Mbytes/sec is computed from). "defects" is the largest
 // deviation of received data found by an IMB built with -DCHECK (0 = correct).
-var imbColumns = map[string]imbColumn{
-	"Group":        {kind: imbColGroup},
-	"#bytes":       {kind: imbColBytes},
-	"#repetitions": {kind: imbColReps},
+var columns = map[string]column{
+	"Group":        {kind: colGroup},
+	"#bytes":       {kind: colBytes},
+	"#repetitions": {kind: colReps},
 	"t[usec]":      {metric: "latency", unit: "us"},
 	"t_min[usec]":  {metric: "latency_min", unit: "us"},
 	"t_max[usec]":  {metric: "latency_max", unit: "us"},
@@ -60,26 +63,26 @@ var imbColumns = map[string]imbColumn{
 }
 
 var (
-	// imbBannerLoose finds any IMB banner; imbBanner parses one:
+	// bannerLoose finds any IMB banner; banner parses one:
 	// "#    Intel(R) MPI Benchmarks 2021.2, MPI-1 part",
 	// "#    Intel (R) MPI Benchmarks 2017 update 2, MPI-1 part    ",
 	// "#    Intel (R) MPI Benchmark Suite V3.2.4, MPI-1 part    ".
-	imbBannerLoose = regexp.MustCompile(`Intel ?\(R\) MPI Benchmark`)
-	imbBanner      = regexp.MustCompile(`^#\s*Intel ?\(R\) MPI Benchmark(?:s| Suite) +(.*?), *(\S+) part\b`)
-	imbVersion     = regexp.MustCompile(`^V?((\d+)(?:\.\d+)*)(?: +[Uu]pdate +(\d+))?$`)
-	imbBenchHeader = regexp.MustCompile(`^#\s*Benchmarking +(Multi-)?([A-Za-z]\w*)\s*$`)
-	imbProcesses   = regexp.MustCompile(`^#\s*#processes\s*=\s*(\d+)`)
-	imbGroups      = regexp.MustCompile(`^#\s*\(\s*(\d+) groups of (\d+) processes`)
-	// imbRankPrefix is what launchers put before each line: Intel MPI
+	bannerLoose = regexp.MustCompile(`Intel ?\(R\) MPI Benchmark`)
+	banner      = regexp.MustCompile(`^#\s*Intel ?\(R\) MPI Benchmark(?:s| Suite) +(.*?), *(\S+) part\b`)
+	versionRE   = regexp.MustCompile(`^V?((\d+)(?:\.\d+)*)(?: +[Uu]pdate +(\d+))?$`)
+	benchHeader = regexp.MustCompile(`^#\s*Benchmarking +(Multi-)?([A-Za-z]\w*)\s*$`)
+	processes   = regexp.MustCompile(`^#\s*#processes\s*=\s*(\d+)`)
+	groups      = regexp.MustCompile(`^#\s*\(\s*(\d+) groups of (\d+) processes`)
+	// rankPrefix is what launchers put before each line: Intel MPI
 	// -prepend-rank "[0] ", Open MPI --tag-output "[1,0]<stdout>:" (job, rank),
 	// srun -l "0: ". Submatches: the rank, the stream.
-	imbRankPrefix = regexp.MustCompile(`^(?:\[(?:\d+,)?(\d+)\](?:<(stdout|stderr)>)?:? ?|(\d+): )`)
-	// imbSampleFailure is IMB's row for a size it could not measure:
+	rankPrefix = regexp.MustCompile(`^(?:\[(?:\d+,)?(\d+)\](?:<(stdout|stderr)>)?:? ?|(\d+): )`)
+	// sampleFailure is IMB's row for a size it could not measure:
 	// "  4194304 out-of-mem.; needed X= ...", "int-overflow.;", "time-out.;".
-	imbSampleFailure = regexp.MustCompile(`^(?:\d+ +)+(?:out-of-mem|int-overflow|time-out)\.;`)
+	sampleFailure = regexp.MustCompile(`^(?:\d+ +)+(?:out-of-mem|int-overflow|time-out)\.;`)
 )
 
-// ParseIMB turns the output of IMB-MPI1 (Intel MPI Benchmarks 3.x, 4.x, 2017
+// Parse turns the output of IMB-MPI1 (Intel MPI Benchmarks 3.x, 4.x, 2017
 // to 2021.x) into samples. Each "# Benchmarking <name>" block is test <name>
 // with labels tool=imb, tool_version, ranks (#processes; per group with
 // -multi), msg_size (#bytes; none for Barrier) and iterations (#repetitions);
@@ -96,8 +99,8 @@ var (
 // banner and non-finite or negative figures are errors naming the line. Rows
 // in which IMB reports a failed size (out-of-mem, int-overflow, time-out) are
 // left out: IMB measured nothing there.
-func ParseIMB(data []byte) ([]results.Sample, error) {
-	p := imbParser{}
+func Parse(data []byte) ([]results.Sample, error) {
+	p := parser{}
 	for line := range strings.Lines(string(data)) {
 		p.lineNo++
 		if err := p.parseLine(line); err != nil {
@@ -116,37 +119,37 @@ func ParseIMB(data []byte) ([]results.Sample, error) {
 	return p.samples, nil
 }
 
-// imbParser holds the state of one pass over the output.
-type imbParser struct {
+// parser holds the state of one pass over the output.
+type parser struct {
 	lineNo  int
 	marker  bool   // an IMB banner or benchmark header was seen
 	version string // tool_version of the last banner
 	bwUnit  string // unit of Mbytes/sec for that version
-	bench   *imbBench
+	bench   *bench
 	samples []results.Sample
 }
 
-// imbBench is the benchmark block being read.
-type imbBench struct {
+// bench is the benchmark block being read.
+type bench struct {
 	name    string
 	line    int               // of its "# Benchmarking" header
 	labels  map[string]string // labels of all its samples
-	cols    []imbColumn       // nil until the column header line
+	cols    []column          // nil until the column header line
 	grouped bool              // has a Group column (-multi 1)
 	ended   bool              // its table is over
 	rows    int               // rows read
 	failed  int               // rows in which IMB reports a failed size
 }
 
-func (p *imbParser) parseLine(raw string) error {
-	line, ok := imbStripPrefix(strings.TrimRight(raw, "\r\n"))
+func (p *parser) parseLine(raw string) error {
+	line, ok := stripPrefix(strings.TrimRight(raw, "\r\n"))
 	if !ok {
 		return nil
 	}
 	text := strings.TrimSpace(line)
 	b := p.bench
 	switch {
-	case b != nil && b.cols == nil && imbIsColumnHeader(text):
+	case b != nil && b.cols == nil && isColumnHeader(text):
 		return p.columnHeader(text)
 	case text == "":
 		return p.blankLine()
@@ -158,14 +161,14 @@ func (p *imbParser) parseLine(raw string) error {
 	return nil // noise outside the tables
 }
 
-// imbStripPrefix removes a launcher's rank prefix; ok is false for lines
+// stripPrefix removes a launcher's rank prefix; ok is false for lines
 // that are not IMB's: standard error, or output of a rank other than 0 (IMB
 // prints from rank 0 only).
-func imbStripPrefix(line string) (string, bool) {
+func stripPrefix(line string) (string, bool) {
 	if line == "" || (line[0] != '[' && (line[0] < '0' || line[0] > '9')) {
 		return line, true
 	}
-	m := imbRankPrefix.FindStringSubmatch(line)
+	m := rankPrefix.FindStringSubmatch(line)
 	if m == nil {
 		return line, true
 	}
@@ -175,13 +178,13 @@ func imbStripPrefix(line string) (string, bool) {
 	return line[len(m[0]):], true
 }
 
-// imbIsColumnHeader tells a table's column header line by its first name.
-func imbIsColumnHeader(text string) bool {
+// isColumnHeader tells a table's column header line by its first name.
+func isColumnHeader(text string) bool {
 	return strings.HasPrefix(text, "#bytes") || strings.HasPrefix(text, "#repetitions") ||
 		strings.HasPrefix(text, "Group ")
 }
 
-func (p *imbParser) blankLine() error {
+func (p *parser) blankLine() error {
 	b := p.bench
 	if b == nil || b.cols == nil || b.ended || b.grouped {
 		return nil // -multi 1 prints a blank line before each size's rows
@@ -189,33 +192,33 @@ func (p *imbParser) blankLine() error {
 	return b.endTable()
 }
 
-func (p *imbParser) commentLine(text string) error {
+func (p *parser) commentLine(text string) error {
 	if b := p.bench; b != nil && b.cols != nil && !b.ended {
 		if err := b.endTable(); err != nil {
 			return err
 		}
 	}
-	if m := imbBenchHeader.FindStringSubmatch(text); m != nil {
+	if m := benchHeader.FindStringSubmatch(text); m != nil {
 		return p.startBench(m[2], m[1] != "")
 	}
-	if imbBannerLoose.MatchString(text) {
+	if bannerLoose.MatchString(text) {
 		return p.banner(text)
 	}
 	b := p.bench
 	if b == nil || b.cols != nil {
 		return nil
 	}
-	if m := imbProcesses.FindStringSubmatch(text); m != nil {
-		b.labels[imbLabelRanks] = imbTrimInt(m[1])
-	} else if m := imbGroups.FindStringSubmatch(text); m != nil {
-		b.labels[imbLabelGroups] = imbTrimInt(m[1])
-		b.labels[imbLabelRanks] = imbTrimInt(m[2])
+	if m := processes.FindStringSubmatch(text); m != nil {
+		b.labels[labelRanks] = trimInt(m[1])
+	} else if m := groups.FindStringSubmatch(text); m != nil {
+		b.labels[labelGroups] = trimInt(m[1])
+		b.labels[labelRanks] = trimInt(m[2])
 	}
 	return nil
 }
 
-// imbTrimInt drops leading zeros so that labels compare as IMB means them.
-func imbTrimInt(s string) string {
+// trimInt drops leading zeros so that labels compare as IMB means them.
+func trimInt(s string) string {
 	if t := strings.TrimLeft(s, "0"); t != "" {
 		return t
 	}
@@ -223,9 +226,9 @@ func imbTrimInt(s string) string {
 }
 
 // banner reads the version from an IMB banner line.
-func (p *imbParser) banner(text string) error {
+func (p *parser) banner(text string) error {
 	p.marker = true
-	m := imbBanner.FindStringSubmatch(text)
+	m := banner.FindStringSubmatch(text)
 	if m == nil {
 		return fmt.Errorf("line %d: unrecognized IMB banner %q", p.lineNo, text)
 	}
@@ -233,7 +236,7 @@ func (p *imbParser) banner(text string) error {
 		return fmt.Errorf("line %d: IMB %s part output is not supported, only IMB-MPI1 (MPI-1 part): %q",
 			p.lineNo, m[2], text)
 	}
-	version, unit, err := imbVersionUnit(m[1])
+	version, unit, err := versionUnit(m[1])
 	if err != nil {
 		return fmt.Errorf("line %d: %w", p.lineNo, err)
 	}
@@ -241,12 +244,12 @@ func (p *imbParser) banner(text string) error {
 	return nil
 }
 
-// imbVersionUnit normalizes an IMB version ("2019 Update 6", "4.1", "3.2.4")
+// versionUnit normalizes an IMB version ("2019 Update 6", "4.1", "3.2.4")
 // and returns the unit of its Mbytes/sec column: MiB/s before 2017, MB/s from
 // 2017 on (there is no release numbered between 4.1 Update 1 and 2017).
-func imbVersionUnit(s string) (version, unit string, err error) {
+func versionUnit(s string) (version, unit string, err error) {
 	s = strings.Join(strings.Fields(s), " ")
-	m := imbVersion.FindStringSubmatch(s)
+	m := versionRE.FindStringSubmatch(s)
 	if m == nil {
 		return "", "", fmt.Errorf("unknown IMB version format %q", s)
 	}
@@ -270,7 +273,7 @@ func imbVersionUnit(s string) (version, unit string, err error) {
 
 // startBench ends the current benchmark and starts the one of a
 // "# Benchmarking" header.
-func (p *imbParser) startBench(name string, multi bool) error {
+func (p *parser) startBench(name string, multi bool) error {
 	p.marker = true
 	if err := p.endBench(); err != nil {
 		return err
@@ -281,14 +284,14 @@ func (p *imbParser) startBench(name string, multi bool) error {
 	}
 	labels := map[string]string{results.LabelTool: "imb", results.LabelToolVersion: p.version}
 	if multi {
-		labels[imbLabelMode] = "multi"
+		labels[labelMode] = "multi"
 	}
-	p.bench = &imbBench{name: name, line: p.lineNo, labels: labels}
+	p.bench = &bench{name: name, line: p.lineNo, labels: labels}
 	return nil
 }
 
 // endBench checks that the current benchmark, if any, had its table.
-func (p *imbParser) endBench() error {
+func (p *parser) endBench() error {
 	b := p.bench
 	if b == nil {
 		return nil
@@ -304,7 +307,7 @@ func (p *imbParser) endBench() error {
 }
 
 // endTable ends the benchmark's table, which must have had rows.
-func (b *imbBench) endTable() error {
+func (b *bench) endTable() error {
 	b.ended = true
 	if b.rows > 0 {
 		return nil
@@ -317,14 +320,14 @@ func (b *imbBench) endTable() error {
 }
 
 // columnHeader maps the column names of the current benchmark's table.
-func (p *imbParser) columnHeader(text string) error {
+func (p *parser) columnHeader(text string) error {
 	b := p.bench
 	names := strings.Fields(text)
-	cols := make([]imbColumn, len(names))
+	cols := make([]column, len(names))
 	seen := map[string]bool{}
 	values := 0
 	for i, name := range names {
-		c, ok := imbColumns[name]
+		c, ok := columns[name]
 		if !ok {
 			return fmt.Errorf("line %d: unknown IMB column %q in %q", p.lineNo, name, text)
 		}
@@ -332,13 +335,13 @@ func (p *imbParser) columnHeader(text string) error {
 			return fmt.Errorf("line %d: IMB column %q appears twice in %q", p.lineNo, name, text)
 		}
 		seen[name] = true
-		if c.kind == imbColValue {
+		if c.kind == colValue {
 			values++
 			if c.unit == "" {
 				c.unit = p.bwUnit
 			}
 		}
-		b.grouped = b.grouped || c.kind == imbColGroup
+		b.grouped = b.grouped || c.kind == colGroup
 		cols[i] = c
 	}
 	if values == 0 || !seen["#repetitions"] {
@@ -352,9 +355,9 @@ func (p *imbParser) columnHeader(text string) error {
 }
 
 // row turns one table row into samples.
-func (p *imbParser) row(text string) error {
+func (p *parser) row(text string) error {
 	b := p.bench
-	if strings.Contains(text, ".;") && imbSampleFailure.MatchString(text) {
+	if strings.Contains(text, ".;") && sampleFailure.MatchString(text) {
 		b.failed++
 		return nil
 	}
@@ -365,14 +368,14 @@ func (p *imbParser) row(text string) error {
 	}
 	values := make([]float64, len(fields))
 	for i, f := range fields {
-		v, err := imbNumber(f, b.cols[i].kind != imbColValue)
+		v, err := number(f, b.cols[i].kind != colValue)
 		if err != nil {
 			return fmt.Errorf("line %d: malformed IMB %s row %q: %w", p.lineNo, b.name, text, err)
 		}
 		values[i] = v
 	}
 	for i, c := range b.cols {
-		if c.kind == imbColValue {
+		if c.kind == colValue {
 			p.samples = append(p.samples, results.Sample{Test: b.name, Metric: c.metric, Value: values[i],
 				Unit: c.unit, Labels: b.rowLabels(fields)})
 		}
@@ -385,33 +388,33 @@ func (p *imbParser) row(text string) error {
 }
 
 // rowLabels returns the benchmark's labels plus those of one row's fields.
-func (b *imbBench) rowLabels(fields []string) map[string]string {
+func (b *bench) rowLabels(fields []string) map[string]string {
 	labels := make(map[string]string, len(b.labels)+3)
 	maps.Copy(labels, b.labels)
 	for i, c := range b.cols {
 		switch c.kind {
-		case imbColBytes:
+		case colBytes:
 			labels[results.LabelMsgSize] = fields[i]
-		case imbColReps:
-			labels[imbLabelIterations] = fields[i]
-		case imbColGroup:
-			labels[imbLabelGroup] = fields[i]
+		case colReps:
+			labels[labelIterations] = fields[i]
+		case colGroup:
+			labels[labelGroup] = fields[i]
 		}
 	}
 	return labels
 }
 
-// imbNumber parses one field of a row: a non-negative decimal integer, or a
+// number parses one field of a row: a non-negative decimal integer, or a
 // finite non-negative decimal number when integer is false.
-func imbNumber(f string, integer bool) (float64, error) {
+func number(f string, integer bool) (float64, error) {
 	if integer {
-		if !allDigits(f) || len(f) > 18 {
+		if !digits.All(f) || len(f) > 18 {
 			return 0, fmt.Errorf("%q is not a count", f)
 		}
 		n, err := strconv.ParseInt(f, 10, 64)
 		return float64(n), err
 	}
-	if !plainDecimal(f) {
+	if !digits.PlainDecimal(f) {
 		return 0, fmt.Errorf("%q is not a non-negative finite number", f)
 	}
 	v, err := strconv.ParseFloat(f, 64)

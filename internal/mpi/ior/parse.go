@@ -1,4 +1,6 @@
-package mpi
+// Package ior turns the output of IOR (its text or its JSON summary) into
+// samples.
+package ior
 
 import (
 	"bytes"
@@ -11,31 +13,32 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/mpi/internal/digits"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // IOR metrics and their units, as IOR prints them.
 const (
-	iorMetricBandwidth = "bandwidth" // MiB/s
-	iorMetricIOPS      = "iops"      // ops/s
-	iorMetricLatency   = "latency"   // s
-	iorUnitBandwidth   = "MiB/s"
-	iorUnitIOPS        = "ops/s"
-	iorUnitLatency     = "s"
+	metricBandwidth = "bandwidth" // MiB/s
+	metricIOPS      = "iops"      // ops/s
+	metricLatency   = "latency"   // s
+	unitBandwidth   = "MiB/s"
+	unitIOPS        = "ops/s"
+	unitLatency     = "s"
 )
 
 // Labels of IOR samples besides tool, tool_version and block_size.
 const (
-	iorLabelAPI          = "api"
-	iorLabelTasks        = "tasks"
-	iorLabelTransferSize = "transfer_size"
-	iorLabelSegments     = "segments"
-	iorLabelFilePerProc  = "file_per_proc"
-	iorLabelIteration    = "iteration"
-	iorLabelTestID       = "test_id"
+	labelAPI          = "api"
+	labelTasks        = "tasks"
+	labelTransferSize = "transfer_size"
+	labelSegments     = "segments"
+	labelFilePerProc  = "file_per_proc"
+	labelIteration    = "iteration"
+	labelTestID       = "test_id"
 )
 
-// ParseIOR turns IOR's output into samples: the default text (IOR 3.0 to
+// Parse turns IOR's output into samples: the default text (IOR 3.0 to
 // 4.x) or the JSON summary (-O summaryFormat=JSON). Samples are per iteration
 // (label iteration) and access (test "write" or "read"): bandwidth (MiB/s),
 // and where IOR printed them iops (ops/s) and latency (s, IOR's figure: rank
@@ -55,27 +58,27 @@ const (
 // reported as truncated, without the rows printed before the cut; unknown
 // table columns and figures that are NaN, infinite or negative ("-") are
 // errors.
-func ParseIOR(data []byte) ([]results.Sample, error) {
+func Parse(data []byte) ([]results.Sample, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, results.ErrNoSamples
 	}
-	if line, ok := iorErrorLine(data); ok {
+	if line, ok := errorLine(data); ok {
 		return nil, fmt.Errorf("IOR reported an error: %q", line)
 	}
-	var run *iorRun
+	var r *run
 	var err error
-	if start, ok := iorFindJSON(data, 0); ok {
-		run, err = iorParseJSON(data, start)
-	} else if file, ok := iorSummaryFile(data); ok {
+	if start, ok := findJSON(data, 0); ok {
+		r, err = parseJSON(data, start)
+	} else if file, ok := summaryFile(data); ok {
 		return nil, fmt.Errorf("IOR wrote its results to %s (-O summaryFile=), not to its output: parse that file "+
 			"(benchwright parse --tool ior %s)", file, file)
 	} else {
-		run, err = iorParseText(data)
+		r, err = parseText(data)
 	}
 	if err != nil {
 		return nil, err
 	}
-	samples, err := run.samples()
+	samples, err := r.samples()
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +88,7 @@ func ParseIOR(data []byte) ([]results.Sample, error) {
 	// IOR's iterations (-i) are repetitions of the run, not parallel parts of
 	// one: statistics must not add their bandwidths up.
 	for i := range samples {
-		if it, err := strconv.Atoi(samples[i].Labels[iorLabelIteration]); err == nil {
+		if it, err := strconv.Atoi(samples[i].Labels[labelIteration]); err == nil {
 			samples[i].Repetition = it
 		}
 	}
@@ -93,20 +96,20 @@ func ParseIOR(data []byte) ([]results.Sample, error) {
 }
 
 var (
-	// iorFailedRE matches IOR 4's FAIL() messages: "<time>: Process 0: FAILED in <where>, <why>".
-	iorFailedRE = regexp.MustCompile(`: Process \d+: FAILED in `)
-	// iorVersionRE is the first line IOR prints in text mode.
-	iorVersionRE = regexp.MustCompile(`^IOR-(\S+): MPI Coordinated Test of Parallel I/O`)
-	// iorTestStartedRE starts a test in IOR 3.0 ("Test 0 started: <date>").
-	iorTestStartedRE = regexp.MustCompile(`^Test (\d+) started:`)
-	// iorSegmentsRE reads IOR 3.0's "pattern = strided (N segments)".
-	iorSegmentsRE = regexp.MustCompile(`\((\d+) segments?\)`)
+	// failedRE matches IOR 4's FAIL() messages: "<time>: Process 0: FAILED in <where>, <why>".
+	failedRE = regexp.MustCompile(`: Process \d+: FAILED in `)
+	// versionRE is the first line IOR prints in text mode.
+	versionRE = regexp.MustCompile(`^IOR-(\S+): MPI Coordinated Test of Parallel I/O`)
+	// testStartedRE starts a test in IOR 3.0 ("Test 0 started: <date>").
+	testStartedRE = regexp.MustCompile(`^Test (\d+) started:`)
+	// segmentsRE reads IOR 3.0's "pattern = strided (N segments)".
+	segmentsRE = regexp.MustCompile(`\((\d+) segments?\)`)
 )
 
-// iorErrorLine finds the first error IOR printed: "ior ERROR: …" (3.x),
+// errorLine finds the first error IOR printed: "ior ERROR: …" (3.x),
 // "ERROR: …" (4.x), "ERROR in file (line n): …" (3.0) or a FAIL() message.
 // An Open MPI --tag-output prefix ("[1,0]<stderr>:") is allowed.
-func iorErrorLine(data []byte) (string, bool) {
+func errorLine(data []byte) (string, bool) {
 	for raw := range strings.Lines(string(data)) {
 		line := strings.TrimSpace(raw)
 		text := line
@@ -117,16 +120,16 @@ func iorErrorLine(data []byte) (string, bool) {
 			}
 		}
 		text = strings.TrimPrefix(text, "ior ")
-		if strings.HasPrefix(text, "ERROR:") || strings.HasPrefix(text, "ERROR in ") || iorFailedRE.MatchString(text) {
+		if strings.HasPrefix(text, "ERROR:") || strings.HasPrefix(text, "ERROR in ") || failedRE.MatchString(text) {
 			return line, true
 		}
 	}
 	return "", false
 }
 
-// iorSummaryFile finds IOR's "Writing output to FILE" (-O summaryFile=) in
+// summaryFile finds IOR's "Writing output to FILE" (-O summaryFile=) in
 // an output that holds no results: the results are in FILE.
-func iorSummaryFile(data []byte) (string, bool) {
+func summaryFile(data []byte) (string, bool) {
 	if bytes.HasPrefix(data, []byte("IOR-")) || bytes.Contains(data, []byte("\nIOR-")) {
 		return "", false
 	}
@@ -138,33 +141,33 @@ func iorSummaryFile(data []byte) (string, bool) {
 	return "", false
 }
 
-// iorRun is what one IOR run printed, in either format.
-type iorRun struct {
+// run is what one IOR run printed, in either format.
+type run struct {
 	version string
 	// params are labels per test ID from the test's settings (the text
 	// "Options:" block, the JSON "Parameters"); summaryParams those from the
 	// summary, which has sizes in exact bytes and so wins.
 	params        map[int64]map[string]string
 	summaryParams map[int64]map[string]string
-	rows          []iorPoint // per-iteration results
-	summary       []iorPoint // summary rows
+	rows          []point // per-iteration results
+	summary       []point // summary rows
 }
 
-// iorPoint is one write or read result: a per-iteration row or a summary row.
-type iorPoint struct {
+// point is one write or read result: a per-iteration row or a summary row.
+type point struct {
 	testID    int64
 	access    string // write or read
 	iteration string // "" for a summary row
-	figures   []iorFigure
+	figures   []figure
 }
 
-type iorFigure struct {
+type figure struct {
 	metric, unit string
 	value        float64
 }
 
-// iorParamsOf returns the labels of test id in m, making them.
-func iorParamsOf(m *map[int64]map[string]string, id int64) map[string]string {
+// paramsOf returns the labels of test id in m, making them.
+func paramsOf(m *map[int64]map[string]string, id int64) map[string]string {
 	if *m == nil {
 		*m = map[int64]map[string]string{}
 	}
@@ -176,7 +179,7 @@ func iorParamsOf(m *map[int64]map[string]string, id int64) map[string]string {
 
 // samples turns the run's rows into samples, then the summary rows of the
 // tests and accesses that have no per-iteration row.
-func (r *iorRun) samples() ([]results.Sample, error) {
+func (r *run) samples() ([]results.Sample, error) {
 	type key struct {
 		id     int64
 		access string
@@ -193,7 +196,7 @@ func (r *iorRun) samples() ([]results.Sample, error) {
 	for _, p := range r.rows {
 		perIteration[key{p.testID, p.access}] = true
 		labels := r.labels(p.testID, len(ids) > 1)
-		labels[iorLabelIteration] = p.iteration
+		labels[labelIteration] = p.iteration
 		if out = p.appendSamples(out, labels); len(out) > results.MaxRunSamples {
 			return nil, results.ErrTooManySamples
 		}
@@ -208,7 +211,7 @@ func (r *iorRun) samples() ([]results.Sample, error) {
 	return out, nil
 }
 
-func (r *iorRun) labels(id int64, several bool) map[string]string {
+func (r *run) labels(id int64, several bool) map[string]string {
 	labels := map[string]string{results.LabelTool: "ior"}
 	if r.version != "" {
 		labels[results.LabelToolVersion] = r.version
@@ -216,12 +219,12 @@ func (r *iorRun) labels(id int64, several bool) map[string]string {
 	maps.Copy(labels, r.params[id])
 	maps.Copy(labels, r.summaryParams[id])
 	if several {
-		labels[iorLabelTestID] = strconv.FormatInt(id, 10)
+		labels[labelTestID] = strconv.FormatInt(id, 10)
 	}
 	return labels
 }
 
-func (p *iorPoint) appendSamples(out []results.Sample, labels map[string]string) []results.Sample {
+func (p *point) appendSamples(out []results.Sample, labels map[string]string) []results.Sample {
 	for _, f := range p.figures {
 		out = append(out, results.Sample{Test: p.access, Metric: f.metric, Value: f.value, Unit: f.unit,
 			Labels: maps.Clone(labels)})
@@ -229,9 +232,9 @@ func (p *iorPoint) appendSamples(out []results.Sample, labels map[string]string)
 	return out
 }
 
-// iorValue parses a figure as IOR prints it ("%f"); IOR prints "-" for a
+// value parses a figure as IOR prints it ("%f"); IOR prints "-" for a
 // negative figure and inf or nan (glibc: -nan) for non-finite ones.
-func iorValue(tok string) (float64, error) {
+func value(tok string) (float64, error) {
 	switch strings.ToLower(strings.TrimLeft(tok, "+-")) {
 	case "":
 		if tok == "-" {
@@ -240,7 +243,7 @@ func iorValue(tok string) (float64, error) {
 	case "nan", "inf", "infinity":
 		return 0, fmt.Errorf("%q is not finite", tok)
 	}
-	if !iorDecimal(tok) {
+	if !decimal(tok) {
 		return 0, fmt.Errorf("%q is not a number", tok)
 	}
 	v, err := strconv.ParseFloat(tok, 64)
@@ -253,66 +256,66 @@ func iorValue(tok string) (float64, error) {
 	return v, nil
 }
 
-// iorDecimal reports whether s is a plain decimal number: sign, digits with
+// decimal reports whether s is a plain decimal number: sign, digits with
 // at most one point, an optional exponent.
-func iorDecimal(s string) bool {
+func decimal(s string) bool {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
 	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
 	intPart, frac, _ := strings.Cut(mant, ".")
-	if !allDigits(intPart + frac) { // either part may be empty, not both
+	if !digits.All(intPart + frac) { // either part may be empty, not both
 		return false
 	}
 	if hasExp {
 		exp = strings.TrimPrefix(strings.TrimPrefix(exp, "-"), "+")
-		return allDigits(exp)
+		return digits.All(exp)
 	}
 	return true
 }
 
-// iorInt validates a count or size IOR printed as an integer.
-func iorInt(tok string) (int64, bool) {
-	if len(tok) > 19 || !allDigits(tok) {
+// integer validates a count or size IOR printed as an integer.
+func integer(tok string) (int64, bool) {
+	if len(tok) > 19 || !digits.All(tok) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(tok, 10, 64)
 	return n, err == nil
 }
 
-// iorCount validates a count or size IOR printed as an integer and returns
+// count validates a count or size IOR printed as an integer and returns
 // it in canonical form.
-func iorCount(tok string) (string, bool) {
-	n, ok := iorInt(tok)
+func count(tok string) (string, bool) {
+	n, ok := integer(tok)
 	if !ok {
 		return "", false
 	}
 	return strconv.FormatInt(n, 10), true
 }
 
-// iorSizeUnits are the units of IOR's HumanReadable() (BASE_TWO).
-var iorSizeUnits = map[string]int64{"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30,
+// sizeUnits are the units of IOR's HumanReadable() (BASE_TWO).
+var sizeUnits = map[string]int64{"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30,
 	"TiB": 1 << 40, "PiB": 1 << 50}
 
-// iorExactSize converts a size IOR printed with HumanReadable() to bytes when
+// exactSize converts a size IOR printed with HumanReadable() to bytes when
 // the printed figure is exact ("262144 bytes", "16 MiB"); "126.95 GiB" is
 // rounded, so it gives false.
-func iorExactSize(s string) (string, bool) {
+func exactSize(s string) (string, bool) {
 	f := strings.Fields(s)
 	if len(f) != 2 {
 		return "", false
 	}
-	mult, ok := iorSizeUnits[f[1]]
+	mult, ok := sizeUnits[f[1]]
 	if !ok {
 		return "", false
 	}
-	v, ok := iorInt(f[0])
+	v, ok := integer(f[0])
 	if !ok || v > math.MaxInt64/mult {
 		return "", false
 	}
 	return strconv.FormatInt(v*mult, 10), true
 }
 
-// iorBool turns IOR's 0/1 flags into a label value.
-func iorBool(tok string) (string, bool) {
+// boolean turns IOR's 0/1 flags into a label value.
+func boolean(tok string) (string, bool) {
 	switch tok {
 	case "0":
 		return "false", true
@@ -322,59 +325,59 @@ func iorBool(tok string) (string, bool) {
 	return "", false
 }
 
-// iorTable is the table the text parser is in.
-type iorTable int
+// table is the table the text parser is in.
+type table int
 
 const (
-	iorNoTable iorTable = iota
-	iorResultsTable
-	iorSummaryTable
+	noTable table = iota
+	resultsTable
+	summaryTable
 )
 
-// iorResultColumns are the columns of IOR's per-iteration table (3.0 to 4.x:
+// resultColumns are the columns of IOR's per-iteration table (3.0 to 4.x:
 // 3.3 added IOPS and Latency(s)), with the figure each holds; the others are
 // known and not reported.
-var iorResultColumns = map[string]iorFigure{
+var resultColumns = map[string]figure{
 	"access":     {},
-	"bw(MiB/s)":  {metric: iorMetricBandwidth, unit: iorUnitBandwidth},
-	"IOPS":       {metric: iorMetricIOPS, unit: iorUnitIOPS},
-	"Latency(s)": {metric: iorMetricLatency, unit: iorUnitLatency},
+	"bw(MiB/s)":  {metric: metricBandwidth, unit: unitBandwidth},
+	"IOPS":       {metric: metricIOPS, unit: unitIOPS},
+	"Latency(s)": {metric: metricLatency, unit: unitLatency},
 	"block(KiB)": {}, "xfer(KiB)": {}, "open(s)": {}, "wr/rd(s)": {}, "close(s)": {}, "total(s)": {},
 	"iter": {},
 }
 
-// iorSummaryColumns are the columns of "Summary of all tests:" (3.0 has
+// summaryColumns are the columns of "Summary of all tests:" (3.0 has
 // no OPs and aggsize; 3.1 adds the OPs; 3.3 Stonewall and aggs(MiB)). StdDev
 // follows both Mean(MiB) and Mean(OPs).
-var iorSummaryColumns = map[string]iorFigure{
-	"Max(MiB)":  {metric: iorMetricBandwidth + "_max", unit: iorUnitBandwidth},
-	"Min(MiB)":  {metric: iorMetricBandwidth + "_min", unit: iorUnitBandwidth},
-	"Mean(MiB)": {metric: iorMetricBandwidth + "_mean", unit: iorUnitBandwidth},
-	"Max(OPs)":  {metric: iorMetricIOPS + "_max", unit: iorUnitIOPS},
-	"Min(OPs)":  {metric: iorMetricIOPS + "_min", unit: iorUnitIOPS},
-	"Mean(OPs)": {metric: iorMetricIOPS + "_mean", unit: iorUnitIOPS},
+var summaryColumns = map[string]figure{
+	"Max(MiB)":  {metric: metricBandwidth + "_max", unit: unitBandwidth},
+	"Min(MiB)":  {metric: metricBandwidth + "_min", unit: unitBandwidth},
+	"Mean(MiB)": {metric: metricBandwidth + "_mean", unit: unitBandwidth},
+	"Max(OPs)":  {metric: metricIOPS + "_max", unit: unitIOPS},
+	"Min(OPs)":  {metric: metricIOPS + "_min", unit: unitIOPS},
+	"Mean(OPs)": {metric: metricIOPS + "_mean", unit: unitIOPS},
 	"Operation": {}, "StdDev": {}, "Mean(s)": {}, "Stonewall(s)": {}, "Stonewall(MiB)": {}, "Test#": {},
 	"#Tasks": {}, "tPN": {}, "reps": {}, "fPP": {}, "reord": {}, "reordoff": {}, "reordrand": {}, "seed": {},
 	"segcnt": {}, "blksiz": {}, "xsize": {}, "aggsize": {}, "aggs(MiB)": {}, "API": {}, "RefNum": {},
 }
 
-// iorTextParser reads IOR's text output line by line.
-type iorTextParser struct {
-	run      iorRun
+// textParser reads IOR's text output line by line.
+type textParser struct {
+	run      run
 	runs     int  // "IOR-<version>:" lines
 	tables   bool // a Results or summary header was seen
 	csv      bool // a summaryFormat=CSV header was seen
 	finished bool // IOR's closing "Finished" line was seen
 	testID   int64
 	sep      string // key/value separator of the settings block the parser is in
-	table    iorTable
+	table    table
 	cols     []string
 	rows     int   // complete result rows
 	err      error // the first malformed line
 }
 
-func iorParseText(data []byte) (*iorRun, error) {
-	p := &iorTextParser{}
+func parseText(data []byte) (*run, error) {
+	p := &textParser{}
 	n := 0
 	for raw := range strings.Lines(string(data)) {
 		n++
@@ -395,29 +398,29 @@ func iorParseText(data []byte) (*iorRun, error) {
 	return &p.run, p.err
 }
 
-func (p *iorTextParser) line(n int, line string) {
+func (p *textParser) line(n int, line string) {
 	fields := strings.Fields(line)
 	switch {
 	case len(fields) == 0:
 		p.sep = "" // a blank line ends a settings block
-	case iorVersionRE.MatchString(line):
+	case versionRE.MatchString(line):
 		p.runs++
-		p.run.version = iorVersionRE.FindStringSubmatch(line)[1]
+		p.run.version = versionRE.FindStringSubmatch(line)[1]
 	case fields[0] == "access" && len(fields) > 1 && fields[1] == "bw(MiB/s)":
-		p.startTable(n, line, iorResultsTable, iorResultColumns, "bw(MiB/s)", "iter")
+		p.startTable(n, line, resultsTable, resultColumns, "bw(MiB/s)", "iter")
 	case fields[0] == "Operation" && len(fields) > 1 && fields[1] == "Max(MiB)":
-		p.startTable(n, line, iorSummaryTable, iorSummaryColumns, "Max(MiB)", "Min(MiB)", "Mean(MiB)")
+		p.startTable(n, line, summaryTable, summaryColumns, "Max(MiB)", "Min(MiB)", "Mean(MiB)")
 	case strings.HasPrefix(line, "access,bw(MiB/s)"):
 		p.csv = true
 	case line == "Options:": // IOR 3.1+: "key : value"
-		p.sep, p.table = ":", iorNoTable
+		p.sep, p.table = ":", noTable
 	case line == "Summary:": // IOR 3.0: "key = value"
-		p.sep, p.table = "=", iorNoTable
+		p.sep, p.table = "=", noTable
 	case p.sep != "":
 		p.setting(line)
-	case p.table == iorResultsTable && (fields[0] == "write" || fields[0] == "read" || fields[0] == "remove"):
+	case p.table == resultsTable && (fields[0] == "write" || fields[0] == "read" || fields[0] == "remove"):
 		p.resultRow(n, line, fields)
-	case p.table == iorSummaryTable && (fields[0] == "write" || fields[0] == "read"):
+	case p.table == summaryTable && (fields[0] == "write" || fields[0] == "read"):
 		p.summaryRow(n, line, fields)
 	default:
 		p.keyValue(n, line)
@@ -425,7 +428,7 @@ func (p *iorTextParser) line(n int, line string) {
 }
 
 // fail records the first malformed line.
-func (p *iorTextParser) fail(n int, format string, args ...any) {
+func (p *textParser) fail(n int, format string, args ...any) {
 	if p.err == nil {
 		p.err = fmt.Errorf("line %d: %s", n, fmt.Sprintf(format, args...))
 	}
@@ -433,8 +436,8 @@ func (p *iorTextParser) fail(n int, format string, args ...any) {
 
 // startTable checks a table header: every column known, the required ones
 // present.
-func (p *iorTextParser) startTable(n int, line string, t iorTable, known map[string]iorFigure, required ...string) {
-	p.tables, p.sep, p.table = true, "", iorNoTable
+func (p *textParser) startTable(n int, line string, t table, known map[string]figure, required ...string) {
+	p.tables, p.sep, p.table = true, "", noTable
 	seen := map[string]bool{}
 	for _, c := range strings.Fields(line) {
 		if _, ok := known[c]; !ok {
@@ -458,8 +461,8 @@ func (p *iorTextParser) startTable(n int, line string, t iorTable, known map[str
 
 // keyValue reads the lines outside tables and settings that matter: where a
 // test starts and IOR's closing "Finished" line.
-func (p *iorTextParser) keyValue(n int, line string) {
-	if m := iorTestStartedRE.FindStringSubmatch(line); m != nil {
+func (p *textParser) keyValue(n int, line string) {
+	if m := testStartedRE.FindStringSubmatch(line); m != nil {
 		p.startTest(n, m[1])
 		return
 	}
@@ -471,13 +474,13 @@ func (p *iorTextParser) keyValue(n int, line string) {
 	case "TestID":
 		p.startTest(n, strings.TrimSpace(value))
 	case "Finished":
-		p.finished, p.table = true, iorNoTable
+		p.finished, p.table = true, noTable
 	}
 }
 
-func (p *iorTextParser) startTest(n int, id string) {
-	p.table = iorNoTable
-	v, ok := iorInt(id)
+func (p *textParser) startTest(n int, id string) {
+	p.table = noTable
+	v, ok := integer(id)
 	if !ok {
 		p.fail(n, "test ID %q is not a number", id)
 		return
@@ -487,13 +490,13 @@ func (p *iorTextParser) startTest(n int, id string) {
 
 // setting reads one line of the test's settings ("Options:" in 3.1+,
 // "Summary:" in 3.0) into labels.
-func (p *iorTextParser) setting(line string) {
+func (p *textParser) setting(line string) {
 	key, value, ok := strings.Cut(line, p.sep)
 	if !ok {
 		return
 	}
 	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-	labels := iorParamsOf(&p.run.params, p.testID)
+	labels := paramsOf(&p.run.params, p.testID)
 	set := func(label string, v string, ok bool) {
 		if ok {
 			labels[label] = v
@@ -506,35 +509,35 @@ func (p *iorTextParser) setting(line string) {
 			// IOR 3.0 prints the API's version string: "MPIIO (version=3, subversion=0)".
 			value, _, _ = strings.Cut(first, "-")
 		}
-		set(iorLabelAPI, value, value != "")
+		set(labelAPI, value, value != "")
 	case "tasks", "clients": // 3.0: "clients = 1 (1 per node)"
-		set(iorCountLabel(iorLabelTasks, first))
+		set(countLabel(labelTasks, first))
 	case "segments":
-		set(iorCountLabel(iorLabelSegments, value))
+		set(countLabel(labelSegments, value))
 	case "pattern": // 3.0 -v: "strided (4 segments)"
-		if m := iorSegmentsRE.FindStringSubmatch(value); m != nil {
-			set(iorCountLabel(iorLabelSegments, m[1]))
+		if m := segmentsRE.FindStringSubmatch(value); m != nil {
+			set(countLabel(labelSegments, m[1]))
 		}
 	case "access":
 		fpp := strings.HasPrefix(value, "file-per-process")
-		set(iorLabelFilePerProc, strconv.FormatBool(fpp), fpp || strings.HasPrefix(value, "single-shared-file"))
+		set(labelFilePerProc, strconv.FormatBool(fpp), fpp || strings.HasPrefix(value, "single-shared-file"))
 	case "xfersize":
-		v, ok := iorExactSize(value)
-		set(iorLabelTransferSize, v, ok)
+		v, ok := exactSize(value)
+		set(labelTransferSize, v, ok)
 	case "blocksize":
-		v, ok := iorExactSize(value)
+		v, ok := exactSize(value)
 		set(results.LabelBlockSize, v, ok)
 	}
 }
 
-func iorCountLabel(label, tok string) (string, string, bool) {
-	v, ok := iorCount(tok)
+func countLabel(label, tok string) (string, string, bool) {
+	v, ok := count(tok)
 	return label, v, ok
 }
 
 // resultRow reads one row of the per-iteration table; "remove" rows are
 // checked and skipped.
-func (p *iorTextParser) resultRow(n int, line string, fields []string) {
+func (p *textParser) resultRow(n int, line string, fields []string) {
 	if len(fields) != len(p.cols) {
 		p.fail(n, "IOR result row has %d fields, its header %d: %q", len(fields), len(p.cols), line)
 		return
@@ -542,10 +545,10 @@ func (p *iorTextParser) resultRow(n int, line string, fields []string) {
 	if fields[0] == "remove" {
 		return
 	}
-	pt := iorPoint{testID: p.testID, access: fields[0]}
+	pt := point{testID: p.testID, access: fields[0]}
 	for i, col := range p.cols {
 		if col == "iter" {
-			it, ok := iorCount(fields[i])
+			it, ok := count(fields[i])
 			if !ok {
 				p.fail(n, "IOR %s row: iteration %q is not a number", fields[0], fields[i])
 				return
@@ -553,13 +556,13 @@ func (p *iorTextParser) resultRow(n int, line string, fields []string) {
 			pt.iteration = it
 			continue
 		}
-		if fig := iorResultColumns[col]; fig.metric != "" {
-			v, err := iorValue(fields[i])
+		if fig := resultColumns[col]; fig.metric != "" {
+			v, err := value(fields[i])
 			if err != nil {
 				p.fail(n, "IOR %s row, %s: %v", fields[0], col, err)
 				return
 			}
-			pt.figures = append(pt.figures, iorFigure{metric: fig.metric, unit: fig.unit, value: v})
+			pt.figures = append(pt.figures, figure{metric: fig.metric, unit: fig.unit, value: v})
 		}
 	}
 	p.rows++
@@ -568,50 +571,50 @@ func (p *iorTextParser) resultRow(n int, line string, fields []string) {
 
 // summaryRow reads one row of "Summary of all tests:": its figures and the
 // test's parameters (sizes in bytes).
-func (p *iorTextParser) summaryRow(n int, line string, fields []string) {
+func (p *textParser) summaryRow(n int, line string, fields []string) {
 	if len(fields) != len(p.cols) {
 		p.fail(n, "IOR summary row has %d fields, its header %d: %q", len(fields), len(p.cols), line)
 		return
 	}
-	pt := iorPoint{access: fields[0]}
+	pt := point{access: fields[0]}
 	labels := map[string]string{}
 	for i, col := range p.cols {
-		if err := iorSummaryCell(&pt, labels, col, fields[i]); err != nil {
+		if err := summaryCell(&pt, labels, col, fields[i]); err != nil {
 			p.fail(n, "IOR summary %s row, %s: %v", fields[0], col, err)
 			return
 		}
 	}
-	maps.Copy(iorParamsOf(&p.run.summaryParams, pt.testID), labels)
+	maps.Copy(paramsOf(&p.run.summaryParams, pt.testID), labels)
 	p.run.summary = append(p.run.summary, pt)
 }
 
-func iorSummaryCell(pt *iorPoint, labels map[string]string, col, tok string) error {
+func summaryCell(pt *point, labels map[string]string, col, tok string) error {
 	ok := true
 	switch col {
 	case "Test#":
-		pt.testID, ok = iorInt(tok)
+		pt.testID, ok = integer(tok)
 	case "#Tasks":
-		labels[iorLabelTasks], ok = iorCount(tok)
+		labels[labelTasks], ok = count(tok)
 	case "segcnt":
-		labels[iorLabelSegments], ok = iorCount(tok)
+		labels[labelSegments], ok = count(tok)
 	case "blksiz":
-		labels[results.LabelBlockSize], ok = iorCount(tok)
+		labels[results.LabelBlockSize], ok = count(tok)
 	case "xsize":
-		labels[iorLabelTransferSize], ok = iorCount(tok)
+		labels[labelTransferSize], ok = count(tok)
 	case "fPP":
-		labels[iorLabelFilePerProc], ok = iorBool(tok)
+		labels[labelFilePerProc], ok = boolean(tok)
 	case "API":
-		labels[iorLabelAPI] = tok
+		labels[labelAPI] = tok
 	default:
-		fig := iorSummaryColumns[col]
+		fig := summaryColumns[col]
 		if fig.metric == "" {
 			return nil
 		}
-		f, err := iorValue(tok)
+		f, err := value(tok)
 		if err != nil {
 			return err
 		}
-		pt.figures = append(pt.figures, iorFigure{metric: fig.metric, unit: fig.unit, value: f})
+		pt.figures = append(pt.figures, figure{metric: fig.metric, unit: fig.unit, value: f})
 	}
 	if !ok {
 		return fmt.Errorf("%q is not a valid value", tok)
@@ -619,7 +622,7 @@ func iorSummaryCell(pt *iorPoint, labels map[string]string, col, tok string) err
 	return nil
 }
 
-// iorJSONDoc is the part of IOR's JSON summary (-O summaryFormat=JSON, IOR
+// jsonDoc is the part of IOR's JSON summary (-O summaryFormat=JSON, IOR
 // 3.1+) the parser reads, as src/ior-output.c prints it:
 //
 //	{"Version": "4.0.0", "Began": …, "Command line": …, "Machine": …,
@@ -632,30 +635,30 @@ func iorSummaryCell(pt *iorPoint, labels map[string]string, col, tok string) err
 // IOR 4.0 prints Results flat, each iteration's accesses in turn (write, then
 // read), so the n-th result of an access is iteration n; IOR 3.x nested one
 // array per iteration. iops and latency appeared in 3.3.
-type iorJSONDoc struct {
-	Version string           `json:"Version"`
-	Tests   []iorJSONTest    `json:"tests"`
-	Summary []iorJSONSummary `json:"summary"`
+type jsonDoc struct {
+	Version string        `json:"Version"`
+	Tests   []jsonTest    `json:"tests"`
+	Summary []jsonSummary `json:"summary"`
 }
 
-type iorJSONTest struct {
+type jsonTest struct {
 	TestID     *int64          `json:"TestID"`
-	Parameters iorJSONParams   `json:"Parameters"`
-	Options    iorJSONOptions  `json:"Options"`
+	Parameters jsonParams      `json:"Parameters"`
+	Options    jsonOptions     `json:"Options"`
 	Results    json.RawMessage `json:"Results"`
 }
 
 // iterations returns the test's results per iteration, from either shape of
 // Results.
-func (t *iorJSONTest) iterations() ([][]iorJSONResult, error) {
+func (t *jsonTest) iterations() ([][]jsonResult, error) {
 	if len(t.Results) == 0 || string(t.Results) == "null" {
 		return nil, nil
 	}
-	var nested [][]iorJSONResult
+	var nested [][]jsonResult
 	if err := json.Unmarshal(t.Results, &nested); err == nil {
 		return nested, nil
 	}
-	var flat []iorJSONResult
+	var flat []jsonResult
 	if err := json.Unmarshal(t.Results, &flat); err != nil {
 		return nil, fmt.Errorf("parsing IOR JSON: Results is neither a list of results nor one per iteration: %w", err)
 	}
@@ -671,8 +674,8 @@ func (t *iorJSONTest) iterations() ([][]iorJSONResult, error) {
 	return nested, nil
 }
 
-// iorJSONParams are the test parameters IOR prints in exact units.
-type iorJSONParams struct {
+// jsonParams are the test parameters IOR prints in exact units.
+type jsonParams struct {
 	API          string `json:"api"`
 	TransferSize *int64 `json:"transferSize"`
 	BlockSize    *int64 `json:"blockSize"`
@@ -680,43 +683,43 @@ type iorJSONParams struct {
 	FilePerProc  *int64 `json:"filePerProc"`
 }
 
-// iorJSONOptions is the "Options" section: the only place with the task count.
-type iorJSONOptions struct {
+// jsonOptions is the "Options" section: the only place with the task count.
+type jsonOptions struct {
 	Tasks *int64 `json:"tasks"`
 }
 
-type iorJSONResult struct {
-	Access  string       `json:"access"`
-	BwMiB   iorJSONValue `json:"bwMiB"`
-	IOPS    iorJSONValue `json:"iops"`
-	Latency iorJSONValue `json:"latency"`
+type jsonResult struct {
+	Access  string    `json:"access"`
+	BwMiB   jsonValue `json:"bwMiB"`
+	IOPS    jsonValue `json:"iops"`
+	Latency jsonValue `json:"latency"`
 }
 
-type iorJSONSummary struct {
-	Operation    string       `json:"operation"`
-	API          string       `json:"API"`
-	TestID       *int64       `json:"TestID"`
-	NumTasks     *int64       `json:"numTasks"`
-	TransferSize *int64       `json:"transferSize"`
-	BlockSize    *int64       `json:"blockSize"`
-	SegmentCount *int64       `json:"segmentCount"`
-	FilePerProc  *int64       `json:"filePerProc"`
-	BwMax        iorJSONValue `json:"bwMaxMIB"`
-	BwMin        iorJSONValue `json:"bwMinMIB"`
-	BwMean       iorJSONValue `json:"bwMeanMIB"`
-	OPsMax       iorJSONValue `json:"OPsMax"`
-	OPsMin       iorJSONValue `json:"OPsMin"`
-	OPsMean      iorJSONValue `json:"OPsMean"`
+type jsonSummary struct {
+	Operation    string    `json:"operation"`
+	API          string    `json:"API"`
+	TestID       *int64    `json:"TestID"`
+	NumTasks     *int64    `json:"numTasks"`
+	TransferSize *int64    `json:"transferSize"`
+	BlockSize    *int64    `json:"blockSize"`
+	SegmentCount *int64    `json:"segmentCount"`
+	FilePerProc  *int64    `json:"filePerProc"`
+	BwMax        jsonValue `json:"bwMaxMIB"`
+	BwMin        jsonValue `json:"bwMinMIB"`
+	BwMean       jsonValue `json:"bwMeanMIB"`
+	OPsMax       jsonValue `json:"OPsMax"`
+	OPsMin       jsonValue `json:"OPsMin"`
+	OPsMean      jsonValue `json:"OPsMean"`
 }
 
-// iorJSONValue is a figure as IOR printed it ("%.4f"; IOR 4 quotes an
-// infinite one, "inf"), checked by iorValue.
-type iorJSONValue struct {
+// jsonValue is a figure as IOR printed it ("%.4f"; IOR 4 quotes an
+// infinite one, "inf"), checked by value.
+type jsonValue struct {
 	text string
 	set  bool
 }
 
-func (v *iorJSONValue) UnmarshalJSON(b []byte) error {
+func (v *jsonValue) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
@@ -730,21 +733,21 @@ func (v *iorJSONValue) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// iorFindJSON returns the offset, at or after from, of the '{' that opens
+// findJSON returns the offset, at or after from, of the '{' that opens
 // IOR's JSON document: its first key is "Version".
-func iorFindJSON(data []byte, from int) (int, bool) {
+func findJSON(data []byte, from int) (int, bool) {
 	return results.FindJSONObject(data, from, "Version")
 }
 
-func iorParseJSON(data []byte, start int) (*iorRun, error) {
+func parseJSON(data []byte, start int) (*run, error) {
 	end := results.JSONObjectLen(data[start:])
 	if end < 0 {
 		return nil, errors.New("IOR JSON output is truncated: the document never closes, so the run did not finish")
 	}
-	if _, ok := iorFindJSON(data, start+end); ok {
+	if _, ok := findJSON(data, start+end); ok {
 		return nil, errors.New("the output holds more than one IOR JSON document; parse one run at a time")
 	}
-	var doc iorJSONDoc
+	var doc jsonDoc
 	if err := json.Unmarshal(data[start:start+end], &doc); err != nil {
 		var syntaxErr *json.SyntaxError
 		if errors.As(err, &syntaxErr) {
@@ -756,35 +759,35 @@ func iorParseJSON(data []byte, start int) (*iorRun, error) {
 	if doc.Tests == nil && doc.Summary == nil {
 		return nil, errors.New(`not IOR JSON output: a "Version" object with no "tests" and no "summary"`)
 	}
-	run := &iorRun{version: doc.Version}
+	r := &run{version: doc.Version}
 	for i := range doc.Tests {
-		if err := run.addJSONTest(&doc.Tests[i], i); err != nil {
+		if err := r.addJSONTest(&doc.Tests[i], i); err != nil {
 			return nil, err
 		}
 	}
 	for i := range doc.Summary {
-		if err := run.addJSONSummary(&doc.Summary[i]); err != nil {
+		if err := r.addJSONSummary(&doc.Summary[i]); err != nil {
 			return nil, fmt.Errorf("IOR JSON summary %d: %w", i, err)
 		}
 	}
-	return run, nil
+	return r, nil
 }
 
-func (r *iorRun) addJSONTest(t *iorJSONTest, index int) error {
+func (r *run) addJSONTest(t *jsonTest, index int) error {
 	id := int64(index)
 	if t.TestID != nil {
 		id = *t.TestID
 	}
-	labels := iorParamsOf(&r.params, id)
+	labels := paramsOf(&r.params, id)
 	p := &t.Parameters
 	if p.API != "" {
-		labels[iorLabelAPI] = p.API
+		labels[labelAPI] = p.API
 	}
-	err := errors.Join(iorJSONCount(labels, iorLabelTransferSize, p.TransferSize),
-		iorJSONCount(labels, results.LabelBlockSize, p.BlockSize),
-		iorJSONCount(labels, iorLabelSegments, p.SegmentCount),
-		iorJSONFlag(labels, iorLabelFilePerProc, p.FilePerProc),
-		iorJSONCount(labels, iorLabelTasks, t.Options.Tasks))
+	err := errors.Join(jsonCount(labels, labelTransferSize, p.TransferSize),
+		jsonCount(labels, results.LabelBlockSize, p.BlockSize),
+		jsonCount(labels, labelSegments, p.SegmentCount),
+		jsonFlag(labels, labelFilePerProc, p.FilePerProc),
+		jsonCount(labels, labelTasks, t.Options.Tasks))
 	if err != nil {
 		return fmt.Errorf("IOR JSON test %d: %w", id, err)
 	}
@@ -797,11 +800,11 @@ func (r *iorRun) addJSONTest(t *iorJSONTest, index int) error {
 			if res.Access == "remove" {
 				continue
 			}
-			pt := iorPoint{testID: id, access: res.Access, iteration: strconv.Itoa(it)}
-			if err := pt.addJSONFigures(res.Access, []iorJSONFigure{
-				{"bwMiB", res.BwMiB, iorMetricBandwidth, iorUnitBandwidth, true},
-				{"iops", res.IOPS, iorMetricIOPS, iorUnitIOPS, false},
-				{"latency", res.Latency, iorMetricLatency, iorUnitLatency, false},
+			pt := point{testID: id, access: res.Access, iteration: strconv.Itoa(it)}
+			if err := pt.addJSONFigures(res.Access, []jsonFigure{
+				{"bwMiB", res.BwMiB, metricBandwidth, unitBandwidth, true},
+				{"iops", res.IOPS, metricIOPS, unitIOPS, false},
+				{"latency", res.Latency, metricLatency, unitLatency, false},
 			}); err != nil {
 				return fmt.Errorf("IOR JSON test %d, iteration %d: %w", id, it, err)
 			}
@@ -811,46 +814,46 @@ func (r *iorRun) addJSONTest(t *iorJSONTest, index int) error {
 	return nil
 }
 
-func (r *iorRun) addJSONSummary(s *iorJSONSummary) error {
-	var pt iorPoint
+func (r *run) addJSONSummary(s *jsonSummary) error {
+	var pt point
 	if s.TestID != nil {
 		pt.testID = *s.TestID
 	}
 	pt.access = s.Operation
-	bw, ops := iorMetricBandwidth, iorMetricIOPS
-	err := pt.addJSONFigures(s.Operation, []iorJSONFigure{
-		{"bwMaxMIB", s.BwMax, bw + "_max", iorUnitBandwidth, true},
-		{"bwMinMIB", s.BwMin, bw + "_min", iorUnitBandwidth, true},
-		{"bwMeanMIB", s.BwMean, bw + "_mean", iorUnitBandwidth, true},
-		{"OPsMax", s.OPsMax, ops + "_max", iorUnitIOPS, false},
-		{"OPsMin", s.OPsMin, ops + "_min", iorUnitIOPS, false},
-		{"OPsMean", s.OPsMean, ops + "_mean", iorUnitIOPS, false},
+	bw, ops := metricBandwidth, metricIOPS
+	err := pt.addJSONFigures(s.Operation, []jsonFigure{
+		{"bwMaxMIB", s.BwMax, bw + "_max", unitBandwidth, true},
+		{"bwMinMIB", s.BwMin, bw + "_min", unitBandwidth, true},
+		{"bwMeanMIB", s.BwMean, bw + "_mean", unitBandwidth, true},
+		{"OPsMax", s.OPsMax, ops + "_max", unitIOPS, false},
+		{"OPsMin", s.OPsMin, ops + "_min", unitIOPS, false},
+		{"OPsMean", s.OPsMean, ops + "_mean", unitIOPS, false},
 	})
 	if err != nil {
 		return err
 	}
-	labels := iorParamsOf(&r.summaryParams, pt.testID)
+	labels := paramsOf(&r.summaryParams, pt.testID)
 	if s.API != "" {
-		labels[iorLabelAPI] = s.API
+		labels[labelAPI] = s.API
 	}
 	r.summary = append(r.summary, pt)
-	return errors.Join(iorJSONCount(labels, iorLabelTasks, s.NumTasks),
-		iorJSONCount(labels, iorLabelTransferSize, s.TransferSize),
-		iorJSONCount(labels, results.LabelBlockSize, s.BlockSize),
-		iorJSONCount(labels, iorLabelSegments, s.SegmentCount),
-		iorJSONFlag(labels, iorLabelFilePerProc, s.FilePerProc))
+	return errors.Join(jsonCount(labels, labelTasks, s.NumTasks),
+		jsonCount(labels, labelTransferSize, s.TransferSize),
+		jsonCount(labels, results.LabelBlockSize, s.BlockSize),
+		jsonCount(labels, labelSegments, s.SegmentCount),
+		jsonFlag(labels, labelFilePerProc, s.FilePerProc))
 }
 
-// iorJSONFigure is one figure of a JSON result: its key, value, and the
+// jsonFigure is one figure of a JSON result: its key, value, and the
 // metric it becomes.
-type iorJSONFigure struct {
+type jsonFigure struct {
 	key          string
-	value        iorJSONValue
+	value        jsonValue
 	metric, unit string
 	required     bool
 }
 
-func (p *iorPoint) addJSONFigures(access string, figs []iorJSONFigure) error {
+func (p *point) addJSONFigures(access string, figs []jsonFigure) error {
 	if access != "write" && access != "read" {
 		return fmt.Errorf("unknown access %q", access)
 	}
@@ -861,16 +864,16 @@ func (p *iorPoint) addJSONFigures(access string, figs []iorJSONFigure) error {
 			}
 			continue
 		}
-		v, err := iorValue(f.value.text)
+		v, err := value(f.value.text)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", access, f.key, err)
 		}
-		p.figures = append(p.figures, iorFigure{metric: f.metric, unit: f.unit, value: v})
+		p.figures = append(p.figures, figure{metric: f.metric, unit: f.unit, value: v})
 	}
 	return nil
 }
 
-func iorJSONCount(labels map[string]string, label string, v *int64) error {
+func jsonCount(labels map[string]string, label string, v *int64) error {
 	switch {
 	case v == nil:
 		return nil
@@ -881,11 +884,11 @@ func iorJSONCount(labels map[string]string, label string, v *int64) error {
 	return nil
 }
 
-func iorJSONFlag(labels map[string]string, label string, v *int64) error {
+func jsonFlag(labels map[string]string, label string, v *int64) error {
 	if v == nil {
 		return nil
 	}
-	b, ok := iorBool(strconv.FormatInt(*v, 10))
+	b, ok := boolean(strconv.FormatInt(*v, 10))
 	if !ok {
 		return fmt.Errorf("%s is %d, not 0 or 1", label, *v)
 	}

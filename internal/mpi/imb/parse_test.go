@@ -1,4 +1,4 @@
-package mpi
+package imb
 
 import (
 	"errors"
@@ -16,15 +16,15 @@ import (
 	"github.com/benchwright/benchwright/test/fixtures"
 )
 
-// imbRow is one table row as printed: its figures by metric.
-type imbRow struct {
+// tableRow is one table row as printed: its figures by metric.
+type tableRow struct {
 	test, msgSize, reps string
 	want                map[string]float64
 }
 
-// imbRows indexes samples by test and msg_size: figures by metric, plus the
+// indexRows indexes samples by test and msg_size: figures by metric, plus the
 // iterations label under the key "iterations".
-func imbRows(t *testing.T, samples []results.Sample) map[[2]string]map[string]float64 {
+func indexRows(t *testing.T, samples []results.Sample) map[[2]string]map[string]float64 {
 	t.Helper()
 	rows := map[[2]string]map[string]float64{}
 	for _, s := range samples {
@@ -36,13 +36,13 @@ func imbRows(t *testing.T, samples []results.Sample) map[[2]string]map[string]fl
 			t.Fatalf("%v: metric %s twice", key, s.Metric)
 		}
 		rows[key][s.Metric] = s.Value
-		rows[key]["iterations "+s.Labels[imbLabelIterations]] = 0
+		rows[key]["iterations "+s.Labels[labelIterations]] = 0
 	}
 	return rows
 }
 
-// imbSampleTests lists the tests of samples in order of first appearance.
-func imbSampleTests(samples []results.Sample) []string {
+// sampleTests lists the tests of samples in order of first appearance.
+func sampleTests(samples []results.Sample) []string {
 	var tests []string
 	for _, s := range samples {
 		if len(tests) == 0 || tests[len(tests)-1] != s.Test {
@@ -52,14 +52,14 @@ func imbSampleTests(samples []results.Sample) []string {
 	return tests
 }
 
-var imbFullRunTests = []string{"PingPong", "PingPing", "Sendrecv", "Exchange", "Allreduce", "Reduce",
+var fullRunTests = []string{"PingPong", "PingPing", "Sendrecv", "Exchange", "Allreduce", "Reduce",
 	"Reduce_scatter", "Allgather", "Allgatherv", "Gather", "Gatherv", "Scatter", "Scatterv", "Alltoall",
 	"Alltoallv", "Bcast", "Barrier"}
 
-// TestParseIMBFixtures parses every real IMB output of the shared fixtures
+// TestParseFixtures parses every real IMB output of the shared fixtures
 // and checks the first, middle and last row of each benchmark against the
 // figures as printed in the file.
-func TestParseIMBFixtures(t *testing.T) {
+func TestParseFixtures(t *testing.T) {
 	tests := []struct {
 		file    string
 		n       int // samples
@@ -67,11 +67,11 @@ func TestParseIMBFixtures(t *testing.T) {
 		bwUnit  string
 		tests   []string
 		labels  map[string]string // on every sample besides tool and tool_version
-		rows    []imbRow
+		rows    []tableRow
 	}{{
 		file: "2017u2_pingpong_macos_hpcbench", n: 24 * 2, version: "2017 Update 2", bwUnit: "MB/s",
 		tests: []string{"PingPong"}, labels: map[string]string{"ranks": "2"},
-		rows: []imbRow{
+		rows: []tableRow{
 			{"PingPong", "0", "1000", map[string]float64{"latency": 0.18, "bandwidth": 0.00}},
 			{"PingPong", "1024", "1000", map[string]float64{"latency": 0.43, "bandwidth": 2376.19}},
 			{"PingPong", "4194304", "10", map[string]float64{"latency": 797.81, "bandwidth": 5257.28}},
@@ -79,21 +79,21 @@ func TestParseIMBFixtures(t *testing.T) {
 	}, {
 		file: "2019u6_multi_pingpong_pkb", n: 2 * 4, version: "2019 Update 6", bwUnit: "MB/s",
 		tests: []string{"PingPong"}, labels: map[string]string{"ranks": "2", "groups": "2", "mode": "multi"},
-		rows: []imbRow{
+		rows: []tableRow{
 			{"PingPong", "1024", "100000", map[string]float64{"latency_min": 56.92, "latency_max": 61.39, "latency": 59.15, "bandwidth": 16.68}},
 			{"PingPong", "2048", "100000", map[string]float64{"latency_min": 64.01, "latency_max": 68.79, "latency": 66.40, "bandwidth": 29.77}},
 		},
 	}, {
 		file: "2019u6_reduce_2proc_pkb", n: 2 * 3, version: "2019 Update 6", bwUnit: "MB/s",
 		tests: []string{"Reduce"}, labels: map[string]string{"ranks": "2"},
-		rows: []imbRow{
+		rows: []tableRow{
 			{"Reduce", "1024", "100000", map[string]float64{"latency_min": 5.24, "latency_max": 15.30, "latency": 10.27}},
 			{"Reduce", "2048", "100000", map[string]float64{"latency_min": 7.70, "latency_max": 20.51, "latency": 14.11}},
 		},
 	}, {
 		file: "2021.2_allreduce_144proc_intelmpi_oci", n: 3 * 3, version: "2021.2", bwUnit: "MB/s",
 		tests: []string{"Allreduce"}, labels: map[string]string{"ranks": "144"},
-		rows: []imbRow{
+		rows: []tableRow{
 			{"Allreduce", "0", "1000", map[string]float64{"latency_min": 0.03, "latency_max": 0.03, "latency": 0.03}},
 			{"Allreduce", "134217728", "1", map[string]float64{"latency_min": 105362.17, "latency_max": 106363.65, "latency": 105716.44}},
 			{"Allreduce", "268435456", "1", map[string]float64{"latency_min": 205579.37, "latency_max": 206503.46, "latency": 205992.71}},
@@ -101,7 +101,7 @@ func TestParseIMBFixtures(t *testing.T) {
 	}, {
 		file: "2021.2_pingpong_intelmpi_oci", n: 3 * 2, version: "2021.2", bwUnit: "MB/s",
 		tests: []string{"PingPong"}, labels: map[string]string{"ranks": "2"},
-		rows: []imbRow{
+		rows: []tableRow{
 			{"PingPong", "0", "1000", map[string]float64{"latency": 1.60, "bandwidth": 0.00}},
 			{"PingPong", "134217728", "1", map[string]float64{"latency": 10935.56, "bandwidth": 12273.51}},
 			{"PingPong", "268435456", "1", map[string]float64{"latency": 21864.16, "bandwidth": 12277.42}},
@@ -109,7 +109,7 @@ func TestParseIMBFixtures(t *testing.T) {
 	}, {
 		file: "2021.3_pingpong_full_hpcx_azure", n: 24 * 2, version: "2021.3", bwUnit: "MB/s",
 		tests: []string{"PingPong"}, labels: map[string]string{"ranks": "2"},
-		rows: []imbRow{
+		rows: []tableRow{
 			{"PingPong", "0", "1000", map[string]float64{"latency": 2.24, "bandwidth": 0.00}},
 			{"PingPong", "1024", "1000", map[string]float64{"latency": 2.94, "bandwidth": 348.49}},
 			{"PingPong", "4194304", "10", map[string]float64{"latency": 398.46, "bandwidth": 10526.36}},
@@ -118,8 +118,8 @@ func TestParseIMBFixtures(t *testing.T) {
 		file: "mpi1_v4.1_full_2proc_aarch64", version: "4.1", bwUnit: "MiB/s",
 		// 24 sizes (22 for the reductions, 1 row for Barrier) times the figures per row.
 		n:     24*2*2 + 24*4*2 + 22*3*3 + 24*3*9 + 3,
-		tests: imbFullRunTests, labels: map[string]string{"ranks": "2"},
-		rows: []imbRow{
+		tests: fullRunTests, labels: map[string]string{"ranks": "2"},
+		rows: []tableRow{
 			{"PingPong", "0", "1000", map[string]float64{"latency": 155.82, "bandwidth": 0.00}},
 			{"PingPong", "1024", "1000", map[string]float64{"latency": 180.26, "bandwidth": 5.42}},
 			{"PingPong", "4194304", "10", map[string]float64{"latency": 36946.39, "bandwidth": 108.26}},
@@ -173,20 +173,20 @@ func TestParseIMBFixtures(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			samples, err := ParseIMB(fixtures.Read(t, "imb/imb_"+tt.file+".txt"))
+			samples, err := Parse(fixtures.Read(t, "imb/imb_"+tt.file+".txt"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(samples) != tt.n {
 				t.Errorf("%d samples, want %d", len(samples), tt.n)
 			}
-			if diff := cmp.Diff(tt.tests, imbSampleTests(samples)); diff != "" {
+			if diff := cmp.Diff(tt.tests, sampleTests(samples)); diff != "" {
 				t.Errorf("tests (-want +got):\n%s", diff)
 			}
 			for _, s := range samples {
-				imbCheckSample(t, s, tt.version, tt.bwUnit, tt.labels)
+				checkSample(t, s, tt.version, tt.bwUnit, tt.labels)
 			}
-			rows := imbRows(t, samples)
+			rows := indexRows(t, samples)
 			for _, r := range tt.rows {
 				want := map[string]float64{"iterations " + r.reps: 0}
 				for k, v := range r.want {
@@ -200,8 +200,8 @@ func TestParseIMBFixtures(t *testing.T) {
 	}
 }
 
-// imbCheckSample checks the unit and the labels every sample must have.
-func imbCheckSample(t *testing.T, s results.Sample, version, bwUnit string, labels map[string]string) {
+// checkSample checks the unit and the labels every sample must have.
+func checkSample(t *testing.T, s results.Sample, version, bwUnit string, labels map[string]string) {
 	t.Helper()
 	units := map[string]string{"latency": "us", "latency_min": "us", "latency_max": "us",
 		"bandwidth": bwUnit, "message_rate": "messages/s", "defects": "1"}
@@ -221,16 +221,16 @@ func imbCheckSample(t *testing.T, s results.Sample, version, bwUnit string, labe
 	}
 }
 
-// imbBandwidthScale is how many messages of #bytes IMB counts per time unit
+// bandwidthScale is how many messages of #bytes IMB counts per time unit
 // for each benchmark with a Mbytes/sec column (Bench.scale_bw in the IMB
 // sources): Sendrecv sends and receives, Exchange does both with two peers.
-var imbBandwidthScale = map[string]float64{"PingPong": 1, "PingPing": 1, "Sendrecv": 2, "Exchange": 4}
+var bandwidthScale = map[string]float64{"PingPong": 1, "PingPing": 1, "Sendrecv": 2, "Exchange": 4}
 
-// TestParseIMBBandwidthUnit recomputes Mbytes/sec from #bytes and the time it
+// TestParseBandwidthUnit recomputes Mbytes/sec from #bytes and the time it
 // is based on (t[usec], or t_max[usec]) in every fixture: the result must
 // match the printed figure with the divisor the unit names (10^6 for MB/s,
 // 2^20 for MiB/s) and not with the other one (they differ by 4.9%).
-func TestParseIMBBandwidthUnit(t *testing.T) {
+func TestParseBandwidthUnit(t *testing.T) {
 	files := fixtures.Glob(t, "imb/*.txt")
 	if len(files) == 0 {
 		t.Fatalf("no IMB fixtures in %s", fixtures.Path(t, "imb"))
@@ -241,26 +241,26 @@ func TestParseIMBBandwidthUnit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			samples, err := ParseIMB(data)
+			samples, err := Parse(data)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checked := 0
-			for _, row := range imbRowsOf(samples) {
-				if imbCheckBandwidth(t, row) {
+			for _, row := range rowsOf(samples) {
+				if checkBandwidth(t, row) {
 					checked++
 				}
 			}
 			t.Logf("%d rows checked", checked)
-			if imbHasMetric(samples, "bandwidth") && checked == 0 {
+			if hasMetric(samples, "bandwidth") && checked == 0 {
 				t.Error("no bandwidth row large enough to tell the units apart")
 			}
 		})
 	}
 }
 
-// imbRowsOf groups the samples of each table row, in order.
-func imbRowsOf(samples []results.Sample) [][]results.Sample {
+// rowsOf groups the samples of each table row, in order.
+func rowsOf(samples []results.Sample) [][]results.Sample {
 	var rows [][]results.Sample
 	for i, s := range samples {
 		if i > 0 && s.Test == samples[i-1].Test && cmp.Equal(s.Labels, samples[i-1].Labels) {
@@ -272,7 +272,7 @@ func imbRowsOf(samples []results.Sample) [][]results.Sample {
 	return rows
 }
 
-func imbHasMetric(samples []results.Sample, metric string) bool {
+func hasMetric(samples []results.Sample, metric string) bool {
 	for _, s := range samples {
 		if s.Metric == metric {
 			return true
@@ -281,10 +281,10 @@ func imbHasMetric(samples []results.Sample, metric string) bool {
 	return false
 }
 
-// imbCheckBandwidth checks one row's bandwidth against bytes/time; it
+// checkBandwidth checks one row's bandwidth against bytes/time; it
 // reports whether the row was large enough (t >= 10 us, >= 10 units) for the
 // rounding to two decimals to stay well below the 4.9% between the units.
-func imbCheckBandwidth(t *testing.T, row []results.Sample) bool {
+func checkBandwidth(t *testing.T, row []results.Sample) bool {
 	t.Helper()
 	m := map[string]results.Sample{}
 	for _, s := range row {
@@ -298,14 +298,14 @@ func imbCheckBandwidth(t *testing.T, row []results.Sample) bool {
 	if !ok {
 		tm = m["latency"]
 	}
-	scale, ok := imbBandwidthScale[bw.Test]
+	scale, ok := bandwidthScale[bw.Test]
 	if !ok {
 		t.Fatalf("no bandwidth scale known for %s", bw.Test)
 	}
 	if tm.Value < 10 || bw.Value < 10 {
 		return false
 	}
-	bytes := imbAtof(t, bw.Labels[results.LabelMsgSize])
+	bytes := atof(t, bw.Labels[results.LabelMsgSize])
 	divisor := map[string]float64{"MB/s": 1, "MiB/s": 1.048576}[bw.Unit] // bytes/us = 10^6 B/s
 	other := map[string]float64{"MB/s": 1.048576, "MiB/s": 1}[bw.Unit]
 	if divisor == 0 {
@@ -321,9 +321,9 @@ func imbCheckBandwidth(t *testing.T, row []results.Sample) bool {
 	return true
 }
 
-func imbAtof(t *testing.T, s string) float64 {
+func atof(t *testing.T, s string) float64 {
 	t.Helper()
-	v, err := imbNumber(s, true)
+	v, err := number(s, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,22 +334,22 @@ func imbAtof(t *testing.T, s string) float64 {
 // banner, "# Benchmarking" headers, column headers, right-aligned fields);
 // the figures are made up unless a fixture is named.
 const (
-	imbBanner2021 = "#----------------------------------------------------------------\n" +
+	banner2021 = "#----------------------------------------------------------------\n" +
 		"#    Intel(R) MPI Benchmarks 2021.2, MPI-1 part\n" +
 		"#----------------------------------------------------------------\n"
-	imbBanner41 = "#------------------------------------------------------------\n" +
+	banner41 = "#------------------------------------------------------------\n" +
 		"#    Intel (R) MPI Benchmarks 4.1, MPI-1 part    \n" +
 		"#------------------------------------------------------------\n"
-	imbPingPongHeader = "#---------------------------------------------------\n" +
+	pingPongHeader = "#---------------------------------------------------\n" +
 		"# Benchmarking PingPong \n" +
 		"# #processes = 2 \n" +
 		"#---------------------------------------------------\n" +
 		"       #bytes #repetitions      t[usec]   Mbytes/sec\n"
-	imbFinalize = "\n\n# All processes entering MPI_Finalize\n\n"
+	finalize = "\n\n# All processes entering MPI_Finalize\n\n"
 )
 
-// imbSample builds one expected sample.
-func imbSample(test, metric string, v float64, unit string, labels ...string) results.Sample {
+// sample builds one expected sample.
+func sample(test, metric string, v float64, unit string, labels ...string) results.Sample {
 	l := map[string]string{"tool": "imb"}
 	for i := 0; i+1 < len(labels); i += 2 {
 		l[labels[i]] = labels[i+1]
@@ -357,7 +357,7 @@ func imbSample(test, metric string, v float64, unit string, labels ...string) re
 	return results.Sample{Test: test, Metric: metric, Value: v, Unit: unit, Labels: l}
 }
 
-func TestParseIMB(t *testing.T) {
+func TestParse(t *testing.T) {
 	v21 := []string{"tool_version", "2021.2"}
 	with := func(base []string, kv ...string) []string { return append(append([]string{}, base...), kv...) }
 	tests := []struct {
@@ -366,9 +366,9 @@ func TestParseIMB(t *testing.T) {
 		want []results.Sample
 	}{{
 		name: "several benchmarks and process counts, waiting processes, Barrier",
-		data: imbBanner2021 +
+		data: banner2021 +
 			"\n# List of Benchmarks to run:\n\n# PingPong\n# Allreduce\n# Barrier\n" +
-			imbPingPongHeader +
+			pingPongHeader +
 			"            0         1000         1.60         0.00\n" +
 			"         1024         1000         2.00       512.00\n" +
 			"\n#----------------------------------------------------------------\n" +
@@ -386,49 +386,49 @@ func TestParseIMB(t *testing.T) {
 			"#---------------------------------------------------\n" +
 			" #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n" +
 			"         1000         7.00         9.00         8.00\n" +
-			imbFinalize,
+			finalize,
 		want: []results.Sample{
-			imbSample("PingPong", "latency", 1.6, "us", with(v21, "ranks", "2", "msg_size", "0", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 0, "MB/s", with(v21, "ranks", "2", "msg_size", "0", "iterations", "1000")...),
-			imbSample("PingPong", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 512, "MB/s", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("Allreduce", "latency_min", 1, "us", with(v21, "ranks", "2", "msg_size", "4", "iterations", "1000")...),
-			imbSample("Allreduce", "latency_max", 3, "us", with(v21, "ranks", "2", "msg_size", "4", "iterations", "1000")...),
-			imbSample("Allreduce", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "4", "iterations", "1000")...),
-			imbSample("Allreduce", "latency_min", 4, "us", with(v21, "ranks", "4", "msg_size", "4", "iterations", "1000")...),
-			imbSample("Allreduce", "latency_max", 6, "us", with(v21, "ranks", "4", "msg_size", "4", "iterations", "1000")...),
-			imbSample("Allreduce", "latency", 5, "us", with(v21, "ranks", "4", "msg_size", "4", "iterations", "1000")...),
-			imbSample("Barrier", "latency_min", 7, "us", with(v21, "ranks", "4", "iterations", "1000")...),
-			imbSample("Barrier", "latency_max", 9, "us", with(v21, "ranks", "4", "iterations", "1000")...),
-			imbSample("Barrier", "latency", 8, "us", with(v21, "ranks", "4", "iterations", "1000")...),
+			sample("PingPong", "latency", 1.6, "us", with(v21, "ranks", "2", "msg_size", "0", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 0, "MB/s", with(v21, "ranks", "2", "msg_size", "0", "iterations", "1000")...),
+			sample("PingPong", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 512, "MB/s", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
+			sample("Allreduce", "latency_min", 1, "us", with(v21, "ranks", "2", "msg_size", "4", "iterations", "1000")...),
+			sample("Allreduce", "latency_max", 3, "us", with(v21, "ranks", "2", "msg_size", "4", "iterations", "1000")...),
+			sample("Allreduce", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "4", "iterations", "1000")...),
+			sample("Allreduce", "latency_min", 4, "us", with(v21, "ranks", "4", "msg_size", "4", "iterations", "1000")...),
+			sample("Allreduce", "latency_max", 6, "us", with(v21, "ranks", "4", "msg_size", "4", "iterations", "1000")...),
+			sample("Allreduce", "latency", 5, "us", with(v21, "ranks", "4", "msg_size", "4", "iterations", "1000")...),
+			sample("Barrier", "latency_min", 7, "us", with(v21, "ranks", "4", "iterations", "1000")...),
+			sample("Barrier", "latency_max", 9, "us", with(v21, "ranks", "4", "iterations", "1000")...),
+			sample("Barrier", "latency", 8, "us", with(v21, "ranks", "4", "iterations", "1000")...),
 		},
 	}, {
 		name: "Intel MPI -prepend-rank, CRLF, MPI noise, stderr lines",
 		data: strings.ReplaceAll("[0] MPI startup(): Intel(R) MPI Library, Version 2021.3\n"+
-			prefixLines("[0] ", imbBanner2021+imbPingPongHeader+
+			prefixLines("[0] ", banner2021+pingPongHeader+
 				"         1024         1000         2.00       512.00\n")+
 			"[1] MPI startup(): warning from another rank, inside the table\n"+
 			"[0]          2048         1000         3.00       682.67\n"+
 			"[0] \n[0] # All processes entering MPI_Finalize\n", "\n", "\r\n"),
 		want: []results.Sample{
-			imbSample("PingPong", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 512, "MB/s", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("PingPong", "latency", 3, "us", with(v21, "ranks", "2", "msg_size", "2048", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 682.67, "MB/s", with(v21, "ranks", "2", "msg_size", "2048", "iterations", "1000")...),
+			sample("PingPong", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 512, "MB/s", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "latency", 3, "us", with(v21, "ranks", "2", "msg_size", "2048", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 682.67, "MB/s", with(v21, "ranks", "2", "msg_size", "2048", "iterations", "1000")...),
 		},
 	}, {
 		name: "Open MPI --tag-output",
-		data: prefixLines("[1,0]<stdout>:", imbBanner2021+imbPingPongHeader) +
+		data: prefixLines("[1,0]<stdout>:", banner2021+pingPongHeader) +
 			"[1,1]<stdout>:output of rank 1\n[1,0]<stderr>:a warning of rank 0\n" +
 			"[1,0]<stdout>:         1024         1000         2.00       512.00\n" +
 			"[1,0]<stdout>:\n",
 		want: []results.Sample{
-			imbSample("PingPong", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 512, "MB/s", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 512, "MB/s", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
 		},
 	}, {
 		name: "IMB 4.1 Uniband and Biband: bandwidth in MiB/s and message rate",
-		data: imbBanner41 +
+		data: banner41 +
 			"#---------------------------------------------------\n# Benchmarking Uniband \n# #processes = 2 \n" +
 			"#---------------------------------------------------\n" +
 			"       #bytes #repetitions   Mbytes/sec      Msg/sec\n" +
@@ -436,16 +436,16 @@ func TestParseIMB(t *testing.T) {
 			"\n#---------------------------------------------------\n# Benchmarking Biband \n# #processes = 2 \n" +
 			"#---------------------------------------------------\n" +
 			"       #bytes #repetitions   Mbytes/sec      Msg/sec\n" +
-			"            1         1000         0.80       838861\n" + imbFinalize,
+			"            1         1000         0.80       838861\n" + finalize,
 		want: []results.Sample{
-			imbSample("Uniband", "bandwidth", 0.52, "MiB/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1", "iterations", "1000"),
-			imbSample("Uniband", "message_rate", 547943, "messages/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1", "iterations", "1000"),
-			imbSample("Biband", "bandwidth", 0.8, "MiB/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1", "iterations", "1000"),
-			imbSample("Biband", "message_rate", 838861, "messages/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1", "iterations", "1000"),
+			sample("Uniband", "bandwidth", 0.52, "MiB/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1", "iterations", "1000"),
+			sample("Uniband", "message_rate", 547943, "messages/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1", "iterations", "1000"),
+			sample("Biband", "bandwidth", 0.8, "MiB/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1", "iterations", "1000"),
+			sample("Biband", "message_rate", 838861, "messages/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1", "iterations", "1000"),
 		},
 	}, {
 		name: "-multi 1: a Group column, a blank line before each size's rows",
-		data: imbBanner2021 +
+		data: banner2021 +
 			"#---------------------------------------------------\n# Benchmarking Multi-PingPong \n" +
 			"# ( 2 groups of 2 processes each running simultaneous ) \n# Group  0:     0    1 \n#\n# Group  1:     2    3 \n#\n" +
 			"#---------------------------------------------------\n" +
@@ -453,48 +453,48 @@ func TestParseIMB(t *testing.T) {
 			"\n            0            0         1000         1.50         0.00\n" +
 			"            1            0         1000         1.70         0.00\n" +
 			"\n            0         1024         1000         2.00       512.00\n" +
-			"            1         1024         1000         4.00       256.00\n" + imbFinalize,
+			"            1         1024         1000         4.00       256.00\n" + finalize,
 		want: []results.Sample{
-			imbSample("PingPong", "latency", 1.5, "us", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "0", "msg_size", "0", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 0, "MB/s", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "0", "msg_size", "0", "iterations", "1000")...),
-			imbSample("PingPong", "latency", 1.7, "us", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "1", "msg_size", "0", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 0, "MB/s", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "1", "msg_size", "0", "iterations", "1000")...),
-			imbSample("PingPong", "latency", 2, "us", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "0", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 512, "MB/s", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "0", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("PingPong", "latency", 4, "us", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "1", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 256, "MB/s", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "1", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "latency", 1.5, "us", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "0", "msg_size", "0", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 0, "MB/s", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "0", "msg_size", "0", "iterations", "1000")...),
+			sample("PingPong", "latency", 1.7, "us", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "1", "msg_size", "0", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 0, "MB/s", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "1", "msg_size", "0", "iterations", "1000")...),
+			sample("PingPong", "latency", 2, "us", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "0", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 512, "MB/s", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "0", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "latency", 4, "us", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "1", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 256, "MB/s", with(v21, "mode", "multi", "groups", "2", "ranks", "2", "group", "1", "msg_size", "1024", "iterations", "1000")...),
 		},
 	}, {
 		name: "-DCHECK defects column, failed sizes left out",
-		data: imbBanner2021 +
+		data: banner2021 +
 			"#----------------------------------------------------------------\n# Benchmarking Bcast \n# #processes = 2 \n" +
 			"#----------------------------------------------------------------\n" +
 			"       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]      defects\n" +
 			"            1         1000         1.00         3.00         2.00         0.00\n" +
 			"   1073741824 out-of-mem.; needed X=   4.295 GB; use flag \"-mem X\" or MAX_MEM_USAGE>=X (IMB_mem_info.h)\n" +
 			"   2147483647 int-overflow.; The production rank*size caused int overflow for given sample\n" +
-			imbFinalize,
+			finalize,
 		want: []results.Sample{
-			imbSample("Bcast", "latency_min", 1, "us", with(v21, "ranks", "2", "msg_size", "1", "iterations", "1000")...),
-			imbSample("Bcast", "latency_max", 3, "us", with(v21, "ranks", "2", "msg_size", "1", "iterations", "1000")...),
-			imbSample("Bcast", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1", "iterations", "1000")...),
-			imbSample("Bcast", "defects", 0, "1", with(v21, "ranks", "2", "msg_size", "1", "iterations", "1000")...),
+			sample("Bcast", "latency_min", 1, "us", with(v21, "ranks", "2", "msg_size", "1", "iterations", "1000")...),
+			sample("Bcast", "latency_max", 3, "us", with(v21, "ranks", "2", "msg_size", "1", "iterations", "1000")...),
+			sample("Bcast", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1", "iterations", "1000")...),
+			sample("Bcast", "defects", 0, "1", with(v21, "ranks", "2", "msg_size", "1", "iterations", "1000")...),
 		},
 	}, {
 		name: "a second banner switches the version and unit; trailing harness noise",
-		data: imbBanner41 + imbPingPongHeader + "         1024         1000         2.00       488.28\n" + imbFinalize +
-			imbBanner2021 + imbPingPongHeader + "         1024         1000         2.00       512.00\n" + imbFinalize +
+		data: banner41 + pingPongHeader + "         1024         1000         2.00       488.28\n" + finalize +
+			banner2021 + pingPongHeader + "         1024         1000         2.00       512.00\n" + finalize +
 			"START OF JOBSPEC\n{\"resources\": [1, 2]}\n",
 		want: []results.Sample{
-			imbSample("PingPong", "latency", 2, "us", "tool_version", "4.1", "ranks", "2", "msg_size", "1024", "iterations", "1000"),
-			imbSample("PingPong", "bandwidth", 488.28, "MiB/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1024", "iterations", "1000"),
-			imbSample("PingPong", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
-			imbSample("PingPong", "bandwidth", 512, "MB/s", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "latency", 2, "us", "tool_version", "4.1", "ranks", "2", "msg_size", "1024", "iterations", "1000"),
+			sample("PingPong", "bandwidth", 488.28, "MiB/s", "tool_version", "4.1", "ranks", "2", "msg_size", "1024", "iterations", "1000"),
+			sample("PingPong", "latency", 2, "us", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
+			sample("PingPong", "bandwidth", 512, "MB/s", with(v21, "ranks", "2", "msg_size", "1024", "iterations", "1000")...),
 		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseIMB([]byte(tt.data))
+			got, err := Parse([]byte(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -514,7 +514,7 @@ func prefixLines(prefix, s string) string {
 	return b.String()
 }
 
-func TestIMBVersionUnit(t *testing.T) {
+func TestVersionUnit(t *testing.T) {
 	tests := []struct {
 		banner, version, unit string
 	}{
@@ -530,7 +530,7 @@ func TestIMBVersionUnit(t *testing.T) {
 		{"#    Intel(R) MPI Benchmarks 2021.7, MPI-1 part (GPU)", "2021.7", "MB/s"},
 	}
 	for _, tt := range tests {
-		var p imbParser
+		var p parser
 		if err := p.banner(strings.TrimSpace(tt.banner)); err != nil {
 			t.Errorf("%q: %v", tt.banner, err)
 			continue
@@ -541,7 +541,7 @@ func TestIMBVersionUnit(t *testing.T) {
 	}
 }
 
-func TestParseIMBErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	row := "         1024         1000         2.00       512.00\n"
 	tests := []struct {
 		name   string
@@ -553,8 +553,8 @@ func TestParseIMBErrors(t *testing.T) {
 		{name: "OSU output", data: "# OSU MPI Latency Test v5.8\n# Size          Latency (us)\n0                       1.63\n",
 			want: "not IMB output", wantIs: errNotIMBOutput},
 		{name: "rows without any header", data: row + row, wantIs: errNotIMBOutput},
-		{name: "banner only", data: imbBanner2021 + imbFinalize, wantIs: results.ErrNoSamples},
-		{name: "unknown banner format", data: "#    Intel(R) MPI Benchmarks for everyone\n" + imbPingPongHeader + row,
+		{name: "banner only", data: banner2021 + finalize, wantIs: results.ErrNoSamples},
+		{name: "unknown banner format", data: "#    Intel(R) MPI Benchmarks for everyone\n" + pingPongHeader + row,
 			want: `line 1: unrecognized IMB banner`},
 		{name: "unknown version format", data: "#    Intel(R) MPI Benchmarks 2021-beta, MPI-1 part\n",
 			want: `line 1: unknown IMB version format "2021-beta"`},
@@ -562,44 +562,44 @@ func TestParseIMBErrors(t *testing.T) {
 			want: `line 1: unknown IMB version "5.0"`},
 		{name: "IMB-EXT", data: "#    Intel(R) MPI Benchmarks 2021.2, MPI-2 part\n",
 			want: "IMB MPI-2 part output is not supported"},
-		{name: "no banner", data: imbPingPongHeader + row,
+		{name: "no banner", data: pingPongHeader + row,
 			want: "line 2: IMB benchmark PingPong before any \"Intel(R) MPI Benchmarks\" banner"},
-		{name: "row with a missing field", data: imbBanner2021 + imbPingPongHeader + row + "         2048         1000         2.00\n",
+		{name: "row with a missing field", data: banner2021 + pingPongHeader + row + "         2048         1000         2.00\n",
 			want: `line 10: malformed IMB PingPong row: 3 fields, want 4: "2048         1000         2.00"`},
-		{name: "noise inside a table", data: imbBanner2021 + imbPingPongHeader + row + "MPI startup(): warning\n" + row,
+		{name: "noise inside a table", data: banner2021 + pingPongHeader + row + "MPI startup(): warning\n" + row,
 			want: `line 10: malformed IMB PingPong row: 3 fields, want 4: "MPI startup(): warning"`},
-		{name: "NaN", data: imbBanner2021 + imbPingPongHeader + "         1024         1000         -nan       512.00\n",
+		{name: "NaN", data: banner2021 + pingPongHeader + "         1024         1000         -nan       512.00\n",
 			want: `line 9: malformed IMB PingPong row "1024         1000         -nan       512.00": "-nan" is not a non-negative finite number`},
-		{name: "nan", data: imbBanner2021 + imbPingPongHeader + "         1024         1000          nan          nan\n",
+		{name: "nan", data: banner2021 + pingPongHeader + "         1024         1000          nan          nan\n",
 			want: `"nan" is not a non-negative finite number`},
-		{name: "Inf", data: imbBanner2021 + imbPingPongHeader + "         1024         1000         2.00          inf\n",
+		{name: "Inf", data: banner2021 + pingPongHeader + "         1024         1000         2.00          inf\n",
 			want: `"inf" is not a non-negative finite number`},
-		{name: "overflowing figure", data: imbBanner2021 + imbPingPongHeader + "         1024         1000         2.00   " + strings.Repeat("9", 400) + ".00\n",
+		{name: "overflowing figure", data: banner2021 + pingPongHeader + "         1024         1000         2.00   " + strings.Repeat("9", 400) + ".00\n",
 			want: "is out of range"},
-		{name: "negative", data: imbBanner2021 + imbPingPongHeader + "         1024         1000        -2.00       512.00\n",
+		{name: "negative", data: banner2021 + pingPongHeader + "         1024         1000        -2.00       512.00\n",
 			want: `"-2.00" is not a non-negative finite number`},
-		{name: "fractional bytes", data: imbBanner2021 + imbPingPongHeader + "       1024.5         1000         2.00       512.00\n",
+		{name: "fractional bytes", data: banner2021 + pingPongHeader + "       1024.5         1000         2.00       512.00\n",
 			want: `"1024.5" is not a count`},
-		{name: "unknown column", data: imbBanner2021 + "# Benchmarking Ibcast\n# #processes = 2\n" +
+		{name: "unknown column", data: banner2021 + "# Benchmarking Ibcast\n# #processes = 2\n" +
 			"       #bytes #repetitions t_ovrl[usec] t_pure[usec]  t_CPU[usec]   overlap[%]\n",
 			want: `line 6: unknown IMB column "t_ovrl[usec]"`},
-		{name: "duplicate column", data: imbBanner2021 + "# Benchmarking PingPong\n       #bytes #repetitions      t[usec]      t[usec]\n",
+		{name: "duplicate column", data: banner2021 + "# Benchmarking PingPong\n       #bytes #repetitions      t[usec]      t[usec]\n",
 			want: `line 5: IMB column "t[usec]" appears twice`},
-		{name: "truncated after the column header", data: imbBanner2021 + imbPingPongHeader,
+		{name: "truncated after the column header", data: banner2021 + pingPongHeader,
 			want: "line 5: IMB benchmark PingPong has a column header but no rows"},
-		{name: "blank line right after the column header", data: imbBanner2021 + imbPingPongHeader + "\n" + row,
+		{name: "blank line right after the column header", data: banner2021 + pingPongHeader + "\n" + row,
 			want: "line 5: IMB benchmark PingPong has a column header but no rows"},
-		{name: "truncated after the benchmark header", data: imbBanner2021 + "#----\n# Benchmarking Allreduce \n# #processes = 2 \n",
+		{name: "truncated after the benchmark header", data: banner2021 + "#----\n# Benchmarking Allreduce \n# #processes = 2 \n",
 			want: "line 5: IMB benchmark Allreduce has no results table"},
-		{name: "next benchmark before a table", data: imbBanner2021 + "# Benchmarking Allreduce\n" + imbPingPongHeader + row,
+		{name: "next benchmark before a table", data: banner2021 + "# Benchmarking Allreduce\n" + pingPongHeader + row,
 			want: "line 4: IMB benchmark Allreduce has no results table"},
-		{name: "every size failed", data: imbBanner2021 + imbPingPongHeader +
+		{name: "every size failed", data: banner2021 + pingPongHeader +
 			"   1073741824 out-of-mem.; needed X=   4.295 GB; use flag \"-mem X\" or MAX_MEM_USAGE>=X (IMB_mem_info.h)\n",
 			want: "line 5: IMB benchmark PingPong: every one of its 1 sizes failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseIMB([]byte(tt.data))
+			got, err := Parse([]byte(tt.data))
 			if err == nil {
 				t.Fatalf("no error; samples %+v", got)
 			}
@@ -616,9 +616,9 @@ func TestParseIMBErrors(t *testing.T) {
 	}
 }
 
-// imbLog1000 builds a 1,000-line IMB log from the 4.1 full-run fixture: its
+// log1000 builds a 1,000-line IMB log from the 4.1 full-run fixture: its
 // banner and header, then its benchmark blocks repeated.
-func imbLog1000(tb testing.TB) []byte {
+func log1000(tb testing.TB) []byte {
 	tb.Helper()
 	data := string(fixtures.Read(tb, "imb/imb_mpi1_v4.1_full_2proc_aarch64.txt"))
 	start := strings.Index(data, "#---------------------------------------------------\n# Benchmarking PingPong")
@@ -637,26 +637,26 @@ func imbLog1000(tb testing.TB) []byte {
 	return []byte(strings.Join(lines, ""))
 }
 
-func BenchmarkParseIMB1000Lines(b *testing.B) {
-	data := imbLog1000(b)
+func BenchmarkParse1000Lines(b *testing.B) {
+	data := log1000(b)
 	if n := strings.Count(string(data), "\n"); n != 1000 {
 		b.Fatalf("%d lines", n)
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu0 := imbCPUTime(b)
+	cpu0 := cpuTime(b)
 	for b.Loop() {
-		if _, err := ParseIMB(data); err != nil {
+		if _, err := Parse(data); err != nil {
 			b.Fatal(err)
 		}
 	}
 	// CPU time of the process (GC included) per parse: unlike ns/op it does
 	// not grow when other processes compete for the CPUs.
-	b.ReportMetric(float64(imbCPUTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
-// imbCPUTime is the user plus system CPU time of this process.
-func imbCPUTime(b *testing.B) time.Duration {
+// cpuTime is the user plus system CPU time of this process.
+func cpuTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		b.Fatal(err)

@@ -1,4 +1,6 @@
-package mpi
+// Package osu turns the output of the OSU Micro-Benchmarks (OMB) MPI
+// benchmarks into samples.
+package osu
 
 import (
 	"errors"
@@ -8,28 +10,29 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/mpi/internal/digits"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // Labels of OSU samples besides the shared ones of package results.
 const (
-	osuLabelAccelerator  = "accelerator"     // -CUDA, -ROCM, ... in the title: cuda, rocm, openacc, ...
-	osuLabelSrcBuffer    = "src_buffer"      // host, device or managed (accelerator builds)
-	osuLabelDstBuffer    = "dst_buffer"      // idem, for the receiving rank
-	osuLabelDatatype     = "datatype"        // "# Datatype: MPI_CHAR." (OMB 7)
-	osuLabelPairs        = "pairs"           // osu_mbw_mr: "[ pairs: N ]"
-	osuLabelWindowSize   = "window_size"     // osu_mbw_mr: "[ window size: N ]" or a -W column
-	osuLabelWindow       = "window_creation" // one-sided: "# Window creation: MPI_Win_allocate"
-	osuLabelSync         = "synchronization" // one-sided: "# Synchronization: MPI_Win_flush"
-	osuLabelIterations   = "iterations"      // the Iterations column (-f)
-	osuLabelValidation   = "validation"      // "pass" when the row has a Validation column
-	osuLabelTransmitSize = "transmit_size"   // bytes actually sent with derived datatypes (--ddt)
+	labelAccelerator  = "accelerator"     // -CUDA, -ROCM, ... in the title: cuda, rocm, openacc, ...
+	labelSrcBuffer    = "src_buffer"      // host, device or managed (accelerator builds)
+	labelDstBuffer    = "dst_buffer"      // idem, for the receiving rank
+	labelDatatype     = "datatype"        // "# Datatype: MPI_CHAR." (OMB 7)
+	labelPairs        = "pairs"           // osu_mbw_mr: "[ pairs: N ]"
+	labelWindowSize   = "window_size"     // osu_mbw_mr: "[ window size: N ]" or a -W column
+	labelWindow       = "window_creation" // one-sided: "# Window creation: MPI_Win_allocate"
+	labelSync         = "synchronization" // one-sided: "# Synchronization: MPI_Win_flush"
+	labelIterations   = "iterations"      // the Iterations column (-f)
+	labelValidation   = "validation"      // "pass" when the row has a Validation column
+	labelTransmitSize = "transmit_size"   // bytes actually sent with derived datatypes (--ddt)
 )
 
-// osuTests maps the normalized titles of OMB's MPI benchmarks (osuTitleKey of
+// tests maps the normalized titles of OMB's MPI benchmarks (titleKey of
 // the BENCHMARK string without "OSU " and without its accelerator suffix) to
 // the benchmark's program name, which is the sample's test.
-var osuTests = osuTestTable(map[string]string{
+var tests = testTable(map[string]string{
 	// point-to-point
 	"MPI Latency Test":                                   "osu_latency",
 	"MPI Bandwidth Test":                                 "osu_bw",
@@ -96,18 +99,18 @@ var osuTests = osuTestTable(map[string]string{
 	"MPI Non-blocking Neighbor Alltoallw Latency Test":                "osu_ineighbor_alltoallw",
 })
 
-// osuTestTable keys titles by osuTitleKey.
-func osuTestTable(titles map[string]string) map[string]string {
+// testTable keys titles by titleKey.
+func testTable(titles map[string]string) map[string]string {
 	m := make(map[string]string, len(titles))
 	for title, test := range titles {
-		m[osuTitleKey(title)] = test
+		m[titleKey(title)] = test
 	}
 	return m
 }
 
-// osuTitleKey folds the spellings of a title that OMB releases differ in:
+// titleKey folds the spellings of a title that OMB releases differ in:
 // case, spaces and hyphens.
-func osuTitleKey(title string) string {
+func titleKey(title string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(title) {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '/' {
@@ -117,44 +120,44 @@ func osuTitleKey(title string) string {
 	return b.String()
 }
 
-// osuColKind says what a table column holds.
-type osuColKind int
+// colKind says what a table column holds.
+type colKind int
 
 const (
-	osuColFigure       osuColKind = iota // a figure: one sample per row
-	osuColSize                           // Size: label msg_size
-	osuColIterations                     // Iterations (-f): label iterations
-	osuColValidation                     // Validation: Pass, or Fail (an error)
-	osuColTransmitSize                   // Transmit Size (--ddt): label transmit_size
+	colFigure       colKind = iota // a figure: one sample per row
+	colSize                        // Size: label msg_size
+	colIterations                  // Iterations (-f): label iterations
+	colValidation                  // Validation: Pass, or Fail (an error)
+	colTransmitSize                // Transmit Size (--ddt): label transmit_size
 )
 
-// osuColumn maps one column of an OSU table to a metric or label.
-type osuColumn struct {
-	kind   osuColKind
+// column maps one column of an OSU table to a metric or label.
+type column struct {
+	kind   colKind
 	metric string
 	unit   string
 	window string // window size of an osu_mbw_mr -W column: label window_size
 }
 
-// osuColumnTitles are the column titles OMB 5.x to 7.x print (osu_util*.c,
+// columnTitles are the column titles OMB 5.x to 7.x print (osu_util*.c,
 // osu_mbw_mr.c); "bandwidth" becomes "bibandwidth" in bi-directional tests.
 // Non-blocking collectives (osu_i*) print their own set: overall time,
 // compute, pure communication latency and overlap. Any other title is an
 // error, never a guess.
-var osuColumnTitles = map[string]osuColumn{
-	"Size":             {kind: osuColSize},
+var columnTitles = map[string]column{
+	"Size":             {kind: colSize},
 	"Latency (us)":     {metric: "latency", unit: "us"},
 	"Latency(us)":      {metric: "latency", unit: "us"},
 	"Avg Latency(us)":  {metric: "latency", unit: "us"},
 	"Avg Latency (us)": {metric: "latency", unit: "us"},
 	"Min Latency(us)":  {metric: "latency_min", unit: "us"},
 	"Max Latency(us)":  {metric: "latency_max", unit: "us"},
-	"Iterations":       {kind: osuColIterations},
+	"Iterations":       {kind: colIterations},
 	"Bandwidth (MB/s)": {metric: "bandwidth", unit: "MB/s"},
 	"MB/s":             {metric: "bandwidth", unit: "MB/s"},
 	"Messages/s":       {metric: "message_rate", unit: "messages/s"},
-	"Validation":       {kind: osuColValidation},
-	"Transmit Size":    {kind: osuColTransmitSize},
+	"Validation":       {kind: colValidation},
+	"Transmit Size":    {kind: colTransmitSize},
 	"Overall(us)":      {metric: "overall_latency", unit: "us"},
 	"Compute(us)":      {metric: "compute_time", unit: "us"},
 	"Coll. Init(us)":   {metric: "init_time", unit: "us"},
@@ -167,28 +170,28 @@ var osuColumnTitles = map[string]osuColumn{
 }
 
 var (
-	// osuHeader is the first line of every OMB benchmark:
+	// headerRE is the first line of every OMB benchmark:
 	// "# OSU MPI-CUDA Bandwidth Test v5.8", "# OSU MPI_Put Latency Test v7.5".
-	osuHeader = regexp.MustCompile(`^# OSU (.*?)(?:\s+v(\d+)((?:\.\w+)*)\S*)?$`)
-	// osuAccelerator is the suffix an accelerator build adds to "MPI" or
+	headerRE = regexp.MustCompile(`^# OSU (.*?)(?:\s+v(\d+)((?:\.\w+)*)\S*)?$`)
+	// accelerator is the suffix an accelerator build adds to "MPI" or
 	// "MPI_<op>" in the title.
-	osuAccelerator = regexp.MustCompile(`(?i)-(CUDA MANAGED|CUDA|OPENACC|ROCM|CXL|SYCL|MANAGED)\b`)
-	// osuPercentile is a --tail-lat column: "P99 Tail Lat(us)", "P50 Tail BW(MB/s)".
-	osuPercentile = regexp.MustCompile(`^P(\d{1,2}) Tail (Lat\(us\)|BW\(MB/s\))(?:\s|$)`)
-	osuDatatype   = regexp.MustCompile(`^Datatype: (\S+?)\.?$`)
-	// osuBuffers: "Send Buffer on HOST (H) and Receive Buffer on DEVICE (D)",
+	accelerator = regexp.MustCompile(`(?i)-(CUDA MANAGED|CUDA|OPENACC|ROCM|CXL|SYCL|MANAGED)\b`)
+	// percentile is a --tail-lat column: "P99 Tail Lat(us)", "P50 Tail BW(MB/s)".
+	percentile = regexp.MustCompile(`^P(\d{1,2}) Tail (Lat\(us\)|BW\(MB/s\))(?:\s|$)`)
+	datatype   = regexp.MustCompile(`^Datatype: (\S+?)\.?$`)
+	// buffers: "Send Buffer on HOST (H) and Receive Buffer on DEVICE (D)",
 	// "Rank 0 Memory on DEVICE (D) and Rank 1 Memory on HOST (H)".
-	osuBuffers = regexp.MustCompile(`^(?:Send Buffer|Rank 0 Memory) on (\w+) \(\w+\) and (?:Receive Buffer|Rank 1 Memory) on (\w+) \(\w+\)`)
-	osuPairs   = regexp.MustCompile(`^\[ pairs: (\d+) \] \[ window size: (\d+|varied) \]`)
-	osuWindow  = regexp.MustCompile(`^Window creation: (\S+)`)
-	osuSync    = regexp.MustCompile(`^Synchronization: (\S+)`)
-	// osuRankPrefix is what launchers put before each line: Open MPI
+	buffers         = regexp.MustCompile(`^(?:Send Buffer|Rank 0 Memory) on (\w+) \(\w+\) and (?:Receive Buffer|Rank 1 Memory) on (\w+) \(\w+\)`)
+	pairs           = regexp.MustCompile(`^\[ pairs: (\d+) \] \[ window size: (\d+|varied) \]`)
+	window          = regexp.MustCompile(`^Window creation: (\S+)`)
+	synchronization = regexp.MustCompile(`^Synchronization: (\S+)`)
+	// rankPrefix is what launchers put before each line: Open MPI
 	// --tag-output "[1,0]<stdout>:", MPICH/Intel MPI -prepend-rank "[0] ",
 	// srun -l and flux -l "0: ".
-	osuRankPrefix = regexp.MustCompile(`^(?:\[(\d+),(\d+)\]<(\w+)>: ?|\[(\d+)\] |\s*(\d+): )`)
+	rankPrefix = regexp.MustCompile(`^(?:\[(\d+),(\d+)\]<(\w+)>: ?|\[(\d+)\] |\s*(\d+): )`)
 )
 
-// ParseOSU turns the output of OSU Micro-Benchmarks (OMB 5.x to 7.x) MPI
+// Parse turns the output of OSU Micro-Benchmarks (OMB 5.x to 7.x) MPI
 // benchmarks into samples, one per row and figure. The test is the benchmark's
 // program name read from its header ("# OSU MPI Latency Test v7.5" is
 // osu_latency, "# OSU MPI-CUDA Bandwidth Test" osu_bw); several benchmarks
@@ -211,11 +214,11 @@ var (
 // header to a blank line or the next header) a line that starts with a
 // number must be a complete row: otherwise, as for an unknown column or test,
 // an OMB version outside 5.x to 7.x, a benchmark without rows, a negative or
-// non-finite figure or a failed validation, ParseOSU returns an error naming
+// non-finite figure or a failed validation, Parse returns an error naming
 // the line. Output without any OSU header is not OSU output; blank output is
 // results.ErrNoSamples.
-func ParseOSU(data []byte) ([]results.Sample, error) {
-	p := osuParser{}
+func Parse(data []byte) ([]results.Sample, error) {
+	p := parser{}
 	for line := range strings.Lines(string(data)) {
 		p.lineNo++
 		if err := p.parseLine(line); err != nil {
@@ -235,27 +238,27 @@ func ParseOSU(data []byte) ([]results.Sample, error) {
 	return p.samples, nil
 }
 
-// osuParser holds the state of one pass over the output.
-type osuParser struct {
+// parser holds the state of one pass over the output.
+type parser struct {
 	lineNo     int
 	seenHeader bool
-	run        *osuRun
+	run        *run
 	samples    []results.Sample
 }
 
-// osuRun is one benchmark's output, from its header line on.
-type osuRun struct {
+// run is one benchmark's output, from its header line on.
+type run struct {
 	test    string
 	line    int               // of its header
 	tag     string            // its launcher prefix: lines with another are not its output
 	labels  map[string]string // labels of all its samples
-	cols    []osuColumn       // the current table's columns; nil outside a table
-	profile osuColumn         // metric of the next osu_mbw_mr -W window table
+	cols    []column          // the current table's columns; nil outside a table
+	profile column            // metric of the next osu_mbw_mr -W window table
 	rows    int
 }
 
-func (p *osuParser) parseLine(raw string) error {
-	line, tag, ok := osuStripPrefix(strings.TrimRight(raw, "\r\n"))
+func (p *parser) parseLine(raw string) error {
+	line, tag, ok := stripPrefix(strings.TrimRight(raw, "\r\n"))
 	if !ok {
 		return nil
 	}
@@ -274,19 +277,19 @@ func (p *osuParser) parseLine(raw string) error {
 		return fmt.Errorf("line %d: %s failed validation: %q", p.lineNo, r.test, text)
 	case text[0] == '#':
 		return p.comment(strings.TrimSpace(text[1:]))
-	case r.cols != nil && osuRowLike(text):
+	case r.cols != nil && rowLike(text):
 		return p.row(text)
 	}
 	return nil // noise: launcher and library messages, harness trailers
 }
 
-// osuStripPrefix removes a launcher's rank prefix and returns it as tag; ok
+// stripPrefix removes a launcher's rank prefix and returns it as tag; ok
 // is false for lines a launcher tagged as standard error.
-func osuStripPrefix(line string) (rest, tag string, ok bool) {
+func stripPrefix(line string) (rest, tag string, ok bool) {
 	if line == "" || (line[0] != '[' && strings.IndexByte(line, ':') < 0) {
 		return line, "", true
 	}
-	m := osuRankPrefix.FindStringSubmatchIndex(line)
+	m := rankPrefix.FindStringSubmatchIndex(line)
 	if m == nil {
 		return line, "", true
 	}
@@ -297,30 +300,30 @@ func osuStripPrefix(line string) (rest, tag string, ok bool) {
 }
 
 // startRun ends the current benchmark and starts the one of header.
-func (p *osuParser) startRun(header, tag string) error {
+func (p *parser) startRun(header, tag string) error {
 	p.seenHeader = true
 	if err := p.endRun(); err != nil {
 		return err
 	}
-	test, labels, err := osuParseHeader(header)
+	test, labels, err := parseHeader(header)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", p.lineNo, err)
 	}
-	p.run = &osuRun{test: test, line: p.lineNo, tag: tag, labels: labels}
+	p.run = &run{test: test, line: p.lineNo, tag: tag, labels: labels}
 	return nil
 }
 
-// osuParseHeader reads the test, the accelerator and the version from a
+// parseHeader reads the test, the accelerator and the version from a
 // benchmark's header line.
-func osuParseHeader(header string) (test string, labels map[string]string, err error) {
-	m := osuHeader.FindStringSubmatch(header)
+func parseHeader(header string) (test string, labels map[string]string, err error) {
+	m := headerRE.FindStringSubmatch(header)
 	if m == nil {
 		return "", nil, fmt.Errorf("unrecognized OSU header %q", header)
 	}
 	labels = map[string]string{results.LabelTool: "osu"}
 	title := m[1]
-	if a := osuAccelerator.FindStringSubmatchIndex(title); a != nil {
-		labels[osuLabelAccelerator] = strings.ReplaceAll(strings.ToLower(title[a[2]:a[3]]), " ", "_")
+	if a := accelerator.FindStringSubmatchIndex(title); a != nil {
+		labels[labelAccelerator] = strings.ReplaceAll(strings.ToLower(title[a[2]:a[3]]), " ", "_")
 		title = title[:a[0]] + title[a[1]:]
 	}
 	if m[2] != "" {
@@ -330,7 +333,7 @@ func osuParseHeader(header string) (test string, labels map[string]string, err e
 		}
 		labels[results.LabelToolVersion] = m[2] + m[3]
 	}
-	test, ok := osuTests[osuTitleKey(title)]
+	test, ok := tests[titleKey(title)]
 	if !ok {
 		return "", nil, fmt.Errorf("unknown OSU benchmark %q in header %q", title, header)
 	}
@@ -338,7 +341,7 @@ func osuParseHeader(header string) (test string, labels map[string]string, err e
 }
 
 // endRun checks that the current benchmark, if any, printed rows.
-func (p *osuParser) endRun() error {
+func (p *parser) endRun() error {
 	r := p.run
 	p.run = nil
 	if r == nil || r.rows > 0 {
@@ -349,20 +352,20 @@ func (p *osuParser) endRun() error {
 
 // comment reads a line starting with "#" (text is what follows it): a column
 // header, or a setting that becomes a label.
-func (p *osuParser) comment(text string) error {
+func (p *parser) comment(text string) error {
 	r := p.run
 	// A column header starts with Size, or with a figure in tables without
 	// sizes (barriers).
-	if c, _, ok := osuMatchColumn(text); ok && (c.kind == osuColSize || c.kind == osuColFigure) {
-		cols, err := osuColumns(text, r.test)
+	if c, _, ok := matchColumn(text); ok && (c.kind == colSize || c.kind == colFigure) {
+		cols, err := columns(text, r.test)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", p.lineNo, err)
 		}
 		r.cols = cols
 		return nil
 	}
-	if windows, ok := osuWindowSizes(text); ok && r.profile.metric != "" {
-		r.cols = osuWindowColumns(r.profile, windows)
+	if windows, ok := windowSizes(text); ok && r.profile.metric != "" {
+		r.cols = windowColumns(r.profile, windows)
 		return nil
 	}
 	return p.setting(text)
@@ -370,42 +373,42 @@ func (p *osuParser) comment(text string) error {
 
 // setting records the labels and table kinds announced by comment lines;
 // other comments are ignored.
-func (p *osuParser) setting(text string) error {
+func (p *parser) setting(text string) error {
 	r := p.run
-	if m := osuDatatype.FindStringSubmatch(text); m != nil {
-		r.labels[osuLabelDatatype] = m[1]
-	} else if m := osuBuffers.FindStringSubmatch(text); m != nil {
-		r.labels[osuLabelSrcBuffer] = strings.ToLower(m[1])
-		r.labels[osuLabelDstBuffer] = strings.ToLower(m[2])
-	} else if m := osuPairs.FindStringSubmatch(text); m != nil {
-		r.labels[osuLabelPairs] = m[1]
+	if m := datatype.FindStringSubmatch(text); m != nil {
+		r.labels[labelDatatype] = m[1]
+	} else if m := buffers.FindStringSubmatch(text); m != nil {
+		r.labels[labelSrcBuffer] = strings.ToLower(m[1])
+		r.labels[labelDstBuffer] = strings.ToLower(m[2])
+	} else if m := pairs.FindStringSubmatch(text); m != nil {
+		r.labels[labelPairs] = m[1]
 		if m[2] != "varied" {
-			r.labels[osuLabelWindowSize] = m[2]
+			r.labels[labelWindowSize] = m[2]
 		}
-	} else if m := osuWindow.FindStringSubmatch(text); m != nil {
-		r.labels[osuLabelWindow] = m[1]
-	} else if m := osuSync.FindStringSubmatch(text); m != nil {
-		r.labels[osuLabelSync] = m[1]
+	} else if m := window.FindStringSubmatch(text); m != nil {
+		r.labels[labelWindow] = m[1]
+	} else if m := synchronization.FindStringSubmatch(text); m != nil {
+		r.labels[labelSync] = m[1]
 	} else if strings.HasPrefix(text, "Uni-directional Bandwidth (MB/sec)") {
-		r.profile = osuColumn{metric: "bandwidth", unit: "MB/s"}
+		r.profile = column{metric: "bandwidth", unit: "MB/s"}
 	} else if strings.HasPrefix(text, "Message Rate Profile") {
-		r.profile = osuColumn{metric: "message_rate", unit: "messages/s"}
+		r.profile = column{metric: "message_rate", unit: "messages/s"}
 	}
 	return nil
 }
 
-// osuMatchColumn matches the column title that text starts with, the longest
+// matchColumn matches the column title that text starts with, the longest
 // if several do; n is its length.
-func osuMatchColumn(text string) (col osuColumn, n int, ok bool) {
-	if m := osuPercentile.FindStringSubmatch(text); m != nil {
+func matchColumn(text string) (col column, n int, ok bool) {
+	if m := percentile.FindStringSubmatch(text); m != nil {
 		metric := "latency_p" + m[1]
 		unit := "us"
 		if strings.HasPrefix(m[2], "BW") {
 			metric, unit = "bandwidth_p"+m[1], "MB/s"
 		}
-		return osuColumn{metric: metric, unit: unit}, len(strings.TrimSpace(m[0])), true
+		return column{metric: metric, unit: unit}, len(strings.TrimSpace(m[0])), true
 	}
-	for title, c := range osuColumnTitles {
+	for title, c := range columnTitles {
 		if len(title) > n && len(text) >= len(title) && strings.EqualFold(text[:len(title)], title) &&
 			(len(text) == len(title) || text[len(title)] == ' ' || text[len(title)] == '\t') {
 			col, n, ok = c, len(title), true
@@ -414,13 +417,13 @@ func osuMatchColumn(text string) (col osuColumn, n int, ok bool) {
 	return col, n, ok
 }
 
-// osuColumns maps the titles of a column header line to columns of test.
-func osuColumns(text, test string) ([]osuColumn, error) {
-	var cols []osuColumn
-	seen := map[osuColumn]bool{}
+// columns maps the titles of a column header line to columns of test.
+func columns(text, test string) ([]column, error) {
+	var cols []column
+	seen := map[column]bool{}
 	figures := 0
 	for rest := text; rest != ""; rest = strings.TrimLeft(rest, " \t") {
-		c, n, ok := osuMatchColumn(rest)
+		c, n, ok := matchColumn(rest)
 		if !ok {
 			name, _, _ := strings.Cut(strings.ReplaceAll(rest, "\t", "  "), "  ")
 			return nil, fmt.Errorf("unknown OSU column %q in %q", name, "# "+text)
@@ -430,11 +433,11 @@ func osuColumns(text, test string) ([]osuColumn, error) {
 				c.metric = "bi" + c.metric
 			}
 		}
-		if seen[c] || (c.kind == osuColSize && len(cols) > 0) {
+		if seen[c] || (c.kind == colSize && len(cols) > 0) {
 			return nil, fmt.Errorf("OSU column %q repeated or out of place in %q", rest[:n], "# "+text)
 		}
 		seen[c] = true
-		if c.kind == osuColFigure {
+		if c.kind == colFigure {
 			figures++
 		}
 		cols = append(cols, c)
@@ -446,21 +449,21 @@ func osuColumns(text, test string) ([]osuColumn, error) {
 	return cols, nil
 }
 
-// osuWindowSizes reads the header of an osu_mbw_mr -W table: "#   1   2   4 ...".
-func osuWindowSizes(text string) ([]string, bool) {
+// windowSizes reads the header of an osu_mbw_mr -W table: "#   1   2   4 ...".
+func windowSizes(text string) ([]string, bool) {
 	fields := strings.Fields(text)
 	for _, f := range fields {
-		if !allDigits(f) {
+		if !digits.All(f) {
 			return nil, false
 		}
 	}
 	return fields, len(fields) > 0
 }
 
-// osuWindowColumns are the columns of an osu_mbw_mr -W table: the size, then
+// windowColumns are the columns of an osu_mbw_mr -W table: the size, then
 // the profile's metric for each window size.
-func osuWindowColumns(profile osuColumn, windows []string) []osuColumn {
-	cols := []osuColumn{{kind: osuColSize}}
+func windowColumns(profile column, windows []string) []column {
+	cols := []column{{kind: colSize}}
 	for _, w := range windows {
 		c := profile
 		c.window = w
@@ -469,10 +472,10 @@ func osuWindowColumns(profile osuColumn, windows []string) []osuColumn {
 	return cols
 }
 
-// osuRowLike tells a line that is meant as a table row, whose first field is
+// rowLike tells a line that is meant as a table row, whose first field is
 // a number (possibly negative or not finite), from the messages that
 // launchers and libraries interleave.
-func osuRowLike(text string) bool {
+func rowLike(text string) bool {
 	first, _, _ := strings.Cut(text, " ")
 	first, _, _ = strings.Cut(first, "\t")
 	switch strings.TrimLeft(strings.ToLower(first), "+-") {
@@ -489,7 +492,7 @@ func osuRowLike(text string) bool {
 }
 
 // row turns one table row into samples.
-func (p *osuParser) row(text string) error {
+func (p *parser) row(text string) error {
 	r := p.run
 	fields := strings.Fields(text)
 	if len(fields) != len(r.cols) {
@@ -499,18 +502,18 @@ func (p *osuParser) row(text string) error {
 	labels := maps.Clone(r.labels)
 	values := make([]float64, len(fields))
 	for i, f := range fields {
-		v, err := osuField(r.cols[i], f, labels)
+		v, err := field(r.cols[i], f, labels)
 		if err != nil {
 			return fmt.Errorf("line %d: %s row %q: %w", p.lineNo, r.test, text, err)
 		}
 		values[i] = v
 	}
 	last := len(r.cols) - 1
-	for last > 0 && r.cols[last].kind != osuColFigure {
+	for last > 0 && r.cols[last].kind != colFigure {
 		last--
 	}
 	for i, c := range r.cols {
-		if c.kind != osuColFigure {
+		if c.kind != colFigure {
 			continue
 		}
 		s := results.Sample{Test: r.test, Metric: c.metric, Value: values[i], Unit: c.unit, Labels: labels}
@@ -518,7 +521,7 @@ func (p *osuParser) row(text string) error {
 			s.Labels = maps.Clone(labels) // each sample owns its labels
 		}
 		if c.window != "" {
-			s.Labels[osuLabelWindowSize] = c.window
+			s.Labels[labelWindowSize] = c.window
 		}
 		p.samples = append(p.samples, s)
 	}
@@ -529,55 +532,55 @@ func (p *osuParser) row(text string) error {
 	return nil
 }
 
-// errOSUValidation is a row whose Validation column says Fail: the figure
+// errValidation is a row whose Validation column says Fail: the figure
 // was measured on wrong data, so it is not a result.
-var errOSUValidation = errors.New("validation failed")
+var errValidation = errors.New("validation failed")
 
-// osuField reads field f of column c: a figure is returned, a label is set
+// field reads field f of column c: a figure is returned, a label is set
 // in labels (the size column comes first, so errors can name the size).
-func osuField(c osuColumn, f string, labels map[string]string) (float64, error) {
+func field(c column, f string, labels map[string]string) (float64, error) {
 	switch c.kind {
-	case osuColFigure:
-		return osuFigure(f)
-	case osuColValidation:
+	case colFigure:
+		return figure(f)
+	case colValidation:
 		switch f {
 		case "Pass":
-			labels[osuLabelValidation] = "pass"
+			labels[labelValidation] = "pass"
 			return 0, nil
 		case "Fail":
 			if size, ok := labels[results.LabelMsgSize]; ok {
-				return 0, fmt.Errorf("%w at message size %s", errOSUValidation, size)
+				return 0, fmt.Errorf("%w at message size %s", errValidation, size)
 			}
-			return 0, errOSUValidation
+			return 0, errValidation
 		}
 		return 0, fmt.Errorf("validation status %q is neither Pass nor Fail", f)
 	}
-	n, err := osuCount(f)
+	n, err := count(f)
 	if err != nil {
 		return 0, err
 	}
-	labels[osuCountLabel(c.kind)] = strconv.FormatUint(n, 10)
+	labels[countLabel(c.kind)] = strconv.FormatUint(n, 10)
 	return 0, nil
 }
 
-// osuCountLabel is the label of a column that holds a count.
-func osuCountLabel(k osuColKind) string {
+// countLabel is the label of a column that holds a count.
+func countLabel(k colKind) string {
 	switch k {
-	case osuColSize:
+	case colSize:
 		return results.LabelMsgSize
-	case osuColIterations:
-		return osuLabelIterations
+	case colIterations:
+		return labelIterations
 	}
-	return osuLabelTransmitSize
+	return labelTransmitSize
 }
 
-// osuFigure parses a figure as OMB prints it ("%.2f"): a finite,
+// figure parses a figure as OMB prints it ("%.2f"): a finite,
 // non-negative decimal number.
-func osuFigure(f string) (float64, error) {
-	if strings.HasPrefix(f, "-") && allDigits(strings.ReplaceAll(f[1:], ".", "")) {
+func figure(f string) (float64, error) {
+	if strings.HasPrefix(f, "-") && digits.All(strings.ReplaceAll(f[1:], ".", "")) {
 		return 0, fmt.Errorf("negative figure %q", f)
 	}
-	if !plainDecimal(f) {
+	if !digits.PlainDecimal(f) {
 		return 0, fmt.Errorf("%q is not a finite non-negative number", f)
 	}
 	v, err := strconv.ParseFloat(f, 64)
@@ -587,9 +590,9 @@ func osuFigure(f string) (float64, error) {
 	return v, nil
 }
 
-// osuCount parses a size or a count: a non-negative decimal integer.
-func osuCount(f string) (uint64, error) {
-	if !allDigits(f) {
+// count parses a size or a count: a non-negative decimal integer.
+func count(f string) (uint64, error) {
+	if !digits.All(f) {
 		return 0, fmt.Errorf("%q is not a non-negative integer", f)
 	}
 	n, err := strconv.ParseUint(f, 10, 64)

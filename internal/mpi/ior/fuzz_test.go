@@ -1,4 +1,4 @@
-package mpi
+package ior
 
 import (
 	"math"
@@ -7,14 +7,14 @@ import (
 	"github.com/benchwright/benchwright/test/fixtures"
 )
 
-func FuzzParseIOR(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	fixtures.AddSeeds(f, "testdata/ior_*", "testdata/real/ior_*", "ior/*.txt")
-	f.Add([]byte(iorText400))
-	f.Add([]byte(iorJSON400))
+	f.Add([]byte(text400))
+	f.Add([]byte(json400))
 	f.Add([]byte("Summary:\napi = MPIIO-x (version=3)\nclients = 9223372036854775807\nxfersize = 9223372036854775807 PiB\n\n" +
 		"access bw(MiB/s) iter\nwrite 1e308 0\nFinished: now\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		samples, err := ParseIOR(data)
+		samples, err := Parse(data)
 		if err == nil && len(samples) == 0 {
 			t.Fatal("no samples and no error")
 		}

@@ -1,4 +1,4 @@
-package mpi
+package imb
 
 import (
 	"math"
@@ -7,13 +7,13 @@ import (
 	"github.com/benchwright/benchwright/test/fixtures"
 )
 
-func FuzzParseIMB(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	fixtures.AddTruncatedSeeds(f, "imb/*.txt", "testdata/real/imb_*")
-	f.Add([]byte(imbBanner2021 + imbPingPongHeader + "         1024         1000         2.00       512.00\n"))
-	f.Add([]byte("[1,0]<stdout>:" + imbBanner41 + "# Benchmarking Multi-Barrier\n# ( 2 groups of 2 processes each running simultaneous )\n" +
+	f.Add([]byte(banner2021 + pingPongHeader + "         1024         1000         2.00       512.00\n"))
+	f.Add([]byte("[1,0]<stdout>:" + banner41 + "# Benchmarking Multi-Barrier\n# ( 2 groups of 2 processes each running simultaneous )\n" +
 		"        Group #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n\n            0         1000         7.00         9.00         8.00\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		samples, err := ParseIMB(data)
+		samples, err := Parse(data)
 		if err != nil {
 			if samples != nil {
 				t.Fatalf("samples with error %v", err)

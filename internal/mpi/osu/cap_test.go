@@ -1,4 +1,4 @@
-package mpi
+package osu
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 // A log of more rows than a run keeps stops the parser at the cap, whatever
 // the bytes cap lets through: OSU rows are a few bytes each.
-func TestParseOSUSamplesCapped(t *testing.T) {
+func TestParseSamplesCapped(t *testing.T) {
 	osu := func(rows int) []byte {
 		var b bytes.Buffer
 		b.WriteString("# OSU MPI Latency Test v7.5\n# Size       Avg Latency(us)\n")
@@ -20,10 +20,10 @@ func TestParseOSUSamplesCapped(t *testing.T) {
 		}
 		return b.Bytes()
 	}
-	if _, err := ParseOSU(osu(results.MaxRunSamples + 1)); !errors.Is(err, results.ErrTooManySamples) {
+	if _, err := Parse(osu(results.MaxRunSamples + 1)); !errors.Is(err, results.ErrTooManySamples) {
 		t.Errorf("%d rows: error %v, want ErrTooManySamples", results.MaxRunSamples+1, err)
 	}
-	if s, err := ParseOSU(osu(results.MaxRunSamples)); err != nil || len(s) != results.MaxRunSamples {
+	if s, err := Parse(osu(results.MaxRunSamples)); err != nil || len(s) != results.MaxRunSamples {
 		t.Errorf("%d rows: %d samples, %v", results.MaxRunSamples, len(s), err)
 	}
 }
