@@ -455,6 +455,12 @@ func (w *MPIBenchmarkWrapper) Implementation(impl benchv1.MPIImplementation) *MP
 	return w
 }
 
+// Image sets the image of the MPI pods.
+func (w *MPIBenchmarkWrapper) Image(image string) *MPIBenchmarkWrapper {
+	w.MPIBenchmark.Spec.MPI.Image = image
+	return w
+}
+
 // Env adds an environment variable of the MPI run.
 func (w *MPIBenchmarkWrapper) Env(name, value string) *MPIBenchmarkWrapper {
 	w.MPIBenchmark.Spec.MPI.Env = append(w.MPIBenchmark.Spec.MPI.Env, benchv1.EnvVar{Name: name, Value: value})
