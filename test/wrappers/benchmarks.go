@@ -208,27 +208,21 @@ func (w *StorageBenchmarkWrapper) Volumes(v benchv1.StorageVolumes) *StorageBenc
 	return w
 }
 
-// FioJobs runs fio with the jobs added to those already there (no dd).
-func (w *StorageBenchmarkWrapper) FioJobs(jobs ...benchv1.FioJob) *StorageBenchmarkWrapper {
-	w.fio().Jobs = append(w.StorageBenchmark.Spec.Fio.Jobs, jobs...)
+// Fio runs fio with spec (no dd).
+func (w *StorageBenchmarkWrapper) Fio(spec benchv1.FioSpec) *StorageBenchmarkWrapper {
+	w.StorageBenchmark.Spec.Fio, w.StorageBenchmark.Spec.DD = spec.DeepCopy(), nil
 	return w
 }
 
-// FioPreset runs fio with a preset (no dd).
+// FioJobs runs fio with these jobs (no dd), keeping the other fio settings.
+func (w *StorageBenchmarkWrapper) FioJobs(jobs ...benchv1.FioJob) *StorageBenchmarkWrapper {
+	w.fio().Jobs = jobs
+	return w
+}
+
+// FioPreset runs fio with a preset (no dd), keeping the other fio settings.
 func (w *StorageBenchmarkWrapper) FioPreset(p benchv1.FioPreset) *StorageBenchmarkWrapper {
 	w.fio().Preset = p
-	return w
-}
-
-// FioSize sets fio's default size per job and file (no dd).
-func (w *StorageBenchmarkWrapper) FioSize(size string) *StorageBenchmarkWrapper {
-	w.fio().Size = size
-	return w
-}
-
-// FioRuntime sets fio's default runtime per job (no dd).
-func (w *StorageBenchmarkWrapper) FioRuntime(d time.Duration) *StorageBenchmarkWrapper {
-	w.fio().Runtime = duration(d)
 	return w
 }
 
