@@ -591,6 +591,12 @@ func (w *NetworkBenchmarkWrapper) HostNetwork() *NetworkBenchmarkWrapper {
 	return w
 }
 
+// Image sets the image of the pods.
+func (w *NetworkBenchmarkWrapper) Image(image string) *NetworkBenchmarkWrapper {
+	w.NetworkBenchmark.Spec.Image = image
+	return w
+}
+
 // ChipletPairs generates the pairs from the first CPU of chiplet from to
 // each chiplet, in the scopes.
 func (w *NetworkBenchmarkWrapper) ChipletPairs(from int32, scopes ...benchv1.NetworkScope) *NetworkBenchmarkWrapper {
