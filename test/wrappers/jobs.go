@@ -7,6 +7,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
 
@@ -27,6 +29,24 @@ func (w *JobWrapper) Clone() *JobWrapper { return &JobWrapper{*w.DeepCopy()} }
 // Label adds a label.
 func (w *JobWrapper) Label(k, v string) *JobWrapper {
 	mergeLabels(&w.ObjectMeta.Labels, map[string]string{k: v})
+	return w
+}
+
+// UID sets metadata.uid.
+func (w *JobWrapper) UID(uid string) *JobWrapper {
+	w.ObjectMeta.UID = types.UID(uid)
+	return w
+}
+
+// Labels adds labels.
+func (w *JobWrapper) Labels(labels map[string]string) *JobWrapper {
+	mergeLabels(&w.ObjectMeta.Labels, labels)
+	return w
+}
+
+// ControlledBy makes owner, of kind gvk, the Job's controller.
+func (w *JobWrapper) ControlledBy(owner metav1.Object, gvk schema.GroupVersionKind) *JobWrapper {
+	w.OwnerReferences = append(w.OwnerReferences, *metav1.NewControllerRef(owner, gvk))
 	return w
 }
 
