@@ -479,6 +479,18 @@ func (w *MPIBenchmarkWrapper) Iterations(n int32) *MPIBenchmarkWrapper {
 	return w
 }
 
+// WarmupIterations sets the iterations per message size that do not count.
+func (w *MPIBenchmarkWrapper) WarmupIterations(n int32) *MPIBenchmarkWrapper {
+	w.MPIBenchmark.Spec.WarmupIterations = &n
+	return w
+}
+
+// ExtraArgs adds arguments of the benchmark program.
+func (w *MPIBenchmarkWrapper) ExtraArgs(args ...string) *MPIBenchmarkWrapper {
+	w.MPIBenchmark.Spec.MPI.ExtraArgs = append(w.MPIBenchmark.Spec.MPI.ExtraArgs, args...)
+	return w
+}
+
 // State sets status.state.
 func (w *MPIBenchmarkWrapper) State(s benchv1.BenchmarkState) *MPIBenchmarkWrapper {
 	w.Status.State = s
