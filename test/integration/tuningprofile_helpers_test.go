@@ -29,6 +29,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/tuning"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // tuningEnv is one test's namespace (where the tuner DaemonSets go), the
@@ -375,18 +376,10 @@ func (k *tunerNodes) start(ctx context.Context, ds *appsv1.DaemonSet, node, name
 	if err != nil || strconv.FormatInt(cfg.Generation, 10) != generation {
 		return // the ConfigMap is not there yet: the real tuner waits too
 	}
-	annotations := map[string]string{templateHashAnnotation: templateHash(ds), restoreAnnotation: strconv.FormatBool(cfg.Restore)}
-	for key, v := range ds.Spec.Template.Annotations {
-		annotations[key] = v
-	}
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: k.ns, Labels: ds.Spec.Template.Labels, Annotations: annotations,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))},
-		},
-		Spec: *ds.Spec.Template.Spec.DeepCopy(),
-	}
-	pod.Spec.NodeName = node
+	pod := wrappers.MakePod(name, k.ns).Labels(ds.Spec.Template.Labels).
+		Annotations(map[string]string{templateHashAnnotation: templateHash(ds), restoreAnnotation: strconv.FormatBool(cfg.Restore)}).
+		Annotations(ds.Spec.Template.Annotations).
+		ControlledBy(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")).Spec(ds.Spec.Template.Spec).NodeName(node).Obj()
 	if err := k8sClient.Create(ctx, pod); err != nil {
 		k.report(ctx, "creating tuner pod %s: %v", name, err)
 		return
