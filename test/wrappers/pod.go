@@ -102,12 +102,6 @@ func (w *PodWrapper) Reason(reason, message string) *PodWrapper {
 	return w
 }
 
-// IP sets status.podIP and status.podIPs.
-func (w *PodWrapper) IP(ip string) *PodWrapper {
-	w.Status.PodIP, w.Status.PodIPs = ip, []corev1.PodIP{{IP: ip}}
-	return w
-}
-
 // Condition adds a status condition.
 func (w *PodWrapper) Condition(c corev1.PodCondition) *PodWrapper {
 	w.Status.Conditions = append(w.Status.Conditions, c)

@@ -36,12 +36,16 @@ func TestBenchmarks(t *testing.T) {
 		t.Errorf("MPIBenchmark (-want +got):\n%s", diff)
 	}
 
-	gotStorage := MakeStorageBenchmark("db", "perf").NodeSelector(map[string]string{"disk": "nvme"}).
+	atLeast := benchv1.Expectation{Test: "r", Metric: "read_iops", AtLeast: ptr.To(1000.0)}
+	gotStorage := MakeStorageBenchmark("db", "perf").NodeSelector(map[string]string{"disk": "nvme"}).MaxRetries(2).Expectations(atLeast).
 		Claims(2, "100Gi", "premium-rwo").Block().FioJobs(benchv1.FioJob{Name: "r", RW: "randread"}).Obj()
 	wantStorage := &benchv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "perf"},
 		Spec: benchv1.StorageBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{NodeSelector: map[string]string{"disk": "nvme"}}},
+			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{
+				Placement: benchv1.Placement{NodeSelector: map[string]string{"disk": "nvme"}}, MaxRetries: 2,
+				Expectations: []benchv1.Expectation{atLeast},
+			},
 			Volumes: benchv1.StorageVolumes{
 				Count: 2, Size: ptr.To(resource.MustParse("100Gi")), StorageClassName: ptr.To("premium-rwo"),
 				VolumeMode: ptr.To(corev1.PersistentVolumeBlock),
