@@ -69,7 +69,7 @@ func (w *StorageBenchmarkWrapper) UID(uid string) *StorageBenchmarkWrapper {
 
 // Label adds a label.
 func (w *StorageBenchmarkWrapper) Label(k, v string) *StorageBenchmarkWrapper {
-	mergeLabels(&w.ObjectMeta.Labels, map[string]string{k: v})
+	mergeLabels(&w.Labels, map[string]string{k: v})
 	return w
 }
 
@@ -322,7 +322,7 @@ func (w *MPIBenchmarkWrapper) UID(uid string) *MPIBenchmarkWrapper {
 
 // Label adds a label.
 func (w *MPIBenchmarkWrapper) Label(k, v string) *MPIBenchmarkWrapper {
-	mergeLabels(&w.ObjectMeta.Labels, map[string]string{k: v})
+	mergeLabels(&w.Labels, map[string]string{k: v})
 	return w
 }
 
@@ -557,7 +557,7 @@ func (w *NetworkBenchmarkWrapper) UID(uid string) *NetworkBenchmarkWrapper {
 
 // Label adds a label.
 func (w *NetworkBenchmarkWrapper) Label(k, v string) *NetworkBenchmarkWrapper {
-	mergeLabels(&w.ObjectMeta.Labels, map[string]string{k: v})
+	mergeLabels(&w.Labels, map[string]string{k: v})
 	return w
 }
 
