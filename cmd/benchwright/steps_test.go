@@ -15,6 +15,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // launchFile writes a launch file with one step per argv.
@@ -129,11 +130,10 @@ func TestStepsCommandForwardsSignals(t *testing.T) {
 				codes <- code
 			}()
 			// "ready" on a line of its own: the header line quotes the script too.
-			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stdout.String(), "\nready\n"); time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the step did not start:\n%s", stdout.String())
-				}
-			}
+			util.WaitFor(t, 10*time.Second, "the step to start", func() (bool, string) {
+				o := stdout.String()
+				return strings.Contains(o, "\nready\n"), "\n" + o
+			})
 			sigs <- sig
 			if code := <-codes; code != want {
 				t.Errorf("exit code %d, want %d", code, want)

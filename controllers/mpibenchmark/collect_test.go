@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
@@ -18,6 +17,7 @@ import (
 	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/fixtures"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // stepLog builds a launcher log as `benchwright steps` prints it.
@@ -62,16 +62,12 @@ func mustParse(t *testing.T, parse func([]byte) ([]results.Sample, error), data 
 	return out
 }
 
-func osuBench(tests ...string) *benchv1.MPIBenchmark {
-	return newBench(func(b *benchv1.MPIBenchmark) { b.Spec.Tests = tests })
-}
-
 func TestParseLauncherLog(t *testing.T) {
 	latency := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt")
 	bw := fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
-	two := osuBench("osu_latency", "osu_bw")
+	two := latBench().Tests("osu_latency", "osu_bw").Obj()
 	twoLaunch := mustLaunch(t, two)
-	one := osuBench("osu_latency")
+	one := latBench().Obj()
 	oneLaunch := mustLaunch(t, one)
 	argvLat, argvBW := twoLaunch.Steps[0].Argv, twoLaunch.Steps[1].Argv
 	header := "mpirun -np 2 --map-by ppr:1:node --bind-to core --report-bindings --mca btl_vader_single_copy_mechanism none osu_latency"
@@ -230,7 +226,7 @@ func TestParseLauncherLog(t *testing.T) {
 // osu_latency, 0 to 4 MiB.
 func TestParseLauncherLogOSUFigures(t *testing.T) {
 	latency := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt")
-	b := osuBench("osu_latency")
+	b := latBench().Obj()
 	l := mustLaunch(t, b)
 	got, err := parseLauncherLog(b, l, newStepLog(1, "").step(1, l.Steps[0].Argv, latency, exit(0)).bytes())
 	if err != nil {
@@ -261,9 +257,7 @@ func TestParseLauncherLogOSUFigures(t *testing.T) {
 // asked for (a default run prints all of them): only the step's tests count.
 func TestParseLauncherLogKeepsTheStepsTests(t *testing.T) {
 	full := fixtures.Read(t, "imb/imb_mpi1_v4.1_full_2proc_aarch64.txt")
-	b := newBench(func(b *benchv1.MPIBenchmark) {
-		b.Spec.Suite, b.Spec.Tests = benchv1.SuiteIMB, []string{"PingPong", "Allreduce"}
-	})
+	b := latBench().Suite(benchv1.SuiteIMB).Tests("PingPong", "Allreduce").Obj()
 	l := mustLaunch(t, b)
 	if len(l.Steps) != 1 {
 		t.Fatalf("IMB launch has %d steps, want 1", len(l.Steps))
@@ -295,12 +289,7 @@ func TestParseLauncherLogKeepsTheStepsTests(t *testing.T) {
 }
 
 func TestLabelSamples(t *testing.T) {
-	b := newBench(func(b *benchv1.MPIBenchmark) {
-		b.Labels = map[string]string{benchv1.CampaignLabel: "q1"}
-		b.Spec.Tuning = "hpc-net"
-		b.Spec.WarmupRepetitions = 1
-		b.Spec.MPI.Implementation = benchv1.OpenMPI
-	})
+	b := latBench().Label(benchv1.CampaignLabel, "q1").Tuning("hpc-net").WarmupRepetitions(1).Implementation(benchv1.OpenMPI).Obj()
 	finished := time.Date(2025, 3, 4, 11, 0, 0, 0, time.UTC)
 	printed := time.Date(2025, 3, 4, 10, 59, 0, 0, time.UTC)
 	samples := []results.Sample{
@@ -332,14 +321,13 @@ func TestLabelSamples(t *testing.T) {
 }
 
 func TestWorkerNodes(t *testing.T) {
-	onNode := func(p *corev1.Pod, node string) *corev1.Pod { p.Spec.NodeName = node; return p }
 	pods := []*corev1.Pod{
-		onNode(pod("lat-r0-worker-1", roleWorker, corev1.PodRunning), "gke-b"),
-		onNode(pod("lat-r0-launcher-x", roleLauncher, corev1.PodSucceeded), "gke-c"),
-		onNode(pod("lat-r0-worker-0", roleWorker, corev1.PodRunning), "gke-a"),
-		onNode(pod("lat-r0-worker-2", roleWorker, corev1.PodRunning), "gke-a"),
-		pod("lat-r0-worker-3", roleWorker, corev1.PodPending),
-		{ObjectMeta: metav1.ObjectMeta{Name: "x"}, Spec: corev1.PodSpec{NodeName: "gke-d"}},
+		pod("lat-r0-worker-1", roleWorker, corev1.PodRunning).NodeName("gke-b").Obj(),
+		pod("lat-r0-launcher-x", roleLauncher, corev1.PodSucceeded).NodeName("gke-c").Obj(),
+		pod("lat-r0-worker-0", roleWorker, corev1.PodRunning).NodeName("gke-a").Obj(),
+		pod("lat-r0-worker-2", roleWorker, corev1.PodRunning).NodeName("gke-a").Obj(),
+		pod("lat-r0-worker-3", roleWorker, corev1.PodPending).Obj(),
+		wrappers.MakePod("x", "").NodeName("gke-d").Obj(),
 	}
 	if diff := cmp.Diff([]string{"gke-a", "gke-b"}, workerNodes(pods)); diff != "" {
 		t.Errorf("workerNodes (-want +got):\n%s", diff)

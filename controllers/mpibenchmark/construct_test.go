@@ -18,6 +18,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // quantities compare by value (resource.Quantity has unexported fields).
@@ -25,28 +26,15 @@ var quantities = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b
 
 const testImage = "ghcr.io/benchwright/mpi-openmpi:v0.1.0"
 
-// newBench is an off-node osu_latency (2 nodes x 1 rank, OpenMPI) in pool
-// c2d, 3 repetitions; mods change it.
-func newBench(mods ...func(*benchv1.MPIBenchmark)) *benchv1.MPIBenchmark {
-	b := &benchv1.MPIBenchmark{
-		ObjectMeta: metav1.ObjectMeta{Name: "lat", Namespace: "hpc", UID: "0b6f1c9e-uid"},
-		Spec: benchv1.MPIBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{Pool: "c2d"}, RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3}},
-			Suite:               benchv1.SuiteOSU,
-			Tests:               []string{"osu_latency"},
-			Layout:              benchv1.MPILayout{Nodes: 2, RanksPerNode: 1},
-		},
-	}
-	for _, m := range mods {
-		m(b)
-	}
-	return b
+// latBench is an off-node osu_latency (2 nodes x 1 rank, OpenMPI) in pool
+// c2d, 3 repetitions.
+func latBench() *wrappers.MPIBenchmarkWrapper {
+	return wrappers.MakeMPIBenchmark("lat", "hpc").UID("0b6f1c9e-uid").Pool("c2d").Repetitions(3).Tests("osu_latency").Layout(2, 1)
 }
 
-func withIOR(settings benchv1.IORSettings) func(*benchv1.MPIBenchmark) {
-	return func(b *benchv1.MPIBenchmark) {
-		b.Spec.Suite, b.Spec.Tests, b.Spec.IOR = benchv1.SuiteIOR, []string{"write", "read"}, &settings
-	}
+// iorBench is latBench writing and reading with IOR.
+func iorBench(settings benchv1.IORSettings) *wrappers.MPIBenchmarkWrapper {
+	return latBench().IOR(settings).Tests("write", "read")
 }
 
 func mustLaunch(t *testing.T, b *benchv1.MPIBenchmark) *mpi.Launch {
@@ -58,7 +46,7 @@ func mustLaunch(t *testing.T, b *benchv1.MPIBenchmark) *mpi.Launch {
 	return l
 }
 
-// wantJob is the whole MPIJob of newBench() for repetition 1, attempt 0.
+// wantJob is the whole MPIJob of latBench() for repetition 1, attempt 0.
 func wantJob() *mpiv2.MPIJob {
 	labels := func(role string) map[string]string {
 		l := map[string]string{
@@ -196,9 +184,9 @@ func TestConstructMPIJob(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		mods   []func(*benchv1.MPIBenchmark)
-		params *jobParams          // default: repetition 1, attempt 0
-		want   func(*mpiv2.MPIJob) // edits wantJob()
+		bench  *wrappers.MPIBenchmarkWrapper // default: latBench()
+		params *jobParams                    // default: repetition 1, attempt 0
+		want   func(*mpiv2.MPIJob)           // edits wantJob()
 	}{
 		{
 			name: "defaults: OpenMPI in a pool, one worker per node",
@@ -215,66 +203,45 @@ func TestConstructMPIJob(t *testing.T) {
 			want:   func(j *mpiv2.MPIJob) { setRepAttempt(j, "lat-r2-a1", "2", "1") },
 		},
 		{
-			name: "slotsPerWorker is ranksPerNode, workers are layout.nodes",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-				b.Spec.Tests = []string{"osu_allreduce"}
-				b.Spec.Layout = benchv1.MPILayout{Nodes: 8, RanksPerNode: 56}
-			}},
+			name:  "slotsPerWorker is ranksPerNode, workers are layout.nodes",
+			bench: latBench().Tests("osu_allreduce").Layout(8, 56),
 			want: func(j *mpiv2.MPIJob) {
 				j.Spec.SlotsPerWorker = ptr.To[int32](56)
 				j.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker].Replicas = ptr.To[int32](8)
 			},
 		},
 		{
-			name: "activeDeadlineSeconds is the start plus the run timeout",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-				b.Spec.Timeouts = benchv1.Timeouts{
-					Start: &metav1.Duration{Duration: 5 * time.Minute}, Run: &metav1.Duration{Duration: 30 * time.Minute},
-				}
-			}},
-			want: func(j *mpiv2.MPIJob) { j.Spec.RunPolicy.ActiveDeadlineSeconds = ptr.To[int64](2100) },
+			name:  "activeDeadlineSeconds is the start plus the run timeout",
+			bench: latBench().StartTimeout(5 * time.Minute).RunTimeout(30 * time.Minute),
+			want:  func(j *mpiv2.MPIJob) { j.Spec.RunPolicy.ActiveDeadlineSeconds = ptr.To[int64](2100) },
 		},
 		{
-			name: "zero timeouts fall back to the defaults",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-				b.Spec.Timeouts = benchv1.Timeouts{Start: &metav1.Duration{}, Run: &metav1.Duration{Duration: 10 * time.Minute}}
-			}},
-			want: func(j *mpiv2.MPIJob) { j.Spec.RunPolicy.ActiveDeadlineSeconds = ptr.To[int64](900 + 600) },
+			name:  "zero timeouts fall back to the defaults",
+			bench: latBench().StartTimeout(0).RunTimeout(10 * time.Minute),
+			want:  func(j *mpiv2.MPIJob) { j.Spec.RunPolicy.ActiveDeadlineSeconds = ptr.To[int64](900 + 600) },
 		},
 		{
-			name: "MPICH: the launcher carries the environment -envlist forwards",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-				b.Spec.MPI.Implementation = benchv1.MPICH
-				b.Spec.MPI.Env = []benchv1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}, {Name: "MPIR_CVAR_ENABLE_GPU", Value: "0"}}
-			}},
+			name:  "MPICH: the launcher carries the environment -envlist forwards",
+			bench: latBench().Implementation(benchv1.MPICH).Env("FI_PROVIDER", "tcp").Env("MPIR_CVAR_ENABLE_GPU", "0"),
 			want: func(j *mpiv2.MPIJob) {
 				j.Spec.MPIImplementation = mpiv2.MPIImplementationMPICH
 				launcherSpec(j).Containers[0].Env = []corev1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}, {Name: "MPIR_CVAR_ENABLE_GPU", Value: "0"}, {Name: "UCX_NET_DEVICES", Value: "eth0"}}
 			},
 		},
 		{
-			name: "Intel MPI: the environment goes on the command line, not the launcher",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-				b.Spec.MPI.Implementation = benchv1.IntelMPI
-				b.Spec.MPI.Env = []benchv1.EnvVar{{Name: "I_MPI_FABRICS", Value: "shm:ofi"}}
-			}},
-			want: func(j *mpiv2.MPIJob) { j.Spec.MPIImplementation = mpiv2.MPIImplementationIntel },
+			name:  "Intel MPI: the environment goes on the command line, not the launcher",
+			bench: latBench().Implementation(benchv1.IntelMPI).Env("I_MPI_FABRICS", "shm:ofi"),
+			want:  func(j *mpiv2.MPIJob) { j.Spec.MPIImplementation = mpiv2.MPIImplementationIntel },
 		},
 		{
-			name: "explicit OpenMPI keeps OpenMPI, its env on the command line",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-				b.Spec.MPI.Implementation = benchv1.OpenMPI
-				b.Spec.MPI.Env = []benchv1.EnvVar{{Name: "UCX_TLS", Value: "tcp"}}
-			}},
-			want: func(*mpiv2.MPIJob) {},
+			name:  "explicit OpenMPI keeps OpenMPI, its env on the command line",
+			bench: latBench().Implementation(benchv1.OpenMPI).Env("UCX_TLS", "tcp"),
+			want:  func(*mpiv2.MPIJob) {},
 		},
 		{
 			name: "nodeSelector placement with tolerations, no pool",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-				b.Spec.Pool = ""
-				b.Spec.NodeSelector = map[string]string{"cloud.google.com/gke-nodepool": "hpc", "cloud.google.com/compact-placement-group": "p1"}
-				b.Spec.Tolerations = []corev1.Toleration{gpuToleration}
-			}},
+			bench: latBench().NodeSelector(map[string]string{"cloud.google.com/gke-nodepool": "hpc", "cloud.google.com/compact-placement-group": "p1"}).
+				Tolerations(gpuToleration),
 			want: func(j *mpiv2.MPIJob) {
 				bothPods(j, func(s *corev1.PodSpec) {
 					s.NodeSelector = map[string]string{"cloud.google.com/gke-nodepool": "hpc", "cloud.google.com/compact-placement-group": "p1"}
@@ -283,17 +250,15 @@ func TestConstructMPIJob(t *testing.T) {
 			},
 		},
 		{
-			name: "pool tolerations come first, the spec's are added",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-				b.Spec.Tolerations = []corev1.Toleration{gpuToleration}
-			}},
+			name:  "pool tolerations come first, the spec's are added",
+			bench: latBench().Tolerations(gpuToleration),
 			want: func(j *mpiv2.MPIJob) {
 				bothPods(j, func(s *corev1.PodSpec) { s.Tolerations = append(s.Tolerations, gpuToleration) })
 			},
 		},
 		{
-			name: "hostNetwork resolves cluster names with ClusterFirstWithHostNet",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) { b.Spec.Layout.HostNetwork = true }},
+			name:  "hostNetwork resolves cluster names with ClusterFirstWithHostNet",
+			bench: latBench().HostNetwork(),
 			want: func(j *mpiv2.MPIJob) {
 				bothPods(j, func(s *corev1.PodSpec) {
 					s.HostNetwork = true
@@ -302,13 +267,13 @@ func TestConstructMPIJob(t *testing.T) {
 			},
 		},
 		{
-			name: "resources go on the worker container only",
-			mods: []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) { b.Spec.MPI.Resources = resources.DeepCopy() }},
-			want: func(j *mpiv2.MPIJob) { workerSpec(j).Containers[0].Resources = resources },
+			name:  "resources go on the worker container only",
+			bench: latBench().Resources(resources),
+			want:  func(j *mpiv2.MPIJob) { workerSpec(j).Containers[0].Resources = resources },
 		},
 		{
-			name: "IOR without a claim writes to an emptyDir at /data on each worker",
-			mods: []func(*benchv1.MPIBenchmark){withIOR(benchv1.IORSettings{TransferSize: "1m", BlockSize: "16m"})},
+			name:  "IOR without a claim writes to an emptyDir at /data on each worker",
+			bench: iorBench(benchv1.IORSettings{TransferSize: "1m", BlockSize: "16m"}),
 			want: func(j *mpiv2.MPIJob) {
 				w := workerSpec(j)
 				w.Volumes = append(w.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
@@ -316,8 +281,8 @@ func TestConstructMPIJob(t *testing.T) {
 			},
 		},
 		{
-			name: "IOR with a claim mounts it at /data on each worker",
-			mods: []func(*benchv1.MPIBenchmark){withIOR(benchv1.IORSettings{TransferSize: "1m", BlockSize: "16m", ClaimName: "scratch-rwx"})},
+			name:  "IOR with a claim mounts it at /data on each worker",
+			bench: iorBench(benchv1.IORSettings{TransferSize: "1m", BlockSize: "16m", ClaimName: "scratch-rwx"}),
 			want: func(j *mpiv2.MPIJob) {
 				w := workerSpec(j)
 				w.Volumes = append(w.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
@@ -329,7 +294,10 @@ func TestConstructMPIJob(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBench(tt.mods...)
+			if tt.bench == nil {
+				tt.bench = latBench()
+			}
+			b := tt.bench.Obj()
 			params := jobParams{rep: 1}
 			if tt.params != nil {
 				params = *tt.params
@@ -358,22 +326,20 @@ func TestConstructMPIJobSecurity(t *testing.T) {
 		return podSecurity{Pod: wantPodSecurity(), Containers: []*corev1.SecurityContext{wantContainerSecurity()}, HostNetwork: hostNetwork}
 	}
 	tests := []struct {
-		name string
-		mods []func(*benchv1.MPIBenchmark)
-		want podSecurity // of the launcher and of the workers
+		name  string
+		bench *wrappers.MPIBenchmarkWrapper
+		want  podSecurity // of the launcher and of the workers
 	}{
-		{"defaults", nil, restricted(false)},
-		{"an image of the user's, which may name root", []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) {
-			b.Spec.MPI.Image = "mpioperator/openmpi:latest"
-		}}, restricted(false)},
-		{"MPICH", []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) { b.Spec.MPI.Implementation = benchv1.MPICH }}, restricted(false)},
-		{"Intel MPI", []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) { b.Spec.MPI.Implementation = benchv1.IntelMPI }}, restricted(false)},
-		{"IOR on a claim", []func(*benchv1.MPIBenchmark){withIOR(benchv1.IORSettings{TransferSize: "1m", BlockSize: "16m", ClaimName: "scratch"})}, restricted(false)},
-		{"hostNetwork", []func(*benchv1.MPIBenchmark){func(b *benchv1.MPIBenchmark) { b.Spec.Layout.HostNetwork = true }}, restricted(true)},
+		{"defaults", latBench(), restricted(false)},
+		{"an image of the user's, which may name root", latBench().Image("mpioperator/openmpi:latest"), restricted(false)},
+		{"MPICH", latBench().Implementation(benchv1.MPICH), restricted(false)},
+		{"Intel MPI", latBench().Implementation(benchv1.IntelMPI), restricted(false)},
+		{"IOR on a claim", iorBench(benchv1.IORSettings{TransferSize: "1m", BlockSize: "16m", ClaimName: "scratch"}), restricted(false)},
+		{"hostNetwork", latBench().HostNetwork(), restricted(true)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBench(tt.mods...)
+			b := tt.bench.Obj()
 			job := constructMPIJob(b, mustLaunch(t, b), jobParams{image: testImage})
 			for role, spec := range map[string]*corev1.PodSpec{"launcher": launcherSpec(job), "worker": workerSpec(job)} {
 				got := podSecurity{Pod: spec.SecurityContext, HostNetwork: spec.HostNetwork, HostPID: spec.HostPID, HostIPC: spec.HostIPC}
@@ -391,7 +357,7 @@ func TestConstructMPIJobSecurity(t *testing.T) {
 // A rank count of 0 (an object written before defaulting) still gives one
 // slot per worker.
 func TestConstructMPIJobSlotsAtLeastOne(t *testing.T) {
-	b := newBench(func(b *benchv1.MPIBenchmark) { b.Spec.Layout.RanksPerNode = 0 })
+	b := latBench().Layout(2, 0).Obj()
 	got := constructMPIJob(b, &mpi.Launch{}, jobParams{image: testImage}).Spec.SlotsPerWorker
 	if diff := cmp.Diff(ptr.To[int32](1), got); diff != "" {
 		t.Errorf("slotsPerWorker (-want +got):\n%s", diff)
@@ -401,10 +367,7 @@ func TestConstructMPIJobSlotsAtLeastOne(t *testing.T) {
 // The pods' nodeSelector is the benchmark's, copied: a change to one pod's
 // selector reaches neither the other pod nor the benchmark.
 func TestConstructMPIJobNodeSelectorNotAliased(t *testing.T) {
-	b := newBench(func(b *benchv1.MPIBenchmark) {
-		b.Spec.Pool = ""
-		b.Spec.NodeSelector = map[string]string{"cloud.google.com/gke-nodepool": "hpc"}
-	})
+	b := latBench().NodeSelector(map[string]string{"cloud.google.com/gke-nodepool": "hpc"}).Obj()
 	job := constructMPIJob(b, mustLaunch(t, b), jobParams{image: testImage})
 	launcherSpec(job).NodeSelector["injected"] = "launcher"
 	workerSpec(job).NodeSelector["injected"] = "worker"
@@ -419,9 +382,7 @@ func TestConstructMPIJobNodeSelectorNotAliased(t *testing.T) {
 // The worker's resources are the benchmark's, copied like the nodeSelector:
 // a change to the MPIJob's must not reach the benchmark.
 func TestConstructMPIJobResourcesNotAliased(t *testing.T) {
-	b := newBench(func(b *benchv1.MPIBenchmark) {
-		b.Spec.MPI.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}}
-	})
+	b := latBench().Resources(corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}}).Obj()
 	job := constructMPIJob(b, mustLaunch(t, b), jobParams{image: testImage})
 	workerSpec(job).Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse("1Gi")
 	want := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}
@@ -432,7 +393,7 @@ func TestConstructMPIJobResourcesNotAliased(t *testing.T) {
 
 // The constructor is pure: the same inputs give the same object.
 func TestConstructMPIJobDeterministic(t *testing.T) {
-	b := newBench(func(b *benchv1.MPIBenchmark) { b.Spec.MPI.Implementation = benchv1.MPICH })
+	b := latBench().Implementation(benchv1.MPICH).Obj()
 	l := mustLaunch(t, b)
 	p := jobParams{rep: 1, attempt: 2, image: testImage}
 	if diff := cmp.Diff(constructMPIJob(b, l, p), constructMPIJob(b, l, p)); diff != "" {
@@ -441,11 +402,7 @@ func TestConstructMPIJobDeterministic(t *testing.T) {
 }
 
 func TestConstructConfigMap(t *testing.T) {
-	b := newBench(func(b *benchv1.MPIBenchmark) {
-		b.Spec.Tests = []string{"osu_latency", "osu_bw"}
-		b.Spec.MPI.Implementation = benchv1.MPICH
-		b.Spec.MPI.Env = []benchv1.EnvVar{{Name: "FI_PROVIDER", Value: "tcp"}}
-	})
+	b := latBench().Tests("osu_latency", "osu_bw").Implementation(benchv1.MPICH).Env("FI_PROVIDER", "tcp").Obj()
 	l := mustLaunch(t, b)
 	got, err := constructConfigMap(b, l)
 	if err != nil {
@@ -527,7 +484,8 @@ func TestDescribeLayout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBench(func(b *benchv1.MPIBenchmark) { b.Spec.Layout = tt.layout })
+			b := latBench().Obj()
+			b.Spec.Layout = tt.layout
 			got := describeLayout(b)
 			if got != tt.want {
 				t.Errorf("describeLayout = %q, want %q", got, tt.want)

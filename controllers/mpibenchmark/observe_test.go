@@ -9,9 +9,9 @@ import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 var (
@@ -22,14 +22,7 @@ var (
 // mpiJob is MPIJob lat-r0 with two workers, created at jobCreated, with the
 // given conditions.
 func mpiJob(conds ...mpiv2.JobCondition) *mpiv2.MPIJob {
-	return &mpiv2.MPIJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "lat-r0", Namespace: "hpc", CreationTimestamp: metav1.NewTime(jobCreated)},
-		Spec: mpiv2.MPIJobSpec{MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
-			mpiv2.MPIReplicaTypeLauncher: {Replicas: ptr.To[int32](1)},
-			mpiv2.MPIReplicaTypeWorker:   {Replicas: ptr.To[int32](2)},
-		}},
-		Status: mpiv2.JobStatus{Conditions: conds},
-	}
+	return wrappers.MakeMPIJob("lat-r0", "hpc").CreationTimestamp(jobCreated).Workers(2).Conditions(conds...).Obj()
 }
 
 func cond(typ mpiv2.JobConditionType, status corev1.ConditionStatus, reason, message string) mpiv2.JobCondition {
@@ -45,40 +38,17 @@ func failed(reason, message string) mpiv2.JobCondition {
 	return cond(mpiv2.JobFailed, corev1.ConditionTrue, reason, message)
 }
 
-// pod is a pod of MPIJob lat-r0 with a role label and a phase; mods add to it.
-func pod(name, role string, phase corev1.PodPhase, mods ...func(*corev1.Pod)) *corev1.Pod {
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "hpc", Labels: map[string]string{roleLabel: role}},
-		Status:     corev1.PodStatus{Phase: phase},
-	}
-	for _, m := range mods {
-		m(p)
-	}
-	return p
-}
-
-func unschedulable(msg string) func(*corev1.Pod) {
-	return func(p *corev1.Pod) {
-		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{
-			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg,
-		})
-	}
-}
-
-func waiting(container, reason, msg string) func(*corev1.Pod) {
-	return func(p *corev1.Pod) {
-		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
-			Name: container, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}},
-		})
-	}
+// pod is a pod of MPIJob lat-r0 with a role label and a phase.
+func pod(name, role string, phase corev1.PodPhase) *wrappers.PodWrapper {
+	return wrappers.MakePod(name, "hpc").Label(roleLabel, role).Phase(phase)
 }
 
 func TestObserve(t *testing.T) {
-	launcherOK := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodSucceeded)
-	launcherFailed := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodFailed)
-	launcherRunning := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodRunning)
-	worker0 := pod("lat-r0-worker-0", roleWorker, corev1.PodRunning)
-	worker1 := pod("lat-r0-worker-1", roleWorker, corev1.PodRunning)
+	launcherOK := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodSucceeded).Obj()
+	launcherFailed := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodFailed).Obj()
+	launcherRunning := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodRunning).Obj()
+	worker0 := pod("lat-r0-worker-0", roleWorker, corev1.PodRunning).Obj()
+	worker1 := pod("lat-r0-worker-1", roleWorker, corev1.PodRunning).Obj()
 	tests := []struct {
 		name string
 		job  *mpiv2.MPIJob
@@ -94,8 +64,8 @@ func TestObserve(t *testing.T) {
 			name: "a worker cannot be scheduled, another pulls its image",
 			job:  mpiJob(),
 			pods: []*corev1.Pod{
-				pod("lat-r0-worker-0", roleWorker, corev1.PodPending, unschedulable("0/3 nodes are available: 3 Insufficient cpu.")),
-				pod("lat-r0-worker-1", roleWorker, corev1.PodPending, waiting("worker", "ErrImagePull", `pull access denied for "mpi:bad"`)),
+				pod("lat-r0-worker-0", roleWorker, corev1.PodPending).Unschedulable("0/3 nodes are available: 3 Insufficient cpu.").Obj(),
+				pod("lat-r0-worker-1", roleWorker, corev1.PodPending).ContainerWaiting("worker", "ErrImagePull", `pull access denied for "mpi:bad"`).Obj(),
 			},
 			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet; " +
 				"pod lat-r0-worker-0 is not scheduled: 0/3 nodes are available: 3 Insufficient cpu.; " +
@@ -104,21 +74,21 @@ func TestObserve(t *testing.T) {
 		{
 			name: "one worker running, one pending",
 			job:  mpiJob(),
-			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodPending, waiting("worker", "ContainerCreating", ""))},
+			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodPending).ContainerWaiting("worker", "ContainerCreating", "").Obj()},
 			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "1 of 2 workers running, launcher not created yet; " +
 				"container worker of pod lat-r0-worker-1 is waiting: ContainerCreating"},
 		},
 		{
 			name: "workers ready, the launcher pending",
 			job:  mpiJob(),
-			pods: []*corev1.Pod{worker0, worker1, pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodPending, waiting("launcher", "ImagePullBackOff", "Back-off pulling image"))},
+			pods: []*corev1.Pod{worker0, worker1, pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodPending).ContainerWaiting("launcher", "ImagePullBackOff", "Back-off pulling image").Obj()},
 			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "2 of 2 workers running; " +
 				"container launcher of pod lat-r0-launcher-x7k2p is waiting: ImagePullBackOff (Back-off pulling image)"},
 		},
 		{
 			name: "pods of other roles and without a role are not counted",
 			job:  mpiJob(),
-			pods: []*corev1.Pod{pod("other", "tuner", corev1.PodRunning), {ObjectMeta: metav1.ObjectMeta{Name: "bare"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}},
+			pods: []*corev1.Pod{pod("other", "tuner", corev1.PodRunning).Obj(), wrappers.MakePod("bare", "").Phase(corev1.PodRunning).Obj()},
 			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
 		},
 		{
@@ -142,7 +112,7 @@ func TestObserve(t *testing.T) {
 		{
 			name: "succeeded: the Succeeded launcher pod, not a failed one",
 			job:  mpiJob(succeeded),
-			pods: []*corev1.Pod{pod("lat-r0-launcher-old", roleLauncher, corev1.PodFailed), launcherOK},
+			pods: []*corev1.Pod{pod("lat-r0-launcher-old", roleLauncher, corev1.PodFailed).Obj(), launcherOK},
 			want: observation{phase: benchrun.PhaseSucceeded, created: jobCreated, launcher: launcherOK},
 		},
 		{
@@ -162,7 +132,7 @@ func TestObserve(t *testing.T) {
 		{
 			name: "workers evicted: lost",
 			job:  mpiJob(running, failed("MPIJobEvicted", "1/2 workers are evicted")),
-			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodFailed), launcherRunning},
+			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodFailed).Obj(), launcherRunning},
 			want: observation{phase: benchrun.PhaseLost, created: jobCreated, started: jobStarted,
 				why: "MPIJob lat-r0 failed (MPIJobEvicted): 1/2 workers are evicted"},
 		},
@@ -228,7 +198,7 @@ func TestTimeouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBench()
+			b := latBench().Obj()
 			b.Spec.Timeouts.Start, b.Spec.Timeouts.Run = tt.start, tt.run
 			if got := startTimeout(b); got != tt.wantStart {
 				t.Errorf("startTimeout = %v, want %v", got, tt.wantStart)
@@ -248,35 +218,24 @@ func TestObserveLostWorker(t *testing.T) {
 	failedAt := launched.Add(40 * time.Second)
 	fail := cond(mpiv2.JobFailed, corev1.ConditionTrue, "BackoffLimitExceeded/Error", "Job has reached the specified backoff limit: ")
 	fail.LastTransitionTime = metav1.NewTime(failedAt)
-	launcher := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodFailed, func(p *corev1.Pod) {
-		p.Status.StartTime = ptr.To(metav1.NewTime(launched))
-	})
-	worker := func(name string, mods ...func(*corev1.Pod)) *corev1.Pod {
-		return pod(name, roleWorker, corev1.PodRunning, append([]func(*corev1.Pod){func(p *corev1.Pod) {
-			p.CreationTimestamp = metav1.NewTime(jobStarted.Add(-10 * time.Second))
-		}}, mods...)...)
-	}
-	deleted := func(at time.Time, grace int64) func(*corev1.Pod) {
-		return func(p *corev1.Pod) {
-			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = ptr.To(metav1.NewTime(at.Add(time.Duration(grace)*time.Second))), &grace
-		}
+	launcher := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodFailed).StartTime(launched).Obj()
+	worker := func(name string) *wrappers.PodWrapper {
+		return pod(name, roleWorker, corev1.PodRunning).CreationTimestamp(jobStarted.Add(-10 * time.Second))
 	}
 	tests := []struct {
 		name    string
 		workers []*corev1.Pod
 		lost    string // "" for a plain failure
 	}{
-		{"all workers there: the tool failed", []*corev1.Pod{worker("lat-r0-worker-0"), worker("lat-r0-worker-1")}, ""},
-		{"a worker deleted mid-run (30 s grace)", []*corev1.Pod{worker("lat-r0-worker-0"), worker("lat-r0-worker-1", deleted(launched.Add(20*time.Second), 30))},
+		{"all workers there: the tool failed", []*corev1.Pod{worker("lat-r0-worker-0").Obj(), worker("lat-r0-worker-1").Obj()}, ""},
+		{"a worker deleted mid-run (30 s grace)", []*corev1.Pod{worker("lat-r0-worker-0").Obj(), worker("lat-r0-worker-1").Deleted(launched.Add(20*time.Second), 30).Obj()},
 			"worker pod lat-r0-worker-1 was deleted while the run ran"},
-		{"the operator's clean-up after the failure", []*corev1.Pod{worker("lat-r0-worker-0", deleted(failedAt.Add(time.Second), 30)), worker("lat-r0-worker-1", deleted(failedAt.Add(time.Second), 30))}, ""},
-		{"a replacement worker", []*corev1.Pod{worker("lat-r0-worker-0"), worker("lat-r0-worker-1", func(p *corev1.Pod) {
-			p.CreationTimestamp = metav1.NewTime(launched.Add(21 * time.Second))
-		})}, "worker pod lat-r0-worker-1 was replaced while the run ran"},
-		{"a disruption target", []*corev1.Pod{worker("lat-r0-worker-0", func(p *corev1.Pod) {
-			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
-				Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.NewTime(launched.Add(time.Second))})
-		})}, "worker pod lat-r0-worker-0 was disrupted while the run ran (EvictionByEvictionAPI: Eviction API: evicting)"},
+		{"the operator's clean-up after the failure", []*corev1.Pod{worker("lat-r0-worker-0").Deleted(failedAt.Add(time.Second), 30).Obj(), worker("lat-r0-worker-1").Deleted(failedAt.Add(time.Second), 30).Obj()}, ""},
+		{"a replacement worker", []*corev1.Pod{worker("lat-r0-worker-0").Obj(), worker("lat-r0-worker-1").CreationTimestamp(launched.Add(21 * time.Second)).Obj()},
+			"worker pod lat-r0-worker-1 was replaced while the run ran"},
+		{"a disruption target", []*corev1.Pod{worker("lat-r0-worker-0").Condition(corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.NewTime(launched.Add(time.Second))}).Obj()},
+			"worker pod lat-r0-worker-0 was disrupted while the run ran (EvictionByEvictionAPI: Eviction API: evicting)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,11 +39,11 @@ func TestStatusResults(t *testing.T) {
 	}{
 		{
 			name:  "nothing measured",
-			bench: newBench(),
+			bench: latBench().Obj(),
 		},
 		{
 			name:  "one OSU test, points sorted by size",
-			bench: newBench(),
+			bench: latBench().Obj(),
 			summaries: []results.Summary{
 				summary("osu_latency", "latency", "us", "1024", 4),
 				summary("osu_latency", "latency", "us", "0", 2),
@@ -54,7 +54,7 @@ func TestStatusResults(t *testing.T) {
 		},
 		{
 			name:  "only latency, bandwidth, bibandwidth and message_rate",
-			bench: newBench(),
+			bench: latBench().Obj(),
 			summaries: []results.Summary{
 				summary("osu_allreduce", "latency_min", "us", "4", 10),
 				summary("osu_allreduce", "latency", "us", "4", 12),
@@ -73,10 +73,8 @@ func TestStatusResults(t *testing.T) {
 			},
 		},
 		{
-			name: "IMB PingPong: one result per test and metric, in order of appearance",
-			bench: newBench(func(b *benchv1.MPIBenchmark) {
-				b.Spec.Suite, b.Spec.Tests = benchv1.SuiteIMB, []string{"PingPong", "PingPing"}
-			}),
+			name:  "IMB PingPong: one result per test and metric, in order of appearance",
+			bench: latBench().Suite(benchv1.SuiteIMB).Tests("PingPong", "PingPing").Obj(),
 			summaries: []results.Summary{
 				summary("PingPong", "latency", "us", "0", 1.5),
 				summary("PingPong", "bandwidth", "MB/s", "0", 0.5),
@@ -92,7 +90,7 @@ func TestStatusResults(t *testing.T) {
 		},
 		{
 			name:  "a barrier has no message size",
-			bench: newBench(func(b *benchv1.MPIBenchmark) { b.Spec.Tests = []string{"osu_barrier"} }),
+			bench: latBench().Tests("osu_barrier").Obj(),
 			summaries: []results.Summary{
 				summary("osu_barrier", "latency", "us", "", 7),
 			},
@@ -100,7 +98,7 @@ func TestStatusResults(t *testing.T) {
 		},
 		{
 			name:  "IOR: the size is the transfer size in bytes",
-			bench: newBench(withIOR(benchv1.IORSettings{TransferSize: "4m", BlockSize: "16m"})),
+			bench: iorBench(benchv1.IORSettings{TransferSize: "4m", BlockSize: "16m"}).Obj(),
 			summaries: []results.Summary{
 				summary("write", "bandwidth", "MiB/s", "", 900),
 				summary("write", "iops", "ops/s", "", 225),
@@ -113,7 +111,7 @@ func TestStatusResults(t *testing.T) {
 		},
 		{
 			name:  "IOR transfer size in KiB",
-			bench: newBench(withIOR(benchv1.IORSettings{TransferSize: "16k"})),
+			bench: iorBench(benchv1.IORSettings{TransferSize: "16k"}).Obj(),
 			summaries: []results.Summary{
 				summary("write", "bandwidth", "MiB/s", "", 300),
 			},
@@ -144,7 +142,7 @@ func TestStatusResultsCaps(t *testing.T) {
 		}
 		// A later point of a kept result is still added.
 		in = append(in, summary("t00", "latency", "us", "16", 5))
-		got := statusResults(newBench(), in)
+		got := statusResults(latBench().Obj(), in)
 		var tests []string
 		for _, r := range got {
 			tests = append(tests, r.Test)
@@ -166,7 +164,7 @@ func TestStatusResultsCaps(t *testing.T) {
 		for size := 6; size <= 45; size++ {
 			want = append(want, point(int64(size), float64(size)))
 		}
-		got := statusResults(newBench(), in)
+		got := statusResults(latBench().Obj(), in)
 		if len(got) != 1 {
 			t.Fatalf("got %d results, want 1", len(got))
 		}
@@ -307,11 +305,7 @@ func TestByteCount(t *testing.T) {
 }
 
 func TestSyncDisplay(t *testing.T) {
-	b := newBench(func(b *benchv1.MPIBenchmark) {
-		b.Generation = 4
-		b.Status.CompletedRepetitions = 2
-		b.Status.Conditions = nil
-	})
+	b := latBench().Generation(4).CompletedRepetitions(2).Obj()
 	conditions.Set(b, benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning, "repetition 3/3 is running")
 	syncDisplay(b)
 	got := []any{b.Status.ObservedGeneration, b.Status.Progress, b.Status.Layout, b.Status.State, b.Status.Conditions[0].ObservedGeneration}
@@ -324,7 +318,7 @@ func TestSyncDisplay(t *testing.T) {
 // IOR runs with -t 1m when transferSize is empty (mpi.BuildLaunch), so the
 // status should report that size too.
 func TestStatusResultsIORDefaultTransferSize(t *testing.T) {
-	b := newBench(withIOR(benchv1.IORSettings{}))
+	b := iorBench(benchv1.IORSettings{}).Obj()
 	l := mustLaunch(t, b)
 	if !slices.Contains(l.Steps[0].Argv, "1m") {
 		t.Fatalf("IOR argv %v does not use the 1m default", l.Steps[0].Argv)

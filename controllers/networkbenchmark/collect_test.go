@@ -20,6 +20,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // podLogs serves each pod's log and counts the reads.
@@ -48,19 +49,14 @@ func collectEnv(t *testing.T, logs *podLogs) (*Reconciler, *benchv1.NetworkBench
 	var objs []runtime.Object
 	for i, node := range []string{"node-a", "node-b"} {
 		objs = append(objs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
-		pods = append(pods, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "net-r0-n" + strconv.Itoa(i),
-				Labels: map[string]string{benchrun.SlotLabel: strconv.Itoa(i)}},
-			Spec: corev1.PodSpec{NodeName: node},
-		})
+		pods = append(pods, wrappers.MakePod("net-r0-n"+strconv.Itoa(i), "ns").Label(benchrun.SlotLabel, strconv.Itoa(i)).NodeName(node).Obj())
 	}
 	store, err := artifacts.Open(context.Background(), "file://"+t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &benchv1.NetworkBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "net", UID: "u1"}}
-	b.Spec.Nodes, b.Spec.Repetitions = 2, 1
-	b.Spec.Fabtests = &benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}}
+	b := wrappers.MakeNetworkBenchmark("net", "ns").UID("u1").Nodes(2).Repetitions(1).
+		Fabtests(benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}}).Obj()
 	r := &Reconciler{Env: benchrun.Env{
 		Client: fake.NewClientBuilder().WithScheme(s).WithRuntimeObjects(objs...).Build(),
 		Scheme: s, Recorder: record.NewFakeRecorder(100), Logs: logs, Store: store,

@@ -8,28 +8,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
-func seed2(nodes int32, hostNetwork bool) *benchv1.NetworkBenchmark {
-	return &benchv1.NetworkBenchmark{
-		ObjectMeta: metav1.ObjectMeta{Name: "s2-fabtests-chiplets", Namespace: "ns", UID: "uid"},
-		Spec: benchv1.NetworkBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{Pool: "c3"}, RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 11, WarmupRepetitions: 1}},
-			Nodes:               nodes, HostNetwork: hostNetwork,
-			Pairs:    benchv1.NetworkPairs{From: &benchv1.ChipletRef{}, Scopes: []benchv1.NetworkScope{benchv1.ScopeIntraSocket, benchv1.ScopeInterNode}},
-			Fabtests: &benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}, Provider: "tcp", WarmupIterations: ptr.To[int32](1024)},
-		},
-	}
+// seed2 is seed 2's fabtests between chiplets, on nodes nodes of pool c3.
+func seed2(nodes int32) *wrappers.NetworkBenchmarkWrapper {
+	return wrappers.MakeNetworkBenchmark("s2-fabtests-chiplets", "ns").UID("uid").Pool("c3").Repetitions(11).WarmupRepetitions(1).
+		Nodes(nodes).ChipletPairs(0, benchv1.ScopeIntraSocket, benchv1.ScopeInterNode).
+		Fabtests(benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}, Provider: "tcp", WarmupIterations: ptr.To[int32](1024)})
 }
 
 func TestConstructJob(t *testing.T) {
-	b := seed2(5, false)
+	b := seed2(5).Obj()
 	job, err := constructJob(b, jobParams{rep: 3, slot: 2, attempt: 1, image: "img"})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +69,7 @@ func TestConstructJob(t *testing.T) {
 }
 
 func TestConstructJobHostNetwork(t *testing.T) {
-	job, err := constructJob(seed2(2, true), jobParams{image: "img"})
+	job, err := constructJob(seed2(2).HostNetwork().Obj(), jobParams{image: "img"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,13 +106,9 @@ func TestConstructJobSecurity(t *testing.T) {
 		b    *benchv1.NetworkBenchmark
 		want podSecurity
 	}{
-		{"pod network", seed2(2, false), restricted(false)},
-		{"host network", seed2(2, true), restricted(true)},
-		{"an image of the user's", func() *benchv1.NetworkBenchmark {
-			b := seed2(1, false)
-			b.Spec.Image = "registry.example/root-image:1"
-			return b
-		}(), restricted(false)},
+		{"pod network", seed2(2).Obj(), restricted(false)},
+		{"host network", seed2(2).HostNetwork().Obj(), restricted(true)},
+		{"an image of the user's", seed2(1).Image("registry.example/root-image:1").Obj(), restricted(false)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			image := tc.b.Spec.Image

@@ -51,7 +51,7 @@ func TestStatusPairs(t *testing.T) {
 }
 
 func TestDescribePairs(t *testing.T) {
-	b := seed2(5, false)
+	b := seed2(5).Obj()
 	if got := describePairs(b); got != "intraSocket+interNode on 5 nodes" {
 		t.Errorf("before the run: %q", got)
 	}

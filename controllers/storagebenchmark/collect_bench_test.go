@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/fixtures"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // fixedLog serves one log for every container.
@@ -29,13 +27,12 @@ func BenchmarkCollectLargeFio(b *testing.B) {
 		b.Fatal(err)
 	}
 	log := fixtures.LargeFioReport(b, 600)
-	bench := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "big", UID: "uid"}}
-	bench.Spec.Fio = &benchv1.FioSpec{}
+	var jobs []benchv1.FioJob
 	for i := range 8 {
-		bench.Spec.Fio.Jobs = append(bench.Spec.Fio.Jobs, benchv1.FioJob{Name: fmt.Sprintf("job-%d", i), RW: "randrw"})
+		jobs = append(jobs, benchv1.FioJob{Name: fmt.Sprintf("job-%d", i), RW: "randrw"})
 	}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "big-0"},
-		Spec: corev1.PodSpec{NodeName: "node-a", Containers: []corev1.Container{{Name: fioContainer}}}}
+	bench := wrappers.MakeStorageBenchmark("big", "ns").UID("uid").FioJobs(jobs...).Obj()
+	pod := wrappers.MakePod("big-0", "ns").NodeName("node-a").Container(fioContainer, "").Obj()
 	r := &Reconciler{Env: benchrun.Env{Logs: fixedLog(log), Store: store}}
 	b.SetBytes(int64(len(log)))
 	b.ReportAllocs()

@@ -16,52 +16,27 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // quantities compare by value (resource.Quantity has unexported fields).
 var quantities = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
 
-// newBench is a one-node fio benchmark (one 4k randread job) on two 100Gi
-// premium-rwo claims in pool ssd; mods change it.
-func newBench(mods ...func(*benchv1.StorageBenchmark)) *benchv1.StorageBenchmark {
-	b := &benchv1.StorageBenchmark{
-		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "perf"},
-		Spec: benchv1.StorageBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{Pool: "ssd"}, RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3}},
-			Volumes: benchv1.StorageVolumes{
-				Count: 2, Size: ptr.To(resource.MustParse("100Gi")), StorageClassName: ptr.To("premium-rwo"),
-			},
-			Fio:   &benchv1.FioSpec{Jobs: []benchv1.FioJob{{Name: "randread", RW: "randread"}}},
-			Nodes: 1,
-		},
-	}
-	for _, m := range mods {
-		m(b)
-	}
-	return b
+// dbBench is a one-node fio benchmark (one 4k randread job) on two 100Gi
+// premium-rwo claims in pool ssd, 3 repetitions.
+func dbBench() *wrappers.StorageBenchmarkWrapper {
+	return wrappers.MakeStorageBenchmark("db", "perf").Pool("ssd").Repetitions(3).Nodes(1).
+		Claims(2, "100Gi", "premium-rwo").FioJobs(benchv1.FioJob{Name: "randread", RW: "randread"})
 }
 
-func withBlock(b *benchv1.StorageBenchmark) {
-	b.Spec.Volumes.VolumeMode = ptr.To(corev1.PersistentVolumeBlock)
+// emptyDirBench is dbBench on one emptyDir in memory.
+func emptyDirBench() *wrappers.StorageBenchmarkWrapper {
+	return dbBench().EmptyDir(corev1.StorageMediumMemory, "8Gi")
 }
 
-func withEmptyDir(b *benchv1.StorageBenchmark) {
-	b.Spec.Volumes = benchv1.StorageVolumes{Count: 1, EmptyDir: &benchv1.EmptyDirVolume{
-		Medium: corev1.StorageMediumMemory, SizeLimit: ptr.To(resource.MustParse("8Gi")),
-	}}
-}
-
-func withHostPath(b *benchv1.StorageBenchmark) {
-	b.Spec.Volumes = benchv1.StorageVolumes{Count: 1, HostPath: &benchv1.HostPathVolumes{
-		Paths: []string{"/mnt/disks/ssd0", "/mnt/disks/ssd1"},
-	}}
-}
-
-func withDD(tests ...benchv1.DDTest) func(*benchv1.StorageBenchmark) {
-	return func(b *benchv1.StorageBenchmark) {
-		b.Spec.Fio = nil
-		b.Spec.DD = &benchv1.DDSpec{Tests: tests}
-	}
+// hostPathBench is dbBench on two directories of the node.
+func hostPathBench() *wrappers.StorageBenchmarkWrapper {
+	return dbBench().HostPath("/mnt/disks/ssd0", "/mnt/disks/ssd1")
 }
 
 func mustJob(t *testing.T, b *benchv1.StorageBenchmark, p jobParams) *batchv1.Job {
@@ -130,19 +105,14 @@ func TestConstructJob(t *testing.T) {
 			},
 		},
 	}
-	got := mustJob(t, newBench(), jobParams{rep: 1, image: "fio:3.36"})
+	got := mustJob(t, dbBench().Obj(), jobParams{rep: 1, image: "fio:3.36"})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("constructJob (-want +got):\n%s", diff)
 	}
 }
 
 func TestConstructJobMeta(t *testing.T) {
-	b := newBench(func(b *benchv1.StorageBenchmark) {
-		b.Spec.Nodes = 4
-		b.Spec.Timeouts = benchv1.Timeouts{
-			Start: &metav1.Duration{Duration: 5 * time.Minute}, Run: &metav1.Duration{Duration: 30 * time.Minute},
-		}
-	})
+	b := dbBench().Nodes(4).StartTimeout(5 * time.Minute).RunTimeout(30 * time.Minute).Obj()
 	job := mustJob(t, b, jobParams{rep: 2, slot: 3, attempt: 1})
 	wantLabels := map[string]string{
 		benchv1.BenchmarkLabel: "db", benchv1.KindLabel: "StorageBenchmark",
@@ -176,43 +146,39 @@ func TestPlacement(t *testing.T) {
 	poolToleration := corev1.Toleration{Key: "benchwright.io/pool", Operator: corev1.TolerationOpEqual, Value: "ssd", Effect: corev1.TaintEffectNoSchedule}
 	for _, tc := range []struct {
 		name         string
-		mod          func(*benchv1.StorageBenchmark)
+		bench        *wrappers.StorageBenchmarkWrapper
 		nodeSelector map[string]string
 		tolerations  []corev1.Toleration
 		affinity     *corev1.Affinity
 	}{
 		{
 			name:         "pool",
-			mod:          func(*benchv1.StorageBenchmark) {},
+			bench:        dbBench(),
 			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
 			tolerations:  []corev1.Toleration{poolToleration},
 		},
 		{
 			name:         "pool with extra tolerations",
-			mod:          func(b *benchv1.StorageBenchmark) { b.Spec.Tolerations = []corev1.Toleration{extra} },
+			bench:        dbBench().Tolerations(extra),
 			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
 			tolerations:  []corev1.Toleration{poolToleration, extra},
 		},
 		{
-			name: "nodeSelector",
-			mod: func(b *benchv1.StorageBenchmark) {
-				b.Spec.Pool = ""
-				b.Spec.NodeSelector = map[string]string{"disk": "nvme", "zone": "a"}
-				b.Spec.Tolerations = []corev1.Toleration{extra}
-			},
+			name:         "nodeSelector",
+			bench:        dbBench().NodeSelector(map[string]string{"disk": "nvme", "zone": "a"}).Tolerations(extra),
 			nodeSelector: map[string]string{"disk": "nvme", "zone": "a"},
 			tolerations:  []corev1.Toleration{extra},
 		},
 		{
 			name:         "several nodes spread one pod per host, per repetition and attempt",
-			mod:          func(b *benchv1.StorageBenchmark) { b.Spec.Nodes = 3 },
+			bench:        dbBench().Nodes(3),
 			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
 			tolerations:  []corev1.Toleration{poolToleration},
 			affinity:     spread,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBench(tc.mod)
+			b := tc.bench.Obj()
 			pod := mustJob(t, b, jobParams{rep: 2, slot: 1, attempt: 1}).Spec.Template.Spec
 			if diff := cmp.Diff(tc.nodeSelector, pod.NodeSelector); diff != "" {
 				t.Errorf("nodeSelector (-want +got):\n%s", diff)
@@ -252,7 +218,7 @@ func TestPodVolumesAndSecurity(t *testing.T) {
 	dataMounts := []corev1.VolumeMount{{Name: "data0", MountPath: "/data/0"}, {Name: "data1", MountPath: "/data/1"}}
 	for _, tc := range []struct {
 		name     string
-		mod      func(*benchv1.StorageBenchmark)
+		bench    *wrappers.StorageBenchmarkWrapper
 		volumes  []corev1.Volume // without the job file
 		mounts   []corev1.VolumeMount
 		devices  []corev1.VolumeDevice
@@ -260,21 +226,21 @@ func TestPodVolumesAndSecurity(t *testing.T) {
 	}{
 		{
 			name:     "Filesystem claims",
-			mod:      func(*benchv1.StorageBenchmark) {},
+			bench:    dbBench(),
 			volumes:  []corev1.Volume{{Name: "data0", VolumeSource: pvc("db-data0")}, {Name: "data1", VolumeSource: pvc("db-data1")}},
 			mounts:   dataMounts,
 			security: nonRoot,
 		},
 		{
 			name:     "Block claims are devices, used as root",
-			mod:      withBlock,
+			bench:    dbBench().Block(),
 			volumes:  []corev1.Volume{{Name: "data0", VolumeSource: pvc("db-data0")}, {Name: "data1", VolumeSource: pvc("db-data1")}},
 			devices:  []corev1.VolumeDevice{{Name: "data0", DevicePath: "/dev/bw0"}, {Name: "data1", DevicePath: "/dev/bw1"}},
 			security: root,
 		},
 		{
-			name: "claims of slot 1 of several nodes",
-			mod:  func(b *benchv1.StorageBenchmark) { b.Spec.Nodes = 2 },
+			name:  "claims of slot 1 of several nodes",
+			bench: dbBench().Nodes(2),
 			volumes: []corev1.Volume{
 				{Name: "data0", VolumeSource: pvc("db-n1-data0")}, {Name: "data1", VolumeSource: pvc("db-n1-data1")},
 			},
@@ -282,8 +248,8 @@ func TestPodVolumesAndSecurity(t *testing.T) {
 			security: nonRoot,
 		},
 		{
-			name: "emptyDir",
-			mod:  withEmptyDir,
+			name:  "emptyDir",
+			bench: emptyDirBench(),
 			volumes: []corev1.Volume{{Name: "data0", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
 				Medium: corev1.StorageMediumMemory, SizeLimit: ptr.To(resource.MustParse("8Gi")),
 			}}}},
@@ -292,14 +258,14 @@ func TestPodVolumesAndSecurity(t *testing.T) {
 		},
 		{
 			name:     "hostPath must exist as a directory",
-			mod:      withHostPath,
+			bench:    hostPathBench(),
 			volumes:  []corev1.Volume{{Name: "data0", VolumeSource: host("/mnt/disks/ssd0")}, {Name: "data1", VolumeSource: host("/mnt/disks/ssd1")}},
 			mounts:   dataMounts,
 			security: root,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := mustJob(t, newBench(tc.mod), jobParams{slot: 1}).Spec.Template.Spec
+			pod := mustJob(t, tc.bench.Obj(), jobParams{slot: 1}).Spec.Template.Spec
 			vols := pod.Volumes[:len(pod.Volumes)-1]
 			tmp := corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
 			if diff := cmp.Diff(append(append([]corev1.Volume{}, tc.volumes...), tmp), vols, quantities); diff != "" {
@@ -327,10 +293,7 @@ func TestPodVolumesAndSecurity(t *testing.T) {
 }
 
 func TestDropCaches(t *testing.T) {
-	b := newBench(func(b *benchv1.StorageBenchmark) {
-		b.Spec.DropCaches = true
-		b.Spec.Fio.Jobs[0].Direct = ptr.To(false)
-	})
+	b := dbBench().DropCaches().FioJobs(benchv1.FioJob{Name: "randread", RW: "randread", Direct: ptr.To(false)}).Obj()
 	// A user's image runs the tool; the privileged step runs the manager's.
 	pod := mustJob(t, b, jobParams{image: "example.com/team/fio:custom", dropCachesImage: "fio:3.36"}).Spec.Template.Spec
 	want := []corev1.Container{{
@@ -344,7 +307,7 @@ func TestDropCaches(t *testing.T) {
 	if diff := cmp.Diff(want, pod.InitContainers); diff != "" {
 		t.Errorf("init containers (-want +got):\n%s", diff)
 	}
-	if got := mustJob(t, newBench(), jobParams{}).Spec.Template.Spec.InitContainers; len(got) != 0 {
+	if got := mustJob(t, dbBench().Obj(), jobParams{}).Spec.Template.Spec.InitContainers; len(got) != 0 {
 		t.Errorf("without dropCaches: init containers %v, want none", got)
 	}
 }
@@ -369,23 +332,23 @@ func TestDDSteps(t *testing.T) {
 	readArgv := []string{"read-direct:", "dd", "if=" + file, "of=/dev/null", "iflag=direct", "bs=1M", "count=200"}
 	for _, tc := range []struct {
 		name       string
-		mod        func(*benchv1.StorageBenchmark)
+		bench      *wrappers.StorageBenchmarkWrapper
 		init, main [][]string
 	}{
 		{
-			name: "one test is the main container",
-			mod:  withDD(write),
-			main: [][]string{writeArgv},
+			name:  "one test is the main container",
+			bench: dbBench().DD(write),
+			main:  [][]string{writeArgv},
 		},
 		{
-			name: "tests run in order, the last one as main container",
-			mod:  withDD(write, read),
-			init: [][]string{writeArgv},
-			main: [][]string{readArgv},
+			name:  "tests run in order, the last one as main container",
+			bench: dbBench().DD(write, read),
+			init:  [][]string{writeArgv},
+			main:  [][]string{readArgv},
 		},
 		{
-			name: "a first read needs the file: dd-prepare writes it",
-			mod:  withDD(read, write),
+			name:  "a first read needs the file: dd-prepare writes it",
+			bench: dbBench().DD(read, write),
 			init: [][]string{
 				{"dd-prepare:", "dd", "if=/dev/zero", "of=" + file, "bs=1M", "count=200", "conv=fsync"},
 				readArgv,
@@ -394,7 +357,7 @@ func TestDDSteps(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := mustJob(t, newBench(tc.mod), jobParams{}).Spec.Template.Spec
+			pod := mustJob(t, tc.bench.Obj(), jobParams{}).Spec.Template.Spec
 			init, main := containerArgv(pod)
 			if diff := cmp.Diff(tc.init, init); diff != "" {
 				t.Errorf("init containers (-want +got):\n%s", diff)
@@ -420,7 +383,7 @@ func TestDDSteps(t *testing.T) {
 // starts, so the untimed dd-prepare write has to come before drop-caches.
 func TestDropCachesAfterDDPrepare(t *testing.T) {
 	read := benchv1.DDTest{Name: "read", Operation: benchv1.DDRead, Count: 10}
-	b := newBench(withDD(read), func(b *benchv1.StorageBenchmark) { b.Spec.DropCaches = true })
+	b := dbBench().DD(read).DropCaches().Obj()
 	var names []string
 	for _, c := range mustJob(t, b, jobParams{}).Spec.Template.Spec.InitContainers {
 		names = append(names, c.Name)
@@ -432,18 +395,18 @@ func TestDropCachesAfterDDPrepare(t *testing.T) {
 
 func TestToolStepsRejects(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		mod  func(*benchv1.StorageBenchmark)
-		want string
+		name  string
+		bench *wrappers.StorageBenchmarkWrapper
+		want  string
 	}{
-		{"neither tool", func(b *benchv1.StorageBenchmark) { b.Spec.Fio = nil }, "the spec has neither fio nor dd"},
-		{"reserved dd name", withDD(benchv1.DDTest{Name: "drop-caches", Operation: benchv1.DDWrite, Count: 1}),
+		{"neither tool", dbBench().NoTool(), "the spec has neither fio nor dd"},
+		{"reserved dd name", dbBench().DD(benchv1.DDTest{Name: "drop-caches", Operation: benchv1.DDWrite, Count: 1}),
 			`dd test name "drop-caches" is reserved for benchwright's own step: rename the test`},
-		{"bad dd block size", withDD(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, BlockSize: "1m", Count: 1}),
+		{"bad dd block size", dbBench().DD(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, BlockSize: "1m", Count: 1}),
 			`dd test "w": blockSize "1m" is not a byte count like 1M`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := constructJob(newBench(tc.mod), jobParams{})
+			_, err := constructJob(tc.bench.Obj(), jobParams{})
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("error = %v, want %q", err, tc.want)
 			}
@@ -453,19 +416,19 @@ func TestToolStepsRejects(t *testing.T) {
 
 func TestTargets(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		mod  func(*benchv1.StorageBenchmark)
-		want fio.Targets
+		name  string
+		bench *wrappers.StorageBenchmarkWrapper
+		want  fio.Targets
 	}{
-		{"claims", func(b *benchv1.StorageBenchmark) { b.Spec.Volumes.Count = 3 }, fio.Targets{Dirs: []string{"/data/0", "/data/1", "/data/2"}}},
-		{"block claims", withBlock, fio.Targets{Devices: []string{"/dev/bw0", "/dev/bw1"}}},
-		{"emptyDir", withEmptyDir, fio.Targets{Dirs: []string{"/data/0"}}},
-		{"hostPath", withHostPath, fio.Targets{Dirs: []string{"/data/0", "/data/1"}}},
+		{"claims", dbBench().VolumeCount(3), fio.Targets{Dirs: []string{"/data/0", "/data/1", "/data/2"}}},
+		{"block claims", dbBench().Block(), fio.Targets{Devices: []string{"/dev/bw0", "/dev/bw1"}}},
+		{"emptyDir", emptyDirBench(), fio.Targets{Dirs: []string{"/data/0"}}},
+		{"hostPath", hostPathBench(), fio.Targets{Dirs: []string{"/data/0", "/data/1"}}},
 		// A volumeMode without size (rejected by the API) does not make devices.
-		{"block without size", func(b *benchv1.StorageBenchmark) { withEmptyDir(b); withBlock(b) }, fio.Targets{Dirs: []string{"/data/0"}}},
+		{"block without size", emptyDirBench().Block(), fio.Targets{Dirs: []string{"/data/0"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, targets(newBench(tc.mod))); diff != "" {
+			if diff := cmp.Diff(tc.want, targets(tc.bench.Obj())); diff != "" {
 				t.Errorf("targets (-want +got):\n%s", diff)
 			}
 		})
@@ -476,16 +439,16 @@ func TestConfigMapJobFile(t *testing.T) {
 	const head = "; generated by benchwright\n[global]\ngroup_reporting=1\nstonewall\nrandrepeat=0\n\n[randread]\n"
 	const opts = "rw=randread\nbs=4k\niodepth=1\nnumjobs=1\nioengine=libaio\ndirect=1\n"
 	for _, tc := range []struct {
-		name string
-		mod  func(*benchv1.StorageBenchmark)
-		want string
+		name  string
+		bench *wrappers.StorageBenchmarkWrapper
+		want  string
 	}{
-		{"directories", func(*benchv1.StorageBenchmark) {},
+		{"directories", dbBench(),
 			head + "filename=/data/0/benchwright.randread.fio:/data/1/benchwright.randread.fio\n" + opts + "size=1G\n"},
-		{"devices have no size", withBlock, head + "filename=/dev/bw0:/dev/bw1\n" + opts},
+		{"devices have no size", dbBench().Block(), head + "filename=/dev/bw0:/dev/bw1\n" + opts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBench(tc.mod)
+			b := tc.bench.Obj()
 			jobFile, err := constructJobFile(b)
 			if err != nil {
 				t.Fatal(err)
@@ -521,26 +484,22 @@ func TestConstructPVCs(t *testing.T) {
 	}
 	block := ptr.To(corev1.PersistentVolumeBlock)
 	for _, tc := range []struct {
-		name string
-		mod  func(*benchv1.StorageBenchmark)
-		want []*corev1.PersistentVolumeClaim
+		name  string
+		bench *wrappers.StorageBenchmarkWrapper
+		want  []*corev1.PersistentVolumeClaim
 	}{
-		{"one node", func(*benchv1.StorageBenchmark) {}, []*corev1.PersistentVolumeClaim{
+		{"one node", dbBench(), []*corev1.PersistentVolumeClaim{
 			claim("db-data0", corev1.ReadWriteOnce, nil), claim("db-data1", corev1.ReadWriteOnce, nil),
 		}},
-		{"every node its own disks, block, RWOP", func(b *benchv1.StorageBenchmark) {
-			b.Spec.Nodes = 2
-			b.Spec.Volumes.AccessMode = corev1.ReadWriteOncePod
-			withBlock(b)
-		}, []*corev1.PersistentVolumeClaim{
+		{"every node its own disks, block, RWOP", dbBench().Nodes(2).AccessMode(corev1.ReadWriteOncePod).Block(), []*corev1.PersistentVolumeClaim{
 			claim("db-n0-data0", corev1.ReadWriteOncePod, block), claim("db-n0-data1", corev1.ReadWriteOncePod, block),
 			claim("db-n1-data0", corev1.ReadWriteOncePod, block), claim("db-n1-data1", corev1.ReadWriteOncePod, block),
 		}},
-		{"emptyDir has no claims", withEmptyDir, nil},
-		{"hostPath has no claims", withHostPath, nil},
+		{"emptyDir has no claims", emptyDirBench(), nil},
+		{"hostPath has no claims", hostPathBench(), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, constructPVCs(newBench(tc.mod)), quantities); diff != "" {
+			if diff := cmp.Diff(tc.want, constructPVCs(tc.bench.Obj()), quantities); diff != "" {
 				t.Errorf("PVCs (-want +got):\n%s", diff)
 			}
 		})
@@ -549,7 +508,7 @@ func TestConstructPVCs(t *testing.T) {
 
 // Benchmark names may be 253 characters; label values only 63.
 func TestChildLabelsOfLongName(t *testing.T) {
-	b := newBench(func(b *benchv1.StorageBenchmark) { b.Name = strings.Repeat("a", 70) })
+	b := dbBench().Name(strings.Repeat("a", 70)).Obj()
 	for k, v := range mustJob(t, b, jobParams{}).Spec.Template.Labels {
 		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
 			t.Errorf("label %s=%q: %v", k, v, errs)

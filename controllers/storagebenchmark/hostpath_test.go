@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 func TestCheckHostPaths(t *testing.T) {
@@ -20,8 +20,7 @@ func TestCheckHostPaths(t *testing.T) {
 		{"/mnt/diskstore", false},
 		{"/data", false},
 	} {
-		b := &benchv1.StorageBenchmark{Spec: benchv1.StorageBenchmarkSpec{Volumes: benchv1.StorageVolumes{
-			HostPath: &benchv1.HostPathVolumes{Paths: []string{tc.path}}}}}
+		b := wrappers.MakeStorageBenchmark("", "").HostPath(tc.path).Obj()
 		err := checkHostPaths(b, allow)
 		if (err == nil) != tc.ok {
 			t.Errorf("%s: %v, want allowed %v", tc.path, err, tc.ok)

@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // summary is one test's metric with a median of m (min m-1, max m+1).
@@ -72,9 +72,7 @@ func TestStatusResultsCapped(t *testing.T) {
 }
 
 func TestHeadline(t *testing.T) {
-	fioJobs := func(jobs ...benchv1.FioJob) func(*benchv1.StorageBenchmark) {
-		return func(b *benchv1.StorageBenchmark) { b.Spec.Fio = &benchv1.FioSpec{Jobs: jobs} }
-	}
+	fioJobs := func(jobs ...benchv1.FioJob) *wrappers.StorageBenchmarkWrapper { return dbBench().FioJobs(jobs...) }
 	job := func(name, bs string, mix *int32) benchv1.FioJob {
 		return benchv1.FioJob{Name: name, RW: "randrw", BlockSize: bs, RWMixRead: mix}
 	}
@@ -86,10 +84,10 @@ func TestHeadline(t *testing.T) {
 	}
 	long := strings.Repeat("x", 54) // "412k IOPS " + 54 = 64
 	for _, tc := range []struct {
-		name string
-		mod  func(*benchv1.StorageBenchmark)
-		rs   []benchv1.StorageTestResult
-		want string
+		name  string
+		bench *wrappers.StorageBenchmarkWrapper
+		rs    []benchv1.StorageTestResult
+		want  string
 	}{
 		{"no results", fioJobs(job("a", "4k", nil)), nil, ""},
 		{"small blocks: IOPS of the first test", fioJobs(job("a", "4k", nil), job("b", "1M", nil)),
@@ -103,9 +101,9 @@ func TestHeadline(t *testing.T) {
 			[]benchv1.StorageTestResult{both("a", 100000, 30000)}, "100k IOPS a"},
 		{"write-only test", fioJobs(job("a", "4k", nil)), []benchv1.StorageTestResult{
 			{Test: "a", Write: &benchv1.DirectionResult{IOPS: stat(1234567)}}}, "1.23M IOPS a"},
-		{"preset", func(b *benchv1.StorageBenchmark) { b.Spec.Fio = &benchv1.FioSpec{Preset: benchv1.FioPresetGCEPD} },
+		{"preset", dbBench().Fio(benchv1.FioSpec{Preset: benchv1.FioPresetGCEPD}),
 			[]benchv1.StorageTestResult{both("randread-4k-qd256", 60000, 0)}, "60k IOPS randread-4k-qd256"},
-		{"dd is MiB/s", withDD(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, Count: 1}),
+		{"dd is MiB/s", dbBench().DD(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, Count: 1}),
 			[]benchv1.StorageTestResult{{Test: "w", Write: &benchv1.DirectionResult{IOPS: stat(9), BandwidthMiBps: stat(553.6)}}}, "554 MiB/s w"},
 		{"small blocks without IOPS fall back to MiB/s", fioJobs(job("a", "4k", nil)), []benchv1.StorageTestResult{
 			{Test: "a", Read: &benchv1.DirectionResult{BandwidthMiBps: stat(80)}}}, "80 MiB/s a"},
@@ -115,7 +113,7 @@ func TestHeadline(t *testing.T) {
 		{"name too long is left out", fioJobs(job(long+"y", "4k", nil)), []benchv1.StorageTestResult{both(long+"y", 412345, 1)}, "412k IOPS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := headline(newBench(tc.mod), tc.rs); got != tc.want {
+			if got := headline(tc.bench.Obj(), tc.rs); got != tc.want {
 				t.Errorf("headline = %q, want %q", got, tc.want)
 			}
 		})
@@ -161,26 +159,21 @@ func TestByteCount(t *testing.T) {
 func TestDescribeVolumes(t *testing.T) {
 	longClass := strings.Repeat("c", 200)
 	for _, tc := range []struct {
-		name string
-		mod  func(*benchv1.StorageBenchmark)
-		want string
+		name  string
+		bench *wrappers.StorageBenchmarkWrapper
+		want  string
 	}{
-		{"claims", func(*benchv1.StorageBenchmark) {}, "2x100Gi premium-rwo"},
-		{"block claims", withBlock, "2x100Gi premium-rwo Block"},
-		{"default class and count", func(b *benchv1.StorageBenchmark) {
-			b.Spec.Volumes = benchv1.StorageVolumes{Size: ptr.To(resource.MustParse("500Gi"))}
-		}, "1x500Gi"},
-		{"emptyDir in memory", withEmptyDir, "emptyDir Memory"},
-		{"emptyDir on disk", func(b *benchv1.StorageBenchmark) {
-			b.Spec.Volumes = benchv1.StorageVolumes{EmptyDir: &benchv1.EmptyDirVolume{}}
-		}, "emptyDir"},
-		{"hostPath", withHostPath, "2x hostPath"},
-		{"none", func(b *benchv1.StorageBenchmark) { b.Spec.Volumes = benchv1.StorageVolumes{} }, ""},
-		{"cut at 128", func(b *benchv1.StorageBenchmark) { b.Spec.Volumes.StorageClassName = &longClass },
-			("2x100Gi " + longClass)[:128]},
+		{"claims", dbBench(), "2x100Gi premium-rwo"},
+		{"block claims", dbBench().Block(), "2x100Gi premium-rwo Block"},
+		{"default class and count", dbBench().Claims(0, "500Gi", ""), "1x500Gi"},
+		{"emptyDir in memory", emptyDirBench(), "emptyDir Memory"},
+		{"emptyDir on disk", dbBench().EmptyDir("", ""), "emptyDir"},
+		{"hostPath", hostPathBench(), "2x hostPath"},
+		{"none", dbBench().Volumes(benchv1.StorageVolumes{}), ""},
+		{"cut at 128", dbBench().Claims(2, "100Gi", longClass), ("2x100Gi " + longClass)[:128]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := describeVolumes(newBench(tc.mod)); got != tc.want {
+			if got := describeVolumes(tc.bench.Obj()); got != tc.want {
 				t.Errorf("describeVolumes = %q, want %q", got, tc.want)
 			}
 		})
@@ -218,10 +211,8 @@ func TestSyncDisplay(t *testing.T) {
 		}, benchv1.StateRunning},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBench(withBlock)
-			b.Generation = 4
+			b := dbBench().Block().Generation(4).CompletedRepetitions(1).Obj()
 			b.Status.Conditions = tc.conds
-			b.Status.CompletedRepetitions = 1
 			syncDisplay(b)
 			want := benchv1.BenchmarkStatusCommon{
 				ObservedGeneration: 4, Conditions: tc.conds, State: tc.want, Progress: "1/3", CompletedRepetitions: 1,

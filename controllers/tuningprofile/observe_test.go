@@ -8,10 +8,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/tuning"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // logs serves fixed logs by pod and records whether the tail was asked for.
@@ -33,12 +33,9 @@ func (l *logs) ReadLogTail(ctx context.Context, ns, pod, c string, _ int64) ([]b
 	return l.ReadLog(ctx, ns, pod, c)
 }
 
-func pod(name string, phase corev1.PodPhase, gen string) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Annotations: map[string]string{generationAnnotation: gen}},
-		Spec:       corev1.PodSpec{NodeName: "n1"},
-		Status:     corev1.PodStatus{Phase: phase},
-	}
+// pod is a tuner pod on node n1 of generation gen, in phase.
+func pod(name string, phase corev1.PodPhase, gen string) *wrappers.PodWrapper {
+	return wrappers.MakePod(name, "ns").Annotations(map[string]string{generationAnnotation: gen}).NodeName("n1").Phase(phase)
 }
 
 func line(gen int64) string {
@@ -46,11 +43,9 @@ func line(gen int64) string {
 }
 
 func TestReadReport(t *testing.T) {
-	unschedulable := pod("unsched", corev1.PodPending, "3")
-	unschedulable.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Message: "0/3 nodes are available"}}
-	crashing := pod("crash", corev1.PodRunning, "3")
-	crashing.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: container, RestartCount: 4,
-		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}}
+	unschedulable := pod("unsched", corev1.PodPending, "3").Unschedulable("0/3 nodes are available").Obj()
+	crashing := pod("crash", corev1.PodRunning, "3").ContainerStatus(corev1.ContainerStatus{Name: container, RestartCount: 4,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}).Obj()
 	l := &logs{byPod: map[string]string{
 		"current": "starting\n" + line(2) + line(3),
 		"old":     line(2),
@@ -66,14 +61,14 @@ func TestReadReport(t *testing.T) {
 		waiting    string
 	}{
 		{pod: nil, waiting: "no tuner pod"},
-		{pod: pod("starting", corev1.PodPending, "3"), waiting: "is starting"},
+		{pod: pod("starting", corev1.PodPending, "3").Obj(), waiting: "is starting"},
 		{pod: unschedulable, notRunning: true, waiting: "0/3 nodes are available"},
-		{pod: pod("failed", corev1.PodFailed, "3"), notRunning: true, waiting: "is Failed"},
-		{pod: pod("current", corev1.PodRunning, "3"), report: true},
-		{pod: pod("old", corev1.PodRunning, "2"), waiting: "reports generation 2; waiting for generation 3"},
-		{pod: pod("silent", corev1.PodRunning, "3"), waiting: "has not reported yet"},
+		{pod: pod("failed", corev1.PodFailed, "3").Obj(), notRunning: true, waiting: "is Failed"},
+		{pod: pod("current", corev1.PodRunning, "3").Obj(), report: true},
+		{pod: pod("old", corev1.PodRunning, "2").Obj(), waiting: "reports generation 2; waiting for generation 3"},
+		{pod: pod("silent", corev1.PodRunning, "3").Obj(), waiting: "has not reported yet"},
 		{pod: crashing, notRunning: true, waiting: "CrashLoopBackOff after 4 restart(s)"},
-		{pod: pod("gone", corev1.PodRunning, "3"), waiting: "cannot be read"},
+		{pod: pod("gone", corev1.PodRunning, "3").Obj(), waiting: "cannot be read"},
 	} {
 		s := nodeState{node: "n1", pod: tc.pod}
 		r.readReport(context.Background(), p, &s)
@@ -87,8 +82,7 @@ func TestReadReport(t *testing.T) {
 }
 
 func TestBetterPodPrefersTheCurrentGeneration(t *testing.T) {
-	old, cur := pod("old", corev1.PodRunning, "2"), pod("cur", corev1.PodRunning, "3")
-	old.CreationTimestamp = metav1.NewTime(time.Now())
+	old, cur := pod("old", corev1.PodRunning, "2").CreationTimestamp(time.Now()).Obj(), pod("cur", corev1.PodRunning, "3").Obj()
 	if !better(cur, old, 3) || better(old, cur, 3) {
 		t.Error("the current generation's pod should win over a newer old one")
 	}

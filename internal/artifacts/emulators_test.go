@@ -3,7 +3,6 @@ package artifacts
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // emulators runs hack/emulators.sh once, which builds (or finds cached) the
@@ -91,27 +92,19 @@ func serve(t *testing.T, name string, env []string, readyURL string, bin string,
 	})
 
 	client := &http.Client{Timeout: time.Second}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, readyURL, http.NoBody)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp, err := client.Do(req); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
+	util.WaitFor(t, 60*time.Second, name+" ready at "+readyURL, func() (bool, string) {
 		select {
 		case <-exited:
 			t.Fatalf("%s exited before it was ready", name)
-		case <-ctx.Done():
-			t.Fatalf("%s not ready at %s after 60s", name, readyURL)
-		case <-time.After(50 * time.Millisecond):
+		default:
 		}
-	}
+		resp, err := client.Get(readyURL)
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	})
 }
 
 // startFakeGCS starts fake-gcs-server in memory and points gcsblob at it

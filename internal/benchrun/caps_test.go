@@ -10,13 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // countingLog serves one log and counts the reads.
@@ -30,7 +29,7 @@ func (c *countingLog) ReadLog(context.Context, string, string, string) ([]byte, 
 	return c.log, nil
 }
 
-var capPod = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fio-r0-n0-x"}, Spec: corev1.PodSpec{NodeName: "node-a"}}
+var capPod = wrappers.MakePod("fio-r0-n0-x", "ns").NodeName("node-a").Obj()
 
 // A log over MaxLogBytes fails OutputTooLarge, naming the cap and quoting the
 // log's end; one at the cap is read.

@@ -17,6 +17,7 @@ import (
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/metrics"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // observed is the count and sum of a histogram's StorageBenchmark observations.
@@ -87,7 +88,7 @@ func newMetricsEnv(t *testing.T, now time.Time, objs ...client.Object) *Env {
 
 func TestReconcileObservesQueueAndRunOnce(t *testing.T) {
 	created := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
-	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: "fio", CreationTimestamp: metav1.NewTime(created)}}
+	b := wrappers.MakeStorageBenchmark("fio", "perf").CreationTimestamp(created).Obj()
 	e := newMetricsEnv(t, created.Add(130*time.Second), b)
 	key := client.ObjectKeyFromObject(b)
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
@@ -133,8 +134,7 @@ func TestReconcileObservesQueueAndRunOnce(t *testing.T) {
 // quiet requeue, not an error; the retry that writes observes.
 func TestReconcileObservesOnlyWrittenTransitions(t *testing.T) {
 	created := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
-	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: "fio", CreationTimestamp: metav1.NewTime(created)}}
-	b.Status.StartTime = &metav1.Time{Time: created.Add(10 * time.Second)}
+	b := wrappers.MakeStorageBenchmark("fio", "perf").CreationTimestamp(created).StartTime(created.Add(10 * time.Second)).Obj()
 	e := newMetricsEnv(t, created.Add(70*time.Second), b)
 	key := client.ObjectKeyFromObject(b)
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
@@ -168,7 +168,7 @@ func TestReconcileObservesOnlyWrittenTransitions(t *testing.T) {
 
 // A benchmark that fails before it starts has neither duration.
 func TestReconcileObservesNothingForAFailureBeforeTheStart(t *testing.T) {
-	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: "fio", CreationTimestamp: metav1.Now()}}
+	b := wrappers.MakeStorageBenchmark("fio", "perf").CreationTimestamp(time.Now()).Obj()
 	e := newMetricsEnv(t, time.Now(), b)
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
 	if _, err := reconcileWith(t, e, client.ObjectKeyFromObject(b), func(*benchv1.StorageBenchmark) error {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 func testScheme(t *testing.T) *runtime.Scheme {
@@ -37,7 +37,7 @@ func testScheme(t *testing.T) *runtime.Scheme {
 
 // owner is MPIBenchmark hpc/lat.
 func owner() *benchv1.MPIBenchmark {
-	return &benchv1.MPIBenchmark{ObjectMeta: metav1.ObjectMeta{Name: "lat", Namespace: "hpc", UID: "uid-lat"}}
+	return wrappers.MakeMPIBenchmark("lat", "hpc").UID("uid-lat").Obj()
 }
 
 // controllerRef makes a reference to a benchmark with the given UID.
@@ -115,8 +115,8 @@ func TestCreateOwned(t *testing.T) {
 		},
 		{
 			name:     "the conflict names the kind",
-			existing: []client.Object{&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "lat-r0", Namespace: "hpc"}}},
-			obj:      &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "lat-r0", Namespace: "hpc"}},
+			existing: []client.Object{wrappers.MakeJob("lat-r0", "hpc").Obj()},
+			obj:      wrappers.MakeJob("lat-r0", "hpc").Obj(),
 			wantErr: &Outcome{Reason: benchv1.ReasonNameConflict,
 				Message: "Job lat-r0 already exists and does not belong to this benchmark: delete it or rename the benchmark"},
 		},
@@ -265,7 +265,7 @@ func TestLabelInt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obj := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: tt.labels}}
+			obj := wrappers.MakePod("", "").Labels(tt.labels).Obj()
 			if got := LabelInt(obj, benchv1.RepetitionLabel); got != tt.want {
 				t.Errorf("LabelInt = %d, want %d", got, tt.want)
 			}

@@ -6,11 +6,10 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // The cache held a Job's completion before its pod's: the API server, read
@@ -18,13 +17,11 @@ import (
 func TestConfirmLostReadsAroundTheCache(t *testing.T) {
 	b := owner()
 	labels := map[string]string{"benchwright.io/benchmark": "lat"}
-	job := jobWith("lat-r0-a0", batchv1.JobComplete, "", "")
-	job.Namespace, job.UID = "hpc", "uid-job"
-	job.Labels = map[string]string{"benchwright.io/benchmark": "lat", benchv1.RepetitionLabel: "0", AttemptLabel: "0", SlotLabel: "0"}
-	job.OwnerReferences = []metav1.OwnerReference{controllerRef("lat", "uid-lat", true)}
-	pod := podFixture("lat-r0-a0-x", corev1.PodSucceeded)
-	pod.Namespace, pod.Labels = "hpc", job.Labels
-	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true)}}
+	jobLabels := map[string]string{"benchwright.io/benchmark": "lat", benchv1.RepetitionLabel: "0", AttemptLabel: "0", SlotLabel: "0"}
+	job := wrappers.MakeJob("lat-r0-a0", "hpc").UID("uid-job").Labels(jobLabels).CreationTimestamp(t0).
+		ControlledBy(b, benchv1.GroupVersion.WithKind("MPIBenchmark")).Condition(batchv1.JobComplete, "", "").Obj()
+	pod := wrappers.MakePod("lat-r0-a0-x", "hpc").Labels(jobLabels).NodeName("node-a").Phase(corev1.PodSucceeded).
+		ControlledBy(job, batchv1.SchemeGroupVersion.WithKind("Job")).Obj()
 
 	cached := []SlotRun{{Job: job}} // the pod not in the cache yet
 	obs := ObserveSlots(cached)

@@ -7,59 +7,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
+
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
-// Job fixtures: created at t0, with one true condition or none.
-func activeJob(name string) *batchv1.Job {
-	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0)}}
+// job is a Job created at t0.
+func job(name string) *wrappers.JobWrapper {
+	return wrappers.MakeJob(name, "").CreationTimestamp(t0)
 }
 
-func jobWith(name string, typ batchv1.JobConditionType, reason, msg string) *batchv1.Job {
-	j := activeJob(name)
-	j.Status.Conditions = []batchv1.JobCondition{{Type: typ, Status: corev1.ConditionTrue, Reason: reason, Message: msg}}
-	return j
-}
-
-// podFixture is a pod of a phase; mods fill in its status.
-func podFixture(name string, ph corev1.PodPhase, mods ...func(*corev1.Pod)) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{NodeName: "node-a"}}
-	p.Status.Phase = ph
-	for _, m := range mods {
-		m(p)
-	}
-	return p
-}
-
-func startedAt(m int) func(*corev1.Pod) {
-	return func(p *corev1.Pod) {
-		p.Status.StartTime = ptr.To(metav1.NewTime(t0.Add(time.Duration(m) * time.Minute)))
-	}
-}
-
-func exited(name string, code int32) corev1.ContainerStatus {
-	return corev1.ContainerStatus{Name: name, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}}
-}
-
-func containers(init []corev1.ContainerStatus, main ...corev1.ContainerStatus) func(*corev1.Pod) {
-	return func(p *corev1.Pod) { p.Status.InitContainerStatuses, p.Status.ContainerStatuses = init, main }
-}
-
-func mainContainers(cs ...corev1.ContainerStatus) func(*corev1.Pod) {
-	return func(p *corev1.Pod) { p.Status.ContainerStatuses = cs }
-}
-
-func evicted(p *corev1.Pod) {
-	p.Status.Reason, p.Status.Message = "Evicted", "The node was low on resource: ephemeral-storage."
-}
-
-func disruptionTarget(p *corev1.Pod) {
-	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{
-		Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "PreemptionByScheduler",
-	})
+// slotPod is a pod on node-a in phase ph.
+func slotPod(name string, ph corev1.PodPhase) *wrappers.PodWrapper {
+	return wrappers.MakePod(name, "").NodeName("node-a").Phase(ph)
 }
 
 // slotsObserved is the comparable part of an Observation.
@@ -84,9 +45,11 @@ func summarize(o Observation) slotsObserved {
 }
 
 func TestObserve(t *testing.T) {
-	complete := func(name string) *batchv1.Job { return jobWith(name, batchv1.JobComplete, "", "") }
-	failed := func(name string) *batchv1.Job { return jobWith(name, batchv1.JobFailed, "BackoffLimitExceeded", "") }
-	pending := podFixture("p0", corev1.PodPending)
+	complete := func(name string) *batchv1.Job { return job(name).Condition(batchv1.JobComplete, "", "").Obj() }
+	failed := func(name string) *batchv1.Job {
+		return job(name).Condition(batchv1.JobFailed, "BackoffLimitExceeded", "").Obj()
+	}
+	pending := slotPod("p0", corev1.PodPending).Obj()
 	for _, tc := range []struct {
 		name  string
 		slots []SlotRun
@@ -94,30 +57,30 @@ func TestObserve(t *testing.T) {
 	}{
 		{
 			name:  "no pod yet",
-			slots: []SlotRun{{Job: activeJob("j0")}},
+			slots: []SlotRun{{Job: job("j0").Obj()}},
 			want:  slotsObserved{Phase: PhaseStarting, Why: "Job j0 has no pod yet"},
 		},
 		{
 			name: "one slot runs, the other waits",
 			slots: []SlotRun{
-				{Job: activeJob("j0"), Pods: []*corev1.Pod{podFixture("p0", corev1.PodRunning)}},
-				{Job: activeJob("j1"), Pods: []*corev1.Pod{podFixture("p1", corev1.PodPending)}},
+				{Job: job("j0").Obj(), Pods: []*corev1.Pod{slotPod("p0", corev1.PodRunning).Obj()}},
+				{Job: job("j1").Obj(), Pods: []*corev1.Pod{slotPod("p1", corev1.PodPending).Obj()}},
 			},
 			want: slotsObserved{Phase: PhaseStarting, Why: "the pod of Job j1 is pending"},
 		},
 		{
 			name: "every slot runs or is done",
 			slots: []SlotRun{
-				{Job: complete("j0"), Pods: []*corev1.Pod{podFixture("p0", corev1.PodSucceeded)}},
-				{Job: activeJob("j1"), Pods: []*corev1.Pod{podFixture("p1", corev1.PodRunning)}},
+				{Job: complete("j0"), Pods: []*corev1.Pod{slotPod("p0", corev1.PodSucceeded).Obj()}},
+				{Job: job("j1").Obj(), Pods: []*corev1.Pod{slotPod("p1", corev1.PodRunning).Obj()}},
 			},
 			want: slotsObserved{Phase: PhaseRunning, Finished: []string{"p0"}},
 		},
 		{
 			name: "every Job complete",
 			slots: []SlotRun{
-				{Job: complete("j0"), Pods: []*corev1.Pod{podFixture("p0", corev1.PodSucceeded)}},
-				{Job: complete("j1"), Pods: []*corev1.Pod{podFixture("p1", corev1.PodSucceeded)}},
+				{Job: complete("j0"), Pods: []*corev1.Pod{slotPod("p0", corev1.PodSucceeded).Obj()}},
+				{Job: complete("j1"), Pods: []*corev1.Pod{slotPod("p1", corev1.PodSucceeded).Obj()}},
 			},
 			want: slotsObserved{Phase: PhaseSucceeded, Finished: []string{"p0", "p1"}},
 		},
@@ -134,7 +97,7 @@ func TestObserve(t *testing.T) {
 		{
 			name: "evicted",
 			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
-				podFixture("p0", corev1.PodFailed, evicted, mainContainers(exited("fio", 137))),
+				slotPod("p0", corev1.PodFailed).Reason("Evicted", "The node was low on resource: ephemeral-storage.").ContainerTerminated("fio", 137).Obj(),
 			}}},
 			want: slotsObserved{Phase: PhaseLost, Failed: "p0",
 				Why: "pod p0 on node node-a was stopped by the cluster (Evicted: The node was low on resource: ephemeral-storage.)"},
@@ -142,22 +105,23 @@ func TestObserve(t *testing.T) {
 		{
 			name: "preempted: a DisruptionTarget pod is not the tool's failure",
 			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
-				podFixture("p0", corev1.PodFailed, disruptionTarget, mainContainers(exited("fio", 143))),
+				slotPod("p0", corev1.PodFailed).Condition(corev1.PodCondition{
+					Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "PreemptionByScheduler",
+				}).ContainerTerminated("fio", 143).Obj(),
 			}}},
 			want: slotsObserved{Phase: PhaseLost, Failed: "p0", Why: "pod p0 on node node-a was stopped by the cluster (Disrupted)"},
 		},
 		{
 			name: "tool exited non-zero",
 			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
-				podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 1))),
+				slotPod("p0", corev1.PodFailed).ContainerTerminated("fio", 1).Obj(),
 			}}},
 			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p0", Container: "fio", ExitCode: 1},
 		},
 		{
 			name: "init containers fail first",
 			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
-				podFixture("p0", corev1.PodFailed, containers(
-					[]corev1.ContainerStatus{exited("write", 0), exited("read", 2)}, exited("last", 3))),
+				slotPod("p0", corev1.PodFailed).InitContainerTerminated("write", 0).InitContainerTerminated("read", 2).ContainerTerminated("last", 3).Obj(),
 			}}},
 			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p0", Container: "read", ExitCode: 2},
 		},
@@ -165,7 +129,7 @@ func TestObserve(t *testing.T) {
 			name: "a tool failure outranks a lost slot before it",
 			slots: []SlotRun{
 				{Job: failed("j0")},
-				{Job: failed("j1"), Pods: []*corev1.Pod{podFixture("p1", corev1.PodFailed, mainContainers(exited("fio", 1)))}},
+				{Job: failed("j1"), Pods: []*corev1.Pod{slotPod("p1", corev1.PodFailed).ContainerTerminated("fio", 1).Obj()}},
 			},
 			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p1", Container: "fio", ExitCode: 1,
 				Why: "Job j0 failed and its pod is gone (deleted with its node?)"},
@@ -173,23 +137,23 @@ func TestObserve(t *testing.T) {
 		{
 			name: "a lost slot after a tool failure does not hide it",
 			slots: []SlotRun{
-				{Job: failed("j0"), Pods: []*corev1.Pod{podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 1)))}},
+				{Job: failed("j0"), Pods: []*corev1.Pod{slotPod("p0", corev1.PodFailed).ContainerTerminated("fio", 1).Obj()}},
 				{Job: failed("j1")},
 			},
 			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p0", Container: "fio", ExitCode: 1},
 		},
 		{
 			name: "Job deadline",
-			slots: []SlotRun{{Job: jobWith("j0", batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline"),
-				Pods: []*corev1.Pod{podFixture("p0", corev1.PodFailed, mainContainers(exited("fio", 137)))}}},
+			slots: []SlotRun{{Job: job("j0").Condition(batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline").Obj(),
+				Pods: []*corev1.Pod{slotPod("p0", corev1.PodFailed).ContainerTerminated("fio", 137).Obj()}}},
 			want: slotsObserved{Phase: PhaseDeadline, Why: "Job j0: Job was active longer than specified deadline"},
 		},
 		{
 			name: "a Job deadline outranks a lost slot",
 			slots: []SlotRun{
 				{Job: complete("j0")},
-				{Job: jobWith("j1", batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "late")},
-				{Job: activeJob("j2"), Pods: []*corev1.Pod{pending}},
+				{Job: job("j1").Condition(batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded, "late").Obj()},
+				{Job: job("j2").Obj(), Pods: []*corev1.Pod{pending}},
 			},
 			want: slotsObserved{Phase: PhaseDeadline, Why: "Job j1: late"},
 		},
@@ -204,11 +168,10 @@ func TestObserve(t *testing.T) {
 
 // created is the latest Job creation; started the latest pod start, once all run.
 func TestObserveTimes(t *testing.T) {
-	j0, j1 := activeJob("j0"), activeJob("j1")
-	j1.CreationTimestamp = metav1.NewTime(t0.Add(time.Minute))
+	j0, j1 := job("j0").Obj(), job("j1").CreationTimestamp(t0.Add(time.Minute)).Obj()
 	running := []SlotRun{
-		{Job: j0, Pods: []*corev1.Pod{podFixture("p0", corev1.PodRunning, startedAt(3))}},
-		{Job: j1, Pods: []*corev1.Pod{podFixture("p1", corev1.PodRunning, startedAt(2))}},
+		{Job: j0, Pods: []*corev1.Pod{slotPod("p0", corev1.PodRunning).StartTime(t0.Add(3 * time.Minute)).Obj()}},
+		{Job: j1, Pods: []*corev1.Pod{slotPod("p1", corev1.PodRunning).StartTime(t0.Add(2 * time.Minute)).Obj()}},
 	}
 	o := ObserveSlots(running)
 	if !o.Created.Equal(t0.Add(time.Minute)) || !o.Started.Equal(t0.Add(3*time.Minute)) {
@@ -221,34 +184,25 @@ func TestObserveTimes(t *testing.T) {
 }
 
 func TestPendingReasons(t *testing.T) {
-	unschedulable := func(p *corev1.Pod) {
-		p.Status.Conditions = []corev1.PodCondition{{
-			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
-			Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
-		}}
-	}
-	waiting := func(name, reason, msg string) corev1.ContainerStatus {
-		return corev1.ContainerStatus{Name: name, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}
-	}
 	for _, tc := range []struct {
 		name string
 		pods []*corev1.Pod
 		want []string
 	}{
 		{"no pod", nil, []string{"Job j0 has no pod yet"}},
-		{"unschedulable", []*corev1.Pod{podFixture("p0", corev1.PodPending, unschedulable)},
+		{"unschedulable", []*corev1.Pod{slotPod("p0", corev1.PodPending).Unschedulable("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.").Obj()},
 			[]string{"pod p0 is not scheduled: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}},
-		{"image pull and PodInitializing", []*corev1.Pod{podFixture("p0", corev1.PodPending, containers(
-			[]corev1.ContainerStatus{waiting("drop-caches", "ErrImagePull", `pull access denied for "fio"`)},
-			waiting("fio", "PodInitializing", ""), waiting("other", "ContainerCreating", "")))},
+		{"image pull and PodInitializing", []*corev1.Pod{slotPod("p0", corev1.PodPending).
+			InitContainerWaiting("drop-caches", "ErrImagePull", `pull access denied for "fio"`).
+			ContainerWaiting("fio", "PodInitializing", "").ContainerWaiting("other", "ContainerCreating", "").Obj()},
 			[]string{
 				`container drop-caches of pod p0 is waiting: ErrImagePull (pull access denied for "fio")`,
 				"container other of pod p0 is waiting: ContainerCreating",
 			}},
-		{"nothing said yet", []*corev1.Pod{podFixture("p0", corev1.PodPending)}, []string{"the pod of Job j0 is pending"}},
+		{"nothing said yet", []*corev1.Pod{slotPod("p0", corev1.PodPending).Obj()}, []string{"the pod of Job j0 is pending"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := PendingReasons(SlotRun{Job: activeJob("j0"), Pods: tc.pods})
+			got := PendingReasons(SlotRun{Job: job("j0").Obj(), Pods: tc.pods})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("pendingReasons (-want +got):\n%s", diff)
 			}

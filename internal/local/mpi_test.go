@@ -15,28 +15,25 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
-// osuBench is the quickstart's shape: osu_latency and osu_bw on-node.
-func osuBench(tests ...string) *benchv1.MPIBenchmark {
-	return &benchv1.MPIBenchmark{
-		ObjectMeta: metav1.ObjectMeta{Name: "osu", Labels: map[string]string{benchv1.CampaignLabel: "test"}},
-		Spec: benchv1.MPIBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3, WarmupRepetitions: 1}},
-			Suite:               benchv1.SuiteOSU, Tests: tests,
-			Layout:       benchv1.MPILayout{Nodes: 1, RanksPerNode: 2, CPUBinding: &benchv1.CPUBinding{Policy: benchv1.BindNone}},
-			MPI:          benchv1.MPISettings{Implementation: benchv1.OpenMPI},
-			MessageSizes: &benchv1.MessageSizes{Min: 1, Max: 1048576}, Iterations: ptr.To[int32](1000),
-		},
-	}
+// onNode is the quickstart's layout: two unbound Open MPI ranks on one
+// node, 3 repetitions of which 1 warms up.
+func onNode(name string, tests ...string) *wrappers.MPIBenchmarkWrapper {
+	return wrappers.MakeMPIBenchmark(name, "").Label(benchv1.CampaignLabel, "test").Repetitions(3).WarmupRepetitions(1).
+		Tests(tests...).Layout(1, 2).CPUBinding(benchv1.BindNone).Implementation(benchv1.OpenMPI)
+}
+
+// quickstartOSU is the quickstart's shape: osu_latency and osu_bw on-node.
+func quickstartOSU(tests ...string) *wrappers.MPIBenchmarkWrapper {
+	return onNode("osu", tests...).MessageSizes(1, 1048576).Iterations(1000)
 }
 
 // emptyPath makes PATH a directory holding only the given scripts.
@@ -52,10 +49,8 @@ func emptyPath(t *testing.T, scripts ...string) string {
 }
 
 func TestRunMPINamesMissingPrograms(t *testing.T) {
-	imb := osuBench("PingPong", "Allreduce")
-	imb.Spec.Suite, imb.Spec.MessageSizes = benchv1.SuiteIMB, &benchv1.MessageSizes{Max: 1024}
-	ior := osuBench("write", "read")
-	ior.Spec.Suite, ior.Spec.MessageSizes, ior.Spec.IOR = benchv1.SuiteIOR, nil, &benchv1.IORSettings{}
+	imb := quickstartOSU("PingPong", "Allreduce").Suite(benchv1.SuiteIMB).MessageSizes(0, 1024).Obj()
+	ior := quickstartOSU("write", "read").IOR(benchv1.IORSettings{}).Obj()
 	for _, tc := range []struct {
 		name     string
 		bench    *benchv1.MPIBenchmark
@@ -64,11 +59,11 @@ func TestRunMPINamesMissingPrograms(t *testing.T) {
 		programs []string
 		want     []string
 	}{
-		{"nothing installed", osuBench("osu_latency", "osu_bw"), nil, "",
+		{"nothing installed", quickstartOSU("osu_latency", "osu_bw").Obj(), nil, "",
 			[]string{"mpirun", "osu_latency", "osu_bw"},
 			[]string{"mpirun: an MPI's mpirun: sudo apt-get install openmpi-bin (Open MPI) or mpich (MPICH)",
 				"osu_latency, osu_bw: the OSU micro-benchmarks (5.4 or later; 7.x recommended), https://mvapich.cse.ohio-state.edu/benchmarks/", "c/mpi/pt2pt/standard", "c/mpi/collective/blocking"}},
-		{"the chosen mpirun is missing", osuBench("osu_latency"), []string{"mpirun", "osu_latency"}, "mpirun.mpich",
+		{"the chosen mpirun is missing", quickstartOSU("osu_latency").Obj(), []string{"mpirun", "osu_latency"}, "mpirun.mpich",
 			[]string{"mpirun.mpich"}, []string{"mpirun.mpich: an MPI's mpirun", "--mpirun"}},
 		{"IMB-MPI1", imb, []string{"mpirun"}, "",
 			[]string{"IMB-MPI1"}, []string{"IMB-MPI1: the Intel MPI Benchmarks, https://github.com/intel/mpi-benchmarks"}},
@@ -107,7 +102,7 @@ func TestRunMPIRejectsAnotherMPIsMPIRun(t *testing.T) {
 	emptyPath(t, "osu_latency")
 	t.Setenv("PATH", os.Getenv("PATH")+string(os.PathListSeparator)+filepath.Dir(mpich))
 	dir := t.TempDir()
-	_, err = RunMPI(context.Background(), osuBench("osu_latency"), MPIOptions{Options: Options{ResultsDir: dir}, MPIRun: "mpirun.mpich"})
+	_, err = RunMPI(context.Background(), quickstartOSU("osu_latency").Obj(), MPIOptions{Options: Options{ResultsDir: dir}, MPIRun: "mpirun.mpich"})
 	if err == nil || !strings.Contains(err.Error(), "mpi.implementation is OpenMPI, but mpirun.mpich is MPICH") ||
 		!strings.Contains(err.Error(), "--mpirun mpirun.openmpi") {
 		t.Fatalf("got %v, want the MPI mismatch named", err)
@@ -137,11 +132,7 @@ func TestRunMPIWithRealOSU(t *testing.T) {
 		t.Run(string(impl), func(t *testing.T) {
 			mpiName := map[benchv1.MPIImplementation]string{benchv1.OpenMPI: "openmpi", benchv1.MPICH: "mpich"}[impl]
 			realTools(t, mpiName)
-			b := osuBench("osu_latency", "osu_bw")
-			b.Spec.MPI.Implementation = impl
-			b.Spec.MessageSizes = &benchv1.MessageSizes{Min: 1, Max: 65536}
-			b.Spec.Iterations = ptr.To[int32](200)
-			b.Spec.WarmupIterations = ptr.To[int32](20)
+			b := quickstartOSU("osu_latency", "osu_bw").Implementation(impl).MessageSizes(1, 65536).Iterations(200).WarmupIterations(20).Obj()
 			dir := t.TempDir()
 			var progress bytes.Buffer
 			res, err := RunMPI(context.Background(), b, MPIOptions{
@@ -244,16 +235,8 @@ func checkRealOSU(t *testing.T, res *Result, impl benchv1.MPIImplementation) {
 // (write and read, a file per process) for real with Open MPI.
 func TestRunMPIWithRealIMBAndIOR(t *testing.T) {
 	realTools(t, "openmpi")
-	imb := osuBench("PingPong", "Allreduce")
-	imb.Name, imb.Spec.Suite = "imb", benchv1.SuiteIMB
-	imb.Spec.RepetitionPolicy = benchv1.RepetitionPolicy{Repetitions: 2, WarmupRepetitions: 1}
-	imb.Spec.MessageSizes = &benchv1.MessageSizes{Min: 0, Max: 1024}
-	imb.Spec.Iterations = ptr.To[int32](100)
-	ior := osuBench("write", "read")
-	ior.Name, ior.Spec.Suite = "ior", benchv1.SuiteIOR
-	ior.Spec.RepetitionPolicy = benchv1.RepetitionPolicy{Repetitions: 2, WarmupRepetitions: 1}
-	ior.Spec.MessageSizes, ior.Spec.Iterations = nil, nil
-	ior.Spec.IOR = &benchv1.IORSettings{TransferSize: "1m", BlockSize: "8m", FilePerProcess: true}
+	imb := onNode("imb", "PingPong", "Allreduce").Suite(benchv1.SuiteIMB).Repetitions(2).MessageSizes(0, 1024).Iterations(100).Obj()
+	ior := onNode("ior", "write", "read").Repetitions(2).IOR(benchv1.IORSettings{TransferSize: "1m", BlockSize: "8m", FilePerProcess: true}).Obj()
 	for _, tc := range []struct {
 		bench *benchv1.MPIBenchmark
 		// want are the test/metric pairs every counted repetition has.
@@ -305,8 +288,7 @@ func TestRunMPIWithRealIMBAndIOR(t *testing.T) {
 // of them; the run stops there. The real osu_latency refuses an option.
 func TestRunMPIReportsFailedStep(t *testing.T) {
 	realTools(t, "openmpi")
-	b := osuBench("osu_latency", "osu_bw")
-	b.Spec.MPI.ExtraArgs = []string{"-Z"}
+	b := quickstartOSU("osu_latency", "osu_bw").ExtraArgs("-Z").Obj()
 	dir := t.TempDir()
 	res, err := RunMPI(context.Background(), b, MPIOptions{
 		Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results")}, MPIRun: "mpirun.openmpi"})
@@ -328,8 +310,7 @@ func TestRunMPIRejectsOutputOfAnotherTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	b := osuBench("osu_latency")
-	b.Spec.MessageSizes = &benchv1.MessageSizes{Min: 1, Max: 64}
+	b := quickstartOSU("osu_latency").MessageSizes(1, 64).Obj()
 	dir := t.TempDir()
 	_, err := RunMPI(context.Background(), b, MPIOptions{
 		Options: Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results")}, MPIRun: "mpirun.openmpi"})
@@ -339,8 +320,7 @@ func TestRunMPIRejectsOutputOfAnotherTest(t *testing.T) {
 }
 
 func TestRunMPIRejectsWarmupOnly(t *testing.T) {
-	b := osuBench("osu_latency")
-	b.Spec.WarmupRepetitions = 3
+	b := quickstartOSU("osu_latency").WarmupRepetitions(3).Obj()
 	if _, err := RunMPI(context.Background(), b, MPIOptions{}); err == nil || !strings.Contains(err.Error(), "warmupRepetitions (3) must be smaller than repetitions (3)") {
 		t.Fatalf("got %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 func needTool(t *testing.T, name string) {
@@ -31,17 +32,12 @@ func needTool(t *testing.T, name string) {
 func i32(v int32) *int32 { return &v }
 
 func smallFioBench() *benchv1.StorageBenchmark {
-	return &benchv1.StorageBenchmark{
-		ObjectMeta: metav1.ObjectMeta{Name: "small", Labels: map[string]string{benchv1.CampaignLabel: "test"}},
-		Spec: benchv1.StorageBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 3, WarmupRepetitions: 1}},
-			Volumes:             benchv1.StorageVolumes{Count: 2, EmptyDir: &benchv1.EmptyDirVolume{}},
-			Fio: &benchv1.FioSpec{Size: "8M", Runtime: &metav1.Duration{Duration: time.Second}, Jobs: []benchv1.FioJob{
-				{Name: "randread-4k", RW: "randread", IODepth: i32(4)},
-				{Name: "write-64k", RW: "write", BlockSize: "64k", IOEngine: "psync"},
-			}},
-		},
-	}
+	return wrappers.MakeStorageBenchmark("small", "").Label(benchv1.CampaignLabel, "test").Repetitions(3).WarmupRepetitions(1).
+		EmptyDir("", "").VolumeCount(2).
+		Fio(benchv1.FioSpec{Size: "8M", Runtime: &metav1.Duration{Duration: time.Second}, Jobs: []benchv1.FioJob{
+			{Name: "randread-4k", RW: "randread", IODepth: i32(4)},
+			{Name: "write-64k", RW: "write", BlockSize: "64k", IOEngine: "psync"},
+		}}).Obj()
 }
 
 // TestRunStorageWithRealFio runs real fio and checks that every figure in the
@@ -155,17 +151,10 @@ func TestRunStorageRejectsTruncatedOutput(t *testing.T) {
 func TestRunStorageDDWithRealDD(t *testing.T) {
 	needTool(t, "dd")
 	dir := t.TempDir()
-	b := &benchv1.StorageBenchmark{
-		ObjectMeta: metav1.ObjectMeta{Name: "dd"},
-		Spec: benchv1.StorageBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{RepetitionPolicy: benchv1.RepetitionPolicy{Repetitions: 2}},
-			Volumes:             benchv1.StorageVolumes{Count: 1, EmptyDir: &benchv1.EmptyDirVolume{}},
-			DD: &benchv1.DDSpec{Tests: []benchv1.DDTest{
-				{Name: "write-dsync", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 4, OFlag: "dsync"},
-				{Name: "read-buffered", Operation: benchv1.DDRead, BlockSize: "1M", Count: 4},
-			}},
-		},
-	}
+	b := wrappers.MakeStorageBenchmark("dd", "").Repetitions(2).EmptyDir("", "").DD(
+		benchv1.DDTest{Name: "write-dsync", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 4, OFlag: "dsync"},
+		benchv1.DDTest{Name: "read-buffered", Operation: benchv1.DDRead, BlockSize: "1M", Count: 4},
+	).Obj()
 	res, err := RunStorage(context.Background(), b, Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "r")})
 	if err != nil {
 		t.Fatal(err)

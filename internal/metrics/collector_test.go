@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 func succeeded() []metav1.Condition {
@@ -25,36 +26,29 @@ func succeeded() []metav1.Condition {
 }
 
 func storage(name string, state benchv1.BenchmarkState, results ...benchv1.StorageTestResult) *benchv1.StorageBenchmark {
-	b := &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "perf", Name: name}}
-	b.Status.State = state
-	b.Status.MachineType = "c3-standard-8"
-	b.Status.Results = results
+	b := wrappers.MakeStorageBenchmark(name, "perf").State(state).MachineType("c3-standard-8").Results(results...)
 	if state == benchv1.StateSucceeded {
-		b.Status.Conditions = succeeded()
+		b.Conditions(succeeded()...)
 	}
-	return b
+	return b.Obj()
 }
 
 func mpi(name string, state benchv1.BenchmarkState) *benchv1.MPIBenchmark {
-	b := &benchv1.MPIBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: name}}
-	b.Status.State = state
-	b.Status.MachineType = "h3-standard-88"
+	b := wrappers.MakeMPIBenchmark(name, "hpc").State(state).MachineType("h3-standard-88")
 	if state == benchv1.StateSucceeded {
-		b.Status.Conditions = succeeded()
-		b.Status.Summary = benchv1.MPISummary{
+		b.Conditions(succeeded()...).Summary(benchv1.MPISummary{
 			LatencyMicroseconds: ptr.To(1.5), LatencyMessageSize: ptr.To[int64](8),
 			PeakBandwidthMBps: ptr.To(12000.0), PeakBandwidthMessageSize: ptr.To[int64](4 << 20),
-		}
-		b.Status.Results = []benchv1.MPITestResult{
-			{Test: "osu_latency", Metric: "latency", Unit: "us", Points: []benchv1.MPIPoint{
+		}).Results(
+			benchv1.MPITestResult{Test: "osu_latency", Metric: "latency", Unit: "us", Points: []benchv1.MPIPoint{
 				{Size: 0, Stat: benchv1.Stat{Median: 1.4}}, {Size: 8, Stat: benchv1.Stat{Median: 1.5}},
 			}},
-			{Test: "osu_bw", Metric: "bandwidth", Unit: "MB/s", Points: []benchv1.MPIPoint{
+			benchv1.MPITestResult{Test: "osu_bw", Metric: "bandwidth", Unit: "MB/s", Points: []benchv1.MPIPoint{
 				{Size: 8, Stat: benchv1.Stat{Median: 10}}, {Size: 4 << 20, Stat: benchv1.Stat{Median: 12000}},
 			}},
-		}
+		)
 	}
-	return b
+	return b.Obj()
 }
 
 func stat(median float64) *benchv1.Stat {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchwright/benchwright/test/util"
 )
 
 func TestStepMarkers(t *testing.T) {
@@ -219,11 +222,10 @@ func (s *syncBuffer) String() string {
 // waitFor polls until out contains s.
 func waitFor(t *testing.T, out *syncBuffer, s string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), s); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q in the output:\n%s", s, out.String())
-		}
-	}
+	util.WaitFor(t, 10*time.Second, fmt.Sprintf("%q in the output", s), func() (bool, string) {
+		o := out.String()
+		return strings.Contains(o, s), "\n" + o
+	})
 }
 
 const trapTERM = `trap 'echo got TERM; exit 0' TERM; echo ready; while :; do sleep 0.05; done`

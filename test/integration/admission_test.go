@@ -73,7 +73,7 @@ func TestChartPolicyAllowUnlistedSysctlsIsForAdmins(t *testing.T) {
 		}}
 	}
 	// The policy takes a moment to be enforced after it is created.
-	eventually(t, 30*time.Second, "alice refused", func() (bool, string) {
+	util.WaitFor(t, 30*time.Second, "alice refused", func() (bool, string) {
 		err := alice.Create(ctx, profile("alice-unlisted", true))
 		if err == nil {
 			_ = k8sClient.Delete(ctx, profile("alice-unlisted", true))
@@ -184,7 +184,7 @@ func TestChartPolicyKeepsCampaignsToTheirOwnObjects(t *testing.T) {
 	}
 
 	// The policy takes a moment to be enforced after it is created.
-	eventually(t, 30*time.Second, "an unlabelled pool refused", func() (bool, string) {
+	util.WaitFor(t, 30*time.Second, "an unlabelled pool refused", func() (bool, string) {
 		p := pool("unlabelled", nil)
 		err := campaign.Create(ctx, p)
 		if err == nil {

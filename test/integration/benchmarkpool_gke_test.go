@@ -20,6 +20,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/gke"
 	"github.com/benchwright/benchwright/test/fakegke"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 var testCluster = gke.Cluster{Project: "bench-project", Location: "us-central1-a", Name: "bench"}
@@ -65,7 +66,7 @@ func TestGKEPoolLifecycle(t *testing.T) {
 	if err := k8sClient.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "node pool RUNNING, waiting for nodes", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "node pool RUNNING, waiting for nodes", func() (bool, string) {
 		p := getPool(t, pool.Name)
 		return p.Status.Effective != nil && p.Status.Effective.PlacementPolicy == "COMPACT" &&
 			meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady) != nil, pretty(p.Status)
@@ -92,7 +93,7 @@ func TestGKEPoolLifecycle(t *testing.T) {
 	// GKE's nodes join with the pool's label.
 	labelledNode(t, "gke-c3-1", map[string]string{benchv1.PoolLabel: pool.Name}, true)
 	labelledNode(t, "gke-c3-2", map[string]string{benchv1.PoolLabel: pool.Name}, true)
-	eventually(t, 20*time.Second, "pool Ready", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "pool Ready", func() (bool, string) {
 		p := getPool(t, pool.Name)
 		return meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionReady) && p.Status.ReadyNodes == 2, pretty(p.Status)
 	})
@@ -101,7 +102,7 @@ func TestGKEPoolLifecycle(t *testing.T) {
 	if err := k8sClient.Delete(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "node pool deleted, pool gone", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "node pool deleted, pool gone", func() (bool, string) {
 		err := k8sClient.Get(ctx, clientKey(pool), &benchv1.BenchmarkPool{})
 		return apierrors.IsNotFound(err) && len(fake.NodePools(testCluster.Parent())) == 0, fmt.Sprint(fake.NodePools(testCluster.Parent()))
 	})
@@ -127,7 +128,7 @@ func TestGKEPoolNameConflict(t *testing.T) {
 	if err := k8sClient.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "NameConflict", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "NameConflict", func() (bool, string) {
 		p := getPool(t, pool.Name)
 		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady)
 		return c != nil && c.Reason == benchv1.ReasonNameConflict && strings.Contains(c.Message, "neither adopts nor deletes it"), pretty(p.Status)
@@ -135,7 +136,7 @@ func TestGKEPoolNameConflict(t *testing.T) {
 	if err := k8sClient.Delete(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "BenchmarkPool gone", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "BenchmarkPool gone", func() (bool, string) {
 		err := k8sClient.Get(ctx, clientKey(pool), &benchv1.BenchmarkPool{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
@@ -157,7 +158,7 @@ func TestGKEPoolWithoutGKEKeepsItsFinalizer(t *testing.T) {
 	if err := k8sClient.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "finalizer and ProviderError", func() (bool, string) {
+	util.WaitFor(t, 10*time.Second, "finalizer and ProviderError", func() (bool, string) {
 		p := getPool(t, pool.Name)
 		return len(p.Finalizers) == 1 && meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady) != nil, pretty(p.Status)
 	})
@@ -170,7 +171,7 @@ func TestGKEPoolWithoutGKEKeepsItsFinalizer(t *testing.T) {
 	if err := k8sClient.Delete(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "kept, saying why", func() (bool, string) {
+	util.WaitFor(t, 10*time.Second, "kept, saying why", func() (bool, string) {
 		p := getPool(t, pool.Name)
 		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionDeleting)
 		return c != nil && c.Reason == benchv1.ReasonProviderError && strings.Contains(c.Message, "cannot be deleted") && len(p.Finalizers) == 1, pretty(p.Status)
@@ -204,7 +205,7 @@ func TestGKEPoolOtherClusterNeedsTheAdmin(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, 20*time.Second, "ClusterNotAllowed, and the allowed pool created", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "ClusterNotAllowed, and the allowed pool created", func() (bool, string) {
 		p := getPool(t, refused.Name)
 		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady)
 		return c != nil && c.Reason == benchv1.ReasonClusterNotAllowed && c.Status == metav1.ConditionFalse &&
@@ -242,7 +243,7 @@ func TestGKEPoolOtherClusterNeedsTheAdmin(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, 20*time.Second, "refused pool kept, saying why; allowed one deleted", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "refused pool kept, saying why; allowed one deleted", func() (bool, string) {
 		p := getPool(t, refused.Name)
 		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionDeleting)
 		err := k8sClient.Get(ctx, clientKey(ok), &benchv1.BenchmarkPool{})
@@ -274,7 +275,7 @@ func TestGKEPoolFailures(t *testing.T) {
 	if err := k8sClient.Create(ctx, retried); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "stockout seen, then RUNNING", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "stockout seen, then RUNNING", func() (bool, string) {
 		p := getPool(t, retried.Name)
 		return p.Status.Effective != nil && len(fake.CreateRequests()) == 2,
 			fmt.Sprintf("%d creates, node pools %v, annotations %v, events %v\n%s", len(fake.CreateRequests()), fake.NodePools(testCluster.Parent()), p.Annotations, events(t, "default", p.Name), pretty(p.Status))
@@ -288,7 +289,7 @@ func TestGKEPoolFailures(t *testing.T) {
 	if err := k8sClient.Create(ctx, bad); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "pool Failed", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "pool Failed", func() (bool, string) {
 		p := getPool(t, bad.Name)
 		return p.Status.State == "Failed", pretty(p.Status)
 	})
@@ -304,7 +305,7 @@ func TestGKEPoolFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, 20*time.Second, "no node pool left", func() (bool, string) {
+	util.WaitFor(t, 20*time.Second, "no node pool left", func() (bool, string) {
 		return len(fake.NodePools(testCluster.Parent())) == 0, ""
 	})
 }
@@ -336,7 +337,7 @@ func TestFiftyGKEPoolsLeakNothing(t *testing.T) {
 		}
 		pools = append(pools, p)
 	}
-	eventually(t, 60*time.Second, "every pool RUNNING or Failed", func() (bool, string) {
+	util.WaitFor(t, 60*time.Second, "every pool RUNNING or Failed", func() (bool, string) {
 		settled := 0
 		for _, p := range pools {
 			got := getPool(t, p.Name)
@@ -351,7 +352,7 @@ func TestFiftyGKEPoolsLeakNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, 60*time.Second, "every pool and node pool gone", func() (bool, string) {
+	util.WaitFor(t, 60*time.Second, "every pool and node pool gone", func() (bool, string) {
 		var list benchv1.BenchmarkPoolList
 		if err := k8sClient.List(ctx, &list); err != nil {
 			return false, err.Error()

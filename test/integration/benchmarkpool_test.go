@@ -18,6 +18,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/benchmarkpool"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // startPoolController runs the BenchmarkPool controller for the test.
@@ -47,18 +48,6 @@ func labelledNode(t *testing.T, name string, labels map[string]string, ready boo
 	if err := k8sClient.Status().Update(ctx, n); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func eventually(t *testing.T, within time.Duration, what string, ok func() (bool, string)) {
-	t.Helper()
-	last := ""
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		var done bool
-		if done, last = ok(); done {
-			return
-		}
-	}
-	t.Fatalf("%s: not within %s; last: %s", what, within, last)
 }
 
 func getPool(t *testing.T, name string) *benchv1.BenchmarkPool {
@@ -98,7 +87,7 @@ func TestExistingPoolLabelsTaintsAndReleases(t *testing.T) {
 	if err := k8sClient.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "nodes claimed, not Ready", func() (bool, string) {
+	util.WaitFor(t, 10*time.Second, "nodes claimed, not Ready", func() (bool, string) {
 		p := getPool(t, "r7")
 		c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady)
 		return c != nil && c.Reason == benchv1.ReasonNodesNotReady && slices.Equal(p.Status.Nodes, []string{"ex-1", "ex-2"}) && p.Status.ReadyNodes == 1,
@@ -133,7 +122,7 @@ func TestExistingPoolLabelsTaintsAndReleases(t *testing.T) {
 	if err := k8sClient.Status().Update(ctx, n); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "pool Ready", func() (bool, string) {
+	util.WaitFor(t, 10*time.Second, "pool Ready", func() (bool, string) {
 		p := getPool(t, "r7")
 		return meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionReady) && p.Status.State == "Ready", pretty(p.Status)
 	})
@@ -143,7 +132,7 @@ func TestExistingPoolLabelsTaintsAndReleases(t *testing.T) {
 	if err := k8sClient.Delete(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "pool gone", func() (bool, string) {
+	util.WaitFor(t, 10*time.Second, "pool gone", func() (bool, string) {
 		err := k8sClient.Get(ctx, clientKey(pool), &benchv1.BenchmarkPool{})
 		return apierrors.IsNotFound(err), ""
 	})
@@ -168,7 +157,7 @@ func TestIdlePoolExpires(t *testing.T) {
 	if err := k8sClient.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "idle pool deleted", func() (bool, string) {
+	util.WaitFor(t, 15*time.Second, "idle pool deleted", func() (bool, string) {
 		err := k8sClient.Get(ctx, clientKey(pool), &benchv1.BenchmarkPool{})
 		return apierrors.IsNotFound(err), ""
 	})

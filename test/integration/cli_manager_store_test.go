@@ -23,6 +23,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // TestCLIReadsTheManagersOwnStore: a benchmark whose results sit in the
@@ -78,10 +79,7 @@ func TestCLIReadsTheManagersOwnStore(t *testing.T) {
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "artifacts", Port: 8082, TargetPort: intstr.FromInt32(int32(port))}}},
 	}
 	// The API server proxies only to an endpoint whose target pod has its IP.
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "manager-0", Namespace: ns},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "manager"}}},
-	}
+	pod := wrappers.MakePod("manager-0", ns).Container("manager", "manager").Obj()
 	if err := k8sClient.Create(ctx, pod); err != nil {
 		t.Fatal(err)
 	}

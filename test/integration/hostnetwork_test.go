@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/benchwright/benchwright/controllers/networkbenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // TestHostNetworkNeedsTheAdmin: a benchmark on the nodes' network fails
@@ -142,39 +144,41 @@ hostNetwork: true
 // waitFailed waits for b's Failed condition and wants it InvalidSpec.
 func waitFailed(t *testing.T, b client.Object, common func(client.Object) *benchv1.BenchmarkStatusCommon) metav1.Condition {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	var failed metav1.Condition
+	util.WaitFor(t, 30*time.Second, b.GetName()+" Failed", func() (bool, string) {
 		if err := k8sClient.Get(context.Background(), clientKey(b), b); err != nil {
 			t.Fatal(err)
 		}
-		if c := meta.FindStatusCondition(common(b).Conditions, benchv1.ConditionFailed); c != nil && c.Status == metav1.ConditionTrue {
-			if c.Reason != benchv1.ReasonInvalidSpec {
-				t.Fatalf("Failed/%s: %s; want InvalidSpec", c.Reason, c.Message)
-			}
-			return *c
+		c := meta.FindStatusCondition(common(b).Conditions, benchv1.ConditionFailed)
+		if c == nil || c.Status != metav1.ConditionTrue {
+			return false, fmt.Sprintf("%+v", common(b))
 		}
-	}
-	t.Fatalf("%s did not fail within 30s: %+v", b.GetName(), common(b))
-	return metav1.Condition{}
+		if c.Reason != benchv1.ReasonInvalidSpec {
+			t.Fatalf("Failed/%s: %s; want InvalidSpec", c.Reason, c.Message)
+		}
+		failed = *c
+		return true, ""
+	})
+	return failed
 }
 
 // waitHostNetworkChildren waits for the benchmark's children and wants every
 // pod template on the nodes' network.
 func waitHostNetworkChildren(t *testing.T, hostNetwork func(string) ([]bool, error), ns string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	util.WaitFor(t, 30*time.Second, "children", func() (bool, string) {
 		got, err := hostNetwork(ns)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got) == 0 {
-			continue
+			return false, "none"
 		}
 		for _, h := range got {
 			if !h {
 				t.Fatalf("pod templates' hostNetwork %v, want all true", got)
 			}
 		}
-		return
-	}
-	t.Fatal("no children within 30s")
+		return true, ""
+	})
 }

@@ -6,11 +6,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 func TestBenchmarkSpecIsImmutableOnceStarted(t *testing.T) {
@@ -19,15 +19,8 @@ func TestBenchmarkSpecIsImmutableOnceStarted(t *testing.T) {
 	if err := k8sClient.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	size := resource.MustParse("10Gi")
-	bench := &benchv1.StorageBenchmark{
-		ObjectMeta: metav1.ObjectMeta{Name: "fio", Namespace: ns.Name},
-		Spec: benchv1.StorageBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}}},
-			Volumes:             benchv1.StorageVolumes{Size: &size},
-			Fio:                 &benchv1.FioSpec{Preset: benchv1.FioPresetGCEPD},
-		},
-	}
+	bench := wrappers.MakeStorageBenchmark("fio", ns.Name).NodeSelector(map[string]string{"kubernetes.io/os": "linux"}).
+		Claims(0, "10Gi", "").FioPreset(benchv1.FioPresetGCEPD).Obj()
 	if err := k8sClient.Create(ctx, bench); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // fakeKubelet stands in for the Job controller, the scheduler and the kubelet,
@@ -142,18 +144,9 @@ func (k *fakeKubelet) bindClaims(ctx context.Context, pod *corev1.Pod) {
 // createPod creates the Job's pod from its template, owned by the Job, as the
 // Job controller does.
 func (k *fakeKubelet) createPod(ctx context.Context, job *batchv1.Job, node string) (*corev1.Pod, error) {
-	labels := map[string]string{"batch.kubernetes.io/job-name": job.Name}
-	for key, v := range job.Spec.Template.Labels {
-		labels[key] = v
-	}
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: job.Name + "-" + rand.String(5), Namespace: job.Namespace, Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
-		},
-		Spec: *job.Spec.Template.Spec.DeepCopy(),
-	}
-	pod.Spec.NodeName = node
+	pod := wrappers.MakePod(job.Name+"-"+rand.String(5), job.Namespace).
+		Label("batch.kubernetes.io/job-name", job.Name).Labels(job.Spec.Template.Labels).
+		ControlledBy(job, batchv1.SchemeGroupVersion.WithKind("Job")).Spec(job.Spec.Template.Spec).NodeName(node).Obj()
 	return pod, k8sClient.Create(ctx, pod)
 }
 

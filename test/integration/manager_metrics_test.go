@@ -81,7 +81,7 @@ func checkMetricsNeedAReader(ctx context.Context, t *testing.T, url string) {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		return resp.StatusCode, string(body)
 	}
-	eventually(t, 60*time.Second, "metrics served over HTTPS", func() (bool, string) {
+	util.WaitFor(t, 60*time.Second, "metrics served over HTTPS", func() (bool, string) {
 		code, body := get("")
 		return code != 0, body
 	})

@@ -64,18 +64,14 @@ func TestManagerServesProbesAndElectsLeader(t *testing.T) {
 		waitForOK(t, url)
 	}
 	checkMetricsNeedAReader(ctx, t, fmt.Sprintf("https://127.0.0.1:%d/metrics", metrics))
-	deadline := time.Now().Add(30 * time.Second)
 	lease := &coordinationv1.Lease{}
-	for {
+	util.WaitFor(t, 30*time.Second, "a leader-election Lease held", func() (bool, string) {
 		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: "default", Name: "manager.benchwright.io"}, lease)
-		if err == nil && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "" {
-			break
+		if err != nil {
+			return false, err.Error()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no leader-election Lease held after 30s (last error: %v)", err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "", fmt.Sprintf("holder %v", lease.Spec.HolderIdentity)
+	})
 }
 
 // TestConfigManifestsAreAccepted renders config/default with kubectl kustomize and
@@ -143,18 +139,12 @@ func freePort(t *testing.T) int {
 
 func waitForOK(t *testing.T, url string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	util.WaitFor(t, 60*time.Second, url+" OK", func() (bool, string) {
 		resp, err := http.Get(url)
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+		if err != nil {
+			return false, err.Error()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not OK after 60s (last: %v)", url, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	})
 }

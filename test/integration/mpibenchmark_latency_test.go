@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -13,6 +12,7 @@ import (
 	"github.com/benchwright/benchwright/controllers/mpibenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // latencyOSU is a 2x1 OpenMPI osu_latency benchmark placed by nodeSelector;
@@ -46,7 +46,7 @@ func BenchmarkMPIBenchmarkCreationToMPIJob(b *testing.B) {
 		ns: ns, child: "MPIJob",
 		children: func() client.ObjectList { return &mpiv2.MPIJobList{} },
 		benchmark: func(name string) client.Object {
-			return &benchv1.MPIBenchmark{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: *spec.DeepCopy()}
+			return wrappers.MakeMPIBenchmark(name, ns).Spec(spec).Obj()
 		},
 	})
 }

@@ -78,21 +78,6 @@ func (e *mpiEnv) create(t *testing.T, name, spec string) *benchv1.MPIBenchmark {
 	return b
 }
 
-func waitMPIFinished(t *testing.T, b *benchv1.MPIBenchmark, within time.Duration) *benchv1.MPIBenchmark {
-	t.Helper()
-	got := &benchv1.MPIBenchmark{}
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err := k8sClient.Get(context.Background(), clientKey(b), got); err != nil {
-			t.Fatal(err)
-		}
-		if meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionSucceeded) || meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionFailed) {
-			return got
-		}
-	}
-	t.Fatalf("%s did not finish within %s: %+v", b.Name, within, got.Status)
-	return nil
-}
-
 const osuOffNode = `
 pool: c2-compact
 suite: osu
@@ -114,7 +99,7 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 	})
 	b := env.create(t, "osu", osuOffNode)
 	spec = b.Spec
-	b = waitMPIFinished(t, b, 60*time.Second)
+	b = waitFinished(t, b, 60*time.Second)
 	if c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionSucceeded); c == nil || c.Status != metav1.ConditionTrue {
 		t.Fatalf("not Succeeded: %+v", b.Status.Conditions)
 	}
@@ -191,7 +176,7 @@ layout: {nodes: 2}
 mpi: {implementation: Intel, env: [{name: I_MPI_FABRICS, value: ofi}]}
 `)
 	spec = b.Spec
-	b = waitMPIFinished(t, b, 60*time.Second)
+	b = waitFinished(t, b, 60*time.Second)
 	if c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionSucceeded); c == nil || c.Status != metav1.ConditionTrue {
 		t.Fatalf("not Succeeded: %+v", b.Status.Conditions)
 	}
@@ -241,7 +226,7 @@ timeouts: {start: 3s}
 			env := newMPIEnv(t, func(*mpiv2.MPIJob) mpiFate { return tc.fate(&spec) })
 			b := env.create(t, "osu", base)
 			spec = b.Spec
-			b = waitMPIFinished(t, b, 30*time.Second)
+			b = waitFinished(t, b, 30*time.Second)
 			c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionFailed)
 			if c == nil || c.Status != metav1.ConditionTrue || c.Reason != tc.reason {
 				t.Fatalf("Failed condition %+v, want reason %s", c, tc.reason)

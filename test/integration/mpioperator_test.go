@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // fakeMPIOperator stands in for the MPI Operator and the kubelet, which
@@ -123,16 +125,9 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 
 // pod creates one pod from a replica template, labelled as the operator labels it.
 func (o *fakeMPIOperator) pod(ctx context.Context, job *mpiv2.MPIJob, tmpl corev1.PodTemplateSpec, name, node string) *corev1.Pod {
-	labels := map[string]string{mpiv2.JobNameLabel: job.Name, mpiv2.OperatorNameLabel: "mpi-operator"}
-	for k, v := range tmpl.Labels {
-		labels[k] = v
-	}
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: job.Namespace, Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, mpiv2.SchemeGroupVersionKind)}},
-		Spec: *tmpl.Spec.DeepCopy(),
-	}
-	pod.Spec.NodeName = node
+	pod := wrappers.MakePod(name, job.Namespace).
+		Labels(map[string]string{mpiv2.JobNameLabel: job.Name, mpiv2.OperatorNameLabel: "mpi-operator"}).Labels(tmpl.Labels).
+		ControlledBy(job, mpiv2.SchemeGroupVersionKind).Spec(tmpl.Spec).NodeName(node).Obj()
 	if len(pod.Spec.Containers) > 0 && pod.Spec.Containers[0].Image == "" {
 		pod.Spec.Containers[0].Image = "unset"
 	}

@@ -64,22 +64,6 @@ func createNetworkBenchmark(t *testing.T, ns, name, spec string) *benchv1.Networ
 	return b
 }
 
-func waitNetworkFinished(t *testing.T, b *benchv1.NetworkBenchmark, within time.Duration) *benchv1.NetworkBenchmark {
-	t.Helper()
-	got := &benchv1.NetworkBenchmark{}
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err := k8sClient.Get(context.Background(), clientKey(b), got); err != nil {
-			t.Fatal(err)
-		}
-		if meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionSucceeded) ||
-			meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionFailed) {
-			return got
-		}
-	}
-	t.Fatalf("%s did not finish within %s; status: %+v", b.Name, within, got.Status)
-	return nil
-}
-
 // TestNetworkBenchmarkPair runs a pinned pair through the controller: two
 // repetitions of fi_msg_bw and fi_msg_pingpong between CPU 0 and CPU 1, the
 // figures per pair in the status, the topology in the status and nodes.json.
@@ -91,7 +75,7 @@ pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
 fabtests: {tests: [fi_msg_bw, fi_msg_pingpong], provider: tcp, iterations: 100, warmupIterations: 10, messageSize: 65536}
 repetitions: 2
 `)
-	got := waitNetworkFinished(t, b, 2*time.Minute)
+	got := waitFinished(t, b, 2*time.Minute)
 	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionSucceeded); c == nil || c.Status != "True" {
 		t.Fatalf("not Succeeded: %+v", got.Status.Conditions)
 	}
@@ -146,7 +130,7 @@ nodeSelector: {kubernetes.io/os: linux}
 pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
 fabtests: {tests: [fi_msg_bw], provider: verbs, messageSize: 64}
 `)
-	got := waitNetworkFinished(t, b, time.Minute)
+	got := waitFinished(t, b, time.Minute)
 	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionFailed)
 	if c == nil || c.Status != "True" || c.Reason != benchv1.ReasonToolFailed {
 		t.Fatalf("conditions %+v, want Failed/ToolFailed", got.Status.Conditions)

@@ -132,7 +132,7 @@ func TestStorageBenchmarkReportOfUnaskedJobs(t *testing.T) {
 func TestMPIBenchmarkLogOverTheCap(t *testing.T) {
 	huge := append(bytes.Repeat([]byte("[node-a:00042] mca: verbose\n"), benchrun.MaxLogBytes/28+1), "the launcher's last line\n"...)
 	env := newMPIEnv(t, func(*mpiv2.MPIJob) mpiFate { return mpiFate{log: huge} })
-	b := waitMPIFinished(t, env.create(t, "osu", `
+	b := waitFinished(t, env.create(t, "osu", `
 nodeSelector: {kubernetes.io/os: linux}
 suite: osu
 tests: [osu_latency]

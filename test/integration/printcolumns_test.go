@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // TestKubectlGetColumns reads benchmarks as kubectl does (the server-side Table)
@@ -25,16 +26,8 @@ func TestKubectlGetColumns(t *testing.T) {
 	if err := k8sClient.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	bench := &benchv1.MPIBenchmark{
-		ObjectMeta: metav1.ObjectMeta{Name: "osu-off-node", Namespace: ns.Name},
-		Spec: benchv1.MPIBenchmarkSpec{
-			BenchmarkSpecCommon: benchv1.BenchmarkSpecCommon{Placement: benchv1.Placement{Pool: "c3"}},
-			Suite:               benchv1.SuiteOSU,
-			Tests:               []string{"osu_latency", "osu_bw"},
-			Layout:              benchv1.MPILayout{Nodes: 2, RanksPerNode: 1},
-			MPI:                 benchv1.MPISettings{Implementation: benchv1.MPICH},
-		},
-	}
+	bench := wrappers.MakeMPIBenchmark("osu-off-node", ns.Name).Pool("c3").Tests("osu_latency", "osu_bw").Layout(2, 1).
+		Implementation(benchv1.MPICH).Obj()
 	if err := k8sClient.Create(ctx, bench); err != nil {
 		t.Fatal(err)
 	}

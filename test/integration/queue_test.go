@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // createPool creates a BenchmarkPool of existing nodes and, when ready, gives
@@ -47,24 +49,22 @@ func TestBenchmarksSharingAPoolRunOneAtATime(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond) // creation times have one-second resolution
 	second := env.createBenchmark(t, "second", spec)
 
-	sawQueued := false
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !sawQueued; time.Sleep(100 * time.Millisecond) {
+	util.WaitFor(t, 20*time.Second, "the second benchmark waiting for the first", func() (bool, string) {
 		var got benchv1.StorageBenchmark
 		if err := k8sClient.Get(context.Background(), clientKey(second), &got); err != nil {
 			t.Fatal(err)
 		}
-		if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionRunning); c != nil && c.Reason == benchv1.ReasonQueued {
-			sawQueued = true
-			if got.Status.QueuePosition != 1 || got.Status.State != benchv1.StateWaiting || !strings.Contains(c.Message, "StorageBenchmark/"+env.ns+"/first holds it") {
-				t.Errorf("queued: position %d state %s message %q", got.Status.QueuePosition, got.Status.State, c.Message)
-			}
-			get := kubectl(t, "get", "sbench", "-n", env.ns)
-			t.Logf("kubectl get sbench while the second waits:\n%s", get)
+		c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionRunning)
+		if c == nil || c.Reason != benchv1.ReasonQueued {
+			return false, fmt.Sprintf("Running condition %+v", c)
 		}
-	}
-	if !sawQueued {
-		t.Fatal("the second benchmark never waited for the first")
-	}
+		if got.Status.QueuePosition != 1 || got.Status.State != benchv1.StateWaiting || !strings.Contains(c.Message, "StorageBenchmark/"+env.ns+"/first holds it") {
+			t.Errorf("queued: position %d state %s message %q", got.Status.QueuePosition, got.Status.State, c.Message)
+		}
+		get := kubectl(t, "get", "sbench", "-n", env.ns)
+		t.Logf("kubectl get sbench while the second waits:\n%s", get)
+		return true, ""
+	})
 	a, b := waitFinished(t, first, 90*time.Second), waitFinished(t, second, 90*time.Second)
 	if !meta.IsStatusConditionTrue(a.Status.Conditions, benchv1.ConditionSucceeded) || !meta.IsStatusConditionTrue(b.Status.Conditions, benchv1.ConditionSucceeded) {
 		t.Fatalf("first %+v\nsecond %+v", a.Status.Conditions, b.Status.Conditions)

@@ -70,13 +70,9 @@ func bindGeneratedRBAC(t *testing.T, ns string) {
 		{Verb: "create", Group: "apps", Resource: "daemonsets", Namespace: ns},
 		{Verb: "list", Resource: "nodes"},
 	} {
-		deadline := time.Now().Add(10 * time.Second)
-		for !managerMay(t, ns, attr) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the generated roles bound in %s do not grant %+v after 10s", ns, attr)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		util.WaitFor(t, 10*time.Second, fmt.Sprintf("the generated roles bound in %s granting %+v", ns, attr), func() (bool, string) {
+			return managerMay(t, ns, attr), "not granted"
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // wantFailed checks the Failed condition's reason and the parts its message
@@ -82,23 +84,20 @@ timeouts: {start: 3s}
 fio: {jobs: [{name: r, rw: randread}]}
 `)
 	// While it waits, it says why.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	util.WaitFor(t, 10*time.Second, "a VolumesPending condition", func() (bool, string) {
 		var got benchv1.StorageBenchmark
 		if err := k8sClient.Get(context.Background(), clientKey(b), &got); err != nil {
 			t.Fatal(err)
 		}
-		if c := condition2(&got, benchv1.ConditionRunning); c != nil && c.Reason == benchv1.ReasonVolumesPending {
-			if got.Status.State != benchv1.StatePending || !strings.Contains(c.Message, "nobind-data0 (Pending, storage class no-such-class)") {
-				t.Errorf("while waiting: state %q, Running message %q", got.Status.State, c.Message)
-			}
-			break
+		c := condition2(&got, benchv1.ConditionRunning)
+		if c == nil || c.Reason != benchv1.ReasonVolumesPending {
+			return false, fmt.Sprintf("conditions %+v", got.Status.Conditions)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no VolumesPending condition: %+v", got.Status.Conditions)
+		if got.Status.State != benchv1.StatePending || !strings.Contains(c.Message, "nobind-data0 (Pending, storage class no-such-class)") {
+			t.Errorf("while waiting: state %q, Running message %q", got.Status.State, c.Message)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return true, ""
+	})
 	b = waitFinished(t, b, 30*time.Second)
 	wantFailed(t, b, benchv1.ReasonTimeout, "did not start within 3s (spec.timeouts.start)",
 		"nobind-data0 (Pending, storage class no-such-class)", "nobind-data1", "unbound immediate PersistentVolumeClaims")

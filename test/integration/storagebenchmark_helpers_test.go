@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,23 +152,27 @@ func (e *storageEnv) createBenchmark(t *testing.T, name, spec string) *benchv1.S
 	return b
 }
 
-// waitFinished waits until the benchmark is Succeeded or Failed.
-func waitFinished(t *testing.T, b *benchv1.StorageBenchmark, within time.Duration) *benchv1.StorageBenchmark {
+// benchmark is a pointer to a benchmark of any kind.
+type benchmark[T any] interface {
+	*T
+	client.Object
+	BenchmarkStatus() *benchv1.BenchmarkStatusCommon
+}
+
+// waitFinished waits until the benchmark is Succeeded or Failed and returns
+// it as read then.
+func waitFinished[T any, B benchmark[T]](t *testing.T, b B, within time.Duration) B {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	got := &benchv1.StorageBenchmark{}
-	for time.Now().Before(deadline) {
+	got := B(new(T))
+	util.WaitFor(t, within, b.GetName()+" finished", func() (bool, string) {
 		if err := k8sClient.Get(context.Background(), clientKey(b), got); err != nil {
 			t.Fatal(err)
 		}
-		if meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionSucceeded) ||
-			meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionFailed) {
-			return got
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s did not finish within %s; status: %+v", b.Name, within, got.Status)
-	return nil
+		st := got.BenchmarkStatus()
+		return meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionSucceeded) ||
+			meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionFailed), fmt.Sprintf("status: %+v", *st)
+	})
+	return got
 }
 
 // condition returns a condition of the benchmark, failing when it is missing.

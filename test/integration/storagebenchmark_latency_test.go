@@ -9,7 +9,6 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/watch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,6 +19,7 @@ import (
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // latencyBenchmarks is how many benchmarks one iteration of a creation
@@ -57,7 +57,7 @@ func BenchmarkStorageBenchmarkCreationToJob(b *testing.B) {
 		ns: ns, child: "Job",
 		children: func() client.ObjectList { return &batchv1.JobList{} },
 		benchmark: func(name string) client.Object {
-			return &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: *spec.DeepCopy()}
+			return wrappers.MakeStorageBenchmark(name, ns).Spec(spec).Obj()
 		},
 	})
 }

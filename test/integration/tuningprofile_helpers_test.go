@@ -29,6 +29,8 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/tuning"
+	"github.com/benchwright/benchwright/test/util"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // tuningEnv is one test's namespace (where the tuner DaemonSets go), the
@@ -375,18 +377,10 @@ func (k *tunerNodes) start(ctx context.Context, ds *appsv1.DaemonSet, node, name
 	if err != nil || strconv.FormatInt(cfg.Generation, 10) != generation {
 		return // the ConfigMap is not there yet: the real tuner waits too
 	}
-	annotations := map[string]string{templateHashAnnotation: templateHash(ds), restoreAnnotation: strconv.FormatBool(cfg.Restore)}
-	for key, v := range ds.Spec.Template.Annotations {
-		annotations[key] = v
-	}
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: k.ns, Labels: ds.Spec.Template.Labels, Annotations: annotations,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))},
-		},
-		Spec: *ds.Spec.Template.Spec.DeepCopy(),
-	}
-	pod.Spec.NodeName = node
+	pod := wrappers.MakePod(name, k.ns).Labels(ds.Spec.Template.Labels).
+		Annotations(map[string]string{templateHashAnnotation: templateHash(ds), restoreAnnotation: strconv.FormatBool(cfg.Restore)}).
+		Annotations(ds.Spec.Template.Annotations).
+		ControlledBy(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")).Spec(ds.Spec.Template.Spec).NodeName(node).Obj()
 	if err := k8sClient.Create(ctx, pod); err != nil {
 		k.report(ctx, "creating tuner pod %s: %v", name, err)
 		return
@@ -496,32 +490,22 @@ func (e *tuningEnv) createProfile(t *testing.T, name, spec string) *benchv1.Tuni
 // waitProfile waits until the profile satisfies ok.
 func waitProfile(t *testing.T, name, what string, ok func(*benchv1.TuningProfile) bool) *benchv1.TuningProfile {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
 	p := &benchv1.TuningProfile{}
-	for time.Now().Before(deadline) {
+	util.WaitFor(t, 30*time.Second, "TuningProfile "+name+" "+what, func() (bool, string) {
 		if err := k8sClient.Get(context.Background(), client.ObjectKey{Name: name}, p); err != nil {
 			t.Fatal(err)
 		}
-		if ok(p) {
-			return p
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("TuningProfile %s: not %s within 30s; status: %+v", name, what, p.Status)
-	return nil
+		return ok(p), fmt.Sprintf("status: %+v", p.Status)
+	})
+	return p
 }
 
 func waitGone(t *testing.T, obj client.Object, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
+	util.WaitFor(t, within, fmt.Sprintf("%T %s gone", obj, obj.GetName()), func() (bool, string) {
 		err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
-		if apierrors.IsNotFound(err) {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Errorf("%T %s still exists after %s", obj, obj.GetName(), within)
+		return apierrors.IsNotFound(err), fmt.Sprintf("still there (%v)", err)
+	})
 }
 
 // tunerPods are the pods in the env's namespace, by node.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/test/util"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // bareRun is what a bare fio pod measured.
@@ -39,30 +40,26 @@ func runBareFio(tb testing.TB, ns, node, jobFile string) bareRun {
 		tb.Fatal(err)
 	}
 	defer func() { _ = k8s.Delete(ctx(), cm) }()
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: corev1.PodSpec{
-			NodeName:      node,
-			RestartPolicy: corev1.RestartPolicyNever,
-			SecurityContext: &corev1.PodSecurityContext{
-				RunAsUser: ptr.To[int64](65532), RunAsGroup: ptr.To[int64](65532), FSGroup: ptr.To[int64](65532),
-			},
-			Containers: []corev1.Container{{
-				Name: "fio", Image: env["IMAGE_FIO"], ImagePullPolicy: corev1.PullIfNotPresent,
-				Command: []string{"fio", "--output-format=json", "--eta=never", "/etc/benchwright/job.fio"},
-				VolumeMounts: []corev1.VolumeMount{
-					{Name: "data", MountPath: "/data/0"}, {Name: "job", MountPath: "/etc/benchwright"}, {Name: "tmp", MountPath: "/tmp"},
-				},
-			}},
-			Volumes: []corev1.Volume{
-				{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-				{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-				{Name: "job", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-					LocalObjectReference: corev1.LocalObjectReference{Name: name},
-				}}},
-			},
+	pod := wrappers.MakePod(name, ns).NodeName(node).Spec(corev1.PodSpec{
+		RestartPolicy: corev1.RestartPolicyNever,
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsUser: ptr.To[int64](65532), RunAsGroup: ptr.To[int64](65532), FSGroup: ptr.To[int64](65532),
 		},
-	}
+		Containers: []corev1.Container{{
+			Name: "fio", Image: env["IMAGE_FIO"], ImagePullPolicy: corev1.PullIfNotPresent,
+			Command: []string{"fio", "--output-format=json", "--eta=never", "/etc/benchwright/job.fio"},
+			VolumeMounts: []corev1.VolumeMount{
+				{Name: "data", MountPath: "/data/0"}, {Name: "job", MountPath: "/etc/benchwright"}, {Name: "tmp", MountPath: "/tmp"},
+			},
+		}},
+		Volumes: []corev1.Volume{
+			{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			{Name: "job", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: name},
+			}}},
+		},
+	}).Obj()
 	began := time.Now()
 	if err := k8s.Create(ctx(), pod); err != nil {
 		tb.Fatal(err)

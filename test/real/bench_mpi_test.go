@@ -23,6 +23,7 @@ import (
 	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // BenchmarkOSUMPIBenchmarkVsBareMPIRun measures what benchwright adds to an
@@ -182,7 +183,7 @@ func osuFigures(tb testing.TB, samples []results.Sample) osuRun {
 // its status figures; it gives its MPIJob to keep, then deletes it.
 func osuThroughBenchmark(tb testing.TB, ns string, spec *benchv1.MPIBenchmarkSpec, i int, keep func(*mpiv2.MPIJob)) osuRun {
 	tb.Helper()
-	b := &benchv1.MPIBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("pair-%d", i+1)}, Spec: *spec.DeepCopy()}
+	b := wrappers.MakeMPIBenchmark(fmt.Sprintf("pair-%d", i+1), ns).Spec(*spec).Obj()
 	if err := k8s.Create(ctx(), b); err != nil {
 		tb.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func firstOutputAfter(tb testing.TB, ns, name string, created time.Time) time.Du
 // benchmark's labels; its launcher mounts a copy of the benchmark's steps.
 func makeTwin(tb testing.TB, ns string, job *mpiv2.MPIJob) string {
 	tb.Helper()
-	twin := &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "twin"}, Spec: *job.Spec.DeepCopy()}
+	twin := wrappers.MakeMPIJob("twin", ns).Spec(job.Spec).Obj()
 	for _, r := range twin.Spec.MPIReplicaSpecs {
 		r.Template.Labels = nil
 	}

@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/test/util"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // An image whose MPI is not the spec's (OpenMPI's image for an MPICH run):
@@ -82,7 +83,7 @@ maxRetries: 1
 	})
 	time.Sleep(2 * time.Second)
 	t.Logf("deleting worker %s mid-run", victim)
-	if err := k8s.Delete(ctx(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: victim}}); err != nil {
+	if err := k8s.Delete(ctx(), wrappers.MakePod(victim, ns).Obj()); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()

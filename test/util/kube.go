@@ -19,9 +19,14 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// WaitFor polls check every 200 ms until it returns true, or fails the test
-// after timeout with what it waited for and check's last message.
-func WaitFor(tb testing.TB, timeout time.Duration, what string, check func() (bool, string)) {
+// PollInterval is how often WaitFor checks.
+const PollInterval = 100 * time.Millisecond
+
+// WaitFor is the tests' one wait: it calls check every PollInterval until
+// check returns true, and fails the test after timeout with what it waited
+// for and the message of check's last call (what it last saw). check may
+// fail the test itself when waiting longer is pointless.
+func WaitFor(tb testing.TB, timeout time.Duration, what string, check func() (done bool, lastSeen string)) {
 	tb.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -30,9 +35,10 @@ func WaitFor(tb testing.TB, timeout time.Duration, what string, check func() (bo
 			return
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("%s: not within %s: %s", what, timeout, msg)
+			tb.Fatalf("%s: not within %s; last seen: %s", what, timeout, msg)
+			return
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(PollInterval)
 	}
 }
 
