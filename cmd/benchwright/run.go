@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -32,7 +33,9 @@ raw/) to RESULTS/<name>/.`,
   benchwright run -f examples/quickstart/fabtests-pair.yaml --tool-dir "$(hack/bench-tools.sh fabtests | cut -d= -f2)"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			// SIGPIPE too: with `| head`, a write to the closed pipe would
+			// otherwise kill the process before it removes its scratch files.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 			defer stop()
 			opts := local.Options{WorkDir: workDir, ResultsDir: resultsDir, Progress: cmd.ErrOrStderr()}
 			return runFile(ctx, cmd, file, runOptions{
@@ -85,6 +88,9 @@ func runFile(ctx context.Context, cmd *cobra.Command, file string, opts runOptio
 			res, err = local.RunMPI(ctx, spec.MPI, opts.mpi)
 			printTable = func() error { return local.PrintMPITable(out, spec.MPI.Spec.Suite, res.Summaries) }
 			exps = spec.MPI.Spec.Expectations
+		}
+		if errors.Is(err, local.ErrInterrupted) {
+			return &exitError{code: 130, err: fmt.Errorf("%s: %w", spec.Name(), err)}
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", spec.Name(), err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/benchwright/benchwright/internal/fio"
@@ -35,6 +36,12 @@ func runFio(ctx context.Context, res *Result, opts Options, rep int, jobFile str
 		"--eta=always", "--eta-interval=1s", jobPath)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	// fio forks a process per job, and they hold its output pipe: stopped,
+	// the whole process group goes, or an interrupted run would wait for
+	// (and race with the removal of) jobs still doing I/O.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	eta, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -64,7 +71,9 @@ func showETA(r io.Reader, opts Options, jobs int) {
 	last := time.Time{}
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if !strings.HasPrefix(line, "Jobs:") || time.Since(last) < 5*time.Second {
+		// Until it knows, fio prints its eta as -1 seconds in an unsigned
+		// count: "[eta 49710d:06h:28m:14s]". Not news.
+		if !strings.HasPrefix(line, "Jobs:") || strings.Contains(line, "eta 49710d") || time.Since(last) < 5*time.Second {
 			continue
 		}
 		last = time.Now()

@@ -69,8 +69,7 @@ func RunMPI(ctx context.Context, in *benchv1.MPIBenchmark, mopts MPIOptions) (*R
 		return nil, err
 	}
 	env := mpiEnv(launch)
-	opts.progress("%s: %s (%s), %d repetition(s), %d warm-up", b.Name, strings.Join(spec.Tests, ", "), spec.Suite,
-		spec.Repetitions, spec.WarmupRepetitions)
+	opts.progress("%s: %s (%s), %s", b.Name, strings.Join(spec.Tests, ", "), spec.Suite, describeRepetitions(spec.RepetitionPolicy))
 	opts.progress("%s; %s", describeLayout(spec), version)
 	if iorDir != "" {
 		opts.progress("IOR writes in %s", iorDir)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"io"
 	"slices"
+	"strconv"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
@@ -27,15 +28,16 @@ func PrintMPITable(w io.Writer, suite benchv1.MPISuite, summaries []results.Summ
 			metrics[s.Test] = append(metrics[s.Test], s.Metric)
 		}
 	}
-	rows := [][]string{{"TEST", "METRIC", "MSG_SIZE", "MEDIAN", "MIN", "MAX", "CV", "UNIT"}}
+	rows := [][]string{{"TEST", "METRIC", "MSG_SIZE", "MEDIAN", "MIN", "MAX", "CV", "N", "UNIT"}} // as `benchwright results`
 	for _, s := range summaries {
 		if s.Metric != mainMetric(mainMetrics[suite], metrics[s.Test]) {
 			continue
 		}
 		rows = append(rows, []string{s.Test, s.Metric, cmp.Or(s.Labels[results.LabelMsgSize], "-"),
-			results.FormatValue(s.Stats.Median), results.FormatValue(s.Stats.Min), results.FormatValue(s.Stats.Max), results.FormatCV(s.Stats), s.Unit})
+			results.FormatValue(s.Stats.Median), results.FormatValue(s.Stats.Min), results.FormatValue(s.Stats.Max), results.FormatCV(s.Stats),
+			strconv.Itoa(s.Stats.N), results.DisplayUnit(s.Unit)})
 	}
-	return writeAligned(w, rows, func(col int) bool { return col < 2 || col == 7 })
+	return writeAligned(w, rows, func(col int) bool { return col < 2 || col == 8 })
 }
 
 // mainMetric is the first preferred metric a test has, else its first.

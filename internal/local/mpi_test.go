@@ -343,10 +343,10 @@ func TestPrintMPITableShowsMainMetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "TEST      METRIC     MSG_SIZE  MEDIAN    MIN    MAX    CV  UNIT\n" +
-		"PingPong  latency           8   1.500  1.500  1.500  0.0%  us\n" +
-		"Uniband   bandwidth         8   9.000  9.000  9.000  0.0%  us\n" +
-		"Barrier   latency           -   3.000  3.000  3.000  0.0%  us\n"
+	want := "TEST      METRIC     MSG_SIZE  MEDIAN    MIN    MAX    CV  N  UNIT\n" +
+		"PingPong  latency           8   1.500  1.500  1.500  0.0%  2  µs\n" +
+		"Uniband   bandwidth         8   9.000  9.000  9.000  0.0%  2  µs\n" +
+		"Barrier   latency           -   3.000  3.000  3.000  0.0%  2  µs\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)
 	}

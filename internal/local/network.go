@@ -61,8 +61,8 @@ func RunNetwork(ctx context.Context, in *benchv1.NetworkBenchmark, nopts Network
 		return nil, err
 	}
 	res.Node.Topology, res.Node.AllowedCPUs = topo, ""
-	opts.progress("%s: %s, %d pair(s) x %d test(s), %d repetition(s), %d warm-up", b.Name, describeTool(spec), len(steps)/len(input.Tests()),
-		len(input.Tests()), spec.Repetitions, spec.WarmupRepetitions)
+	opts.progress("%s: %s, %d pair(s) x %d test(s), %s", b.Name, describeTool(spec), len(steps)/len(input.Tests()),
+		len(input.Tests()), describeRepetitions(spec.RepetitionPolicy))
 	opts.progress("this machine: %d CPUs, %d socket(s), %d chiplet(s) (by %s)", len(topo.CPUs), topo.Packages(), topo.Chiplets(), topo.ChipletsFrom)
 	if left != "" {
 		opts.progress("left out: %s", left)
@@ -223,10 +223,10 @@ func PrintNetworkTable(w io.Writer, summaries []results.Summary) error {
 		r := rows[k]
 		line := []string{k.test, k.pair, r.scope, "-", "-", "-", "-", "-", "-", "-"}
 		if p := r.peak; p != nil {
-			line[3], line[4], line[5], line[6] = results.FormatValue(p.Stats.Median), cmp.Or(p.Labels[results.LabelMsgSize], "-"), results.FormatCV(p.Stats), p.Unit
+			line[3], line[4], line[5], line[6] = results.FormatValue(p.Stats.Median), cmp.Or(p.Labels[results.LabelMsgSize], "-"), results.FormatCV(p.Stats), results.DisplayUnit(p.Unit)
 		}
 		if l := r.latency; l != nil {
-			line[7], line[8], line[9] = results.FormatValue(l.Stats.Median), cmp.Or(l.Labels[results.LabelMsgSize], "-"), l.Unit
+			line[7], line[8], line[9] = results.FormatValue(l.Stats.Median), cmp.Or(l.Labels[results.LabelMsgSize], "-"), results.DisplayUnit(l.Unit)
 		}
 		out = append(out, line)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -72,6 +73,10 @@ func (r *Result) label(s *results.Sample, rep int, warmup bool) {
 	maps.Copy(s.Labels, r.sampleLabels)
 }
 
+// ErrInterrupted is a run stopped by a signal; its scratch directories are
+// removed all the same.
+var ErrInterrupted = errors.New("interrupted")
+
 // repeat runs reps repetitions one after the other (each after before, when
 // set), the first warmups of them not counted, and keeps their labelled
 // samples; then it summarizes them, grouped by groupBy besides test and
@@ -88,6 +93,12 @@ func (r *Result) repeat(ctx context.Context, opts Options, reps, warmups int, gr
 		}
 		opts.progress("repetition %d/%d%s", rep+1, reps, warm)
 		samples, err := runOne(ctx, rep)
+		if err != nil && ctx.Err() != nil {
+			// Ctrl-C, SIGTERM, or a reader of the output gone (SIGPIPE): the
+			// tool was stopped, which is not its failure.
+			return fmt.Errorf("%w in repetition %d/%d: the tool was stopped, its scratch files removed; no samples or summary were written (the raw outputs so far are in %s)",
+				ErrInterrupted, rep+1, reps, filepath.Join(r.Dir, "raw"))
+		}
 		if err != nil {
 			return fmt.Errorf("repetition %d: %w", rep+1, err)
 		}
@@ -124,4 +135,16 @@ func (r *Result) write() error {
 		}
 	}
 	return nil
+}
+
+// describeRepetitions says how often a benchmark runs and how many of the
+// first runs are warm-ups: "3 repetition(s)", "4 repetition(s), the first 1
+// a warm-up (not counted)". Warm-up iterations inside a tool are another
+// thing, and the tool's options say them.
+func describeRepetitions(p benchv1.RepetitionPolicy) string {
+	s := fmt.Sprintf("%d repetition(s)", p.Repetitions)
+	if p.WarmupRepetitions > 0 {
+		s += fmt.Sprintf(", the first %d a warm-up (not counted)", p.WarmupRepetitions)
+	}
+	return s
 }

@@ -27,7 +27,7 @@ func RunStorage(ctx context.Context, b *benchv1.StorageBenchmark, opts Options) 
 		return nil, err
 	}
 	defer cleanup()
-	opts.progress("%s: %s, %d repetition(s), I/O in %s", b.Name, describeVolumes(b, len(dirs)), b.Spec.Repetitions, filepath.Dir(dirs[0]))
+	opts.progress("%s: %s, %s, I/O in %s", b.Name, describeVolumes(b, len(dirs)), describeRepetitions(b.Spec.RepetitionPolicy), filepath.Dir(dirs[0]))
 
 	var runOne func(ctx context.Context, rep int) ([]results.Sample, error)
 	switch {

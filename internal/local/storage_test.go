@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,4 +169,34 @@ func TestRunStorageDDWithRealDD(t *testing.T) {
 			t.Errorf("no summary over 2 repetitions for %s (have %v)", k, got)
 		}
 	}
+}
+
+// A run stopped by a signal (its context cancelled) says "interrupted", not
+// that fio failed, and leaves neither its scratch directory nor samples.
+func TestRunStorageInterrupted(t *testing.T) {
+	needTool(t, "fio")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	progress := &cancelOnWrite{after: "repetition 2/3", cancel: cancel}
+	_, err := RunStorage(ctx, smallFioBench(), Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "results"), Progress: progress})
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "repetition 2/3") || strings.Contains(err.Error(), "fio failed") {
+		t.Fatalf("error %v, want interrupted in repetition 2/3", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "benchwright-*"))
+	if _, serr := os.Stat(filepath.Join(dir, "results", "small", "samples.ndjson")); len(left) > 0 || serr == nil {
+		t.Errorf("left behind: scratch %v, samples written: %v", left, serr == nil)
+	}
+}
+
+// cancelOnWrite cancels once a progress line holds after.
+type cancelOnWrite struct {
+	after  string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.after) {
+		go func() { time.Sleep(300 * time.Millisecond); c.cancel() }()
+	}
+	return len(p), nil
 }

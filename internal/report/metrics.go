@@ -3,34 +3,13 @@ package report
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// headlineMetrics and headlineSuffixes name the figures tables and plots show
-// by default; every figure is in the CSV and with --all.
-var (
-	headlineMetrics  = []string{"latency", "bandwidth", "bibandwidth", "message_rate", "bw", "iops"}
-	headlineSuffixes = []string{"_iops", "_bw", "_clat_mean", "_clat_p99"}
-)
-
-// Headline tells whether a metric is one of the figures shown by default:
-// IOPS, bandwidths, mean and p99 completion latency, MPI latency and
-// bandwidth (not their min/max over ranks).
-func Headline(metric string) bool {
-	for _, m := range headlineMetrics {
-		if metric == m {
-			return true
-		}
-	}
-	for _, s := range headlineSuffixes {
-		if strings.HasSuffix(metric, s) && !strings.HasPrefix(metric, "trim") {
-			return true
-		}
-	}
-	return false
-}
+// Headline tells whether a metric is one of the figures shown by default
+// (see results.Headline).
+func Headline(metric string) bool { return results.Headline(metric) }
 
 // unitScale is each known unit's dimension and its factor to the dimension's
 // base unit (bytes/s, seconds, operations/s), for exact conversions between
@@ -68,12 +47,7 @@ func convert(v float64, from, to string) float64 {
 }
 
 // displayUnit is a unit as people write it.
-func displayUnit(unit string) string {
-	if unit == "us" {
-		return "µs"
-	}
-	return unit
-}
+func displayUnit(unit string) string { return results.DisplayUnit(unit) }
 
 // msgSize is a msg_size label as a number of bytes, or -1 when absent or not
 // a number.

@@ -50,3 +50,35 @@ func groupThousands(s string) string {
 	}
 	return b.String()
 }
+
+// headlineMetrics and headlineSuffixes name the figures tables and plots show
+// by default; every figure is in the result files, the CSV and with --all.
+var (
+	headlineMetrics  = []string{"latency", "bandwidth", "bibandwidth", "message_rate", "bw", "iops"}
+	headlineSuffixes = []string{"_iops", "_bw", "_clat_mean", "_clat_p99"}
+)
+
+// Headline tells whether a metric is one of the figures shown by default:
+// IOPS, bandwidths, mean and p99 completion latency, MPI latency and
+// bandwidth (not their min/max over ranks).
+func Headline(metric string) bool {
+	for _, m := range headlineMetrics {
+		if metric == m {
+			return true
+		}
+	}
+	for _, s := range headlineSuffixes {
+		if strings.HasSuffix(metric, s) && !strings.HasPrefix(metric, "trim") {
+			return true
+		}
+	}
+	return false
+}
+
+// DisplayUnit is a unit as people write it: "us" is µs.
+func DisplayUnit(unit string) string {
+	if unit == "us" {
+		return "µs"
+	}
+	return unit
+}
