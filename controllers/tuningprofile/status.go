@@ -23,6 +23,10 @@ const (
 	maxMismatches = 128
 	maxRequested  = 128
 	maxMessage    = 1024
+	// maxValue bounds a mismatch's requested and observed value: a
+	// per-CPU value ("cpu0=performance cpu1=powersave ...") grows with the
+	// node's CPUs.
+	maxValue = 4096
 )
 
 // setCondition sets a condition with its message bounded for `kubectl describe`.
@@ -67,7 +71,7 @@ func nodeStatus(s nodeState) benchv1.NodeTuningStatus {
 			skipped = append(skipped, sr.Name)
 		case !sr.OK:
 			if len(st.Mismatches) < maxMismatches {
-				st.Mismatches = append(st.Mismatches, benchv1.SettingMismatch{Name: sr.Name, Requested: sr.Requested, Observed: sr.Observed})
+				st.Mismatches = append(st.Mismatches, benchv1.SettingMismatch{Name: sr.Name, Requested: boundTo(sr.Requested, maxValue), Observed: boundTo(sr.Observed, maxValue)})
 			}
 			if sr.Error != "" {
 				notes = append(notes, sr.Error)
@@ -251,10 +255,15 @@ func where(p *benchv1.TuningProfile) string {
 
 // bound cuts a message to the CRD's length.
 func bound(s string) string {
-	if len(s) <= maxMessage {
+	return boundTo(s, maxMessage)
+}
+
+// boundTo cuts s to at most n bytes, ending it with "..." when cut.
+func boundTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	s = s[:maxMessage-3]
+	s = s[:n-3]
 	for !utf8.ValidString(s) {
 		s = s[:len(s)-1]
 	}
