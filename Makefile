@@ -13,6 +13,10 @@ CACHE                  ?= $(or $(BENCHWRIGHT_CACHE),$(HOME)/.cache/benchwright)
 LOCALBIN               ?= $(CACHE)/bin
 CONTROLLER_GEN         ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT          ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+# kube-api-linter has no releases: a pseudo-version. hack/tools/kal/go.mod pins
+# the same two versions (its build fails if they differ).
+KUBE_API_LINTER_VERSION ?= v0.0.0-20260716143926-092fe0c72997
+GOLANGCI_LINT_KAL      ?= $(LOCALBIN)/golangci-lint-kal-$(GOLANGCI_LINT_VERSION)-$(KUBE_API_LINTER_VERSION)
 export BENCHWRIGHT_CACHE := $(CACHE)
 
 GO_TEST_FLAGS ?= -count=1
@@ -79,16 +83,22 @@ vet: ## Run go vet.
 lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
+.PHONY: lint-api
+lint-api: $(GOLANGCI_LINT_KAL) ## Lint the API types (api/) with kube-api-linter (.golangci-kal.yml).
+	$(GOLANGCI_LINT_KAL) run --config .golangci-kal.yml ./api/...
+
 .PHONY: verify
-verify: verify-tidy verify-shell generate lint ## Check go.mod is tidy, shellcheck the scripts, regenerate, lint, and fail if anything changed.
+verify: verify-tidy verify-shell generate lint lint-api ## Check go.mod is tidy, shellcheck the scripts, regenerate, lint (and the API with kube-api-linter), and fail if anything changed.
 	@if [ -n "$$(git status --porcelain)" ]; then \
 	  echo "verify: the tree differs after make generate (commit the generated files):"; \
 	  git status --porcelain; git --no-pager diff --stat; exit 1; fi
 
 .PHONY: verify-tidy
-verify-tidy: ## Fail if go mod tidy would change go.mod or go.sum.
+verify-tidy: ## Fail if go mod tidy would change go.mod or go.sum (also hack/tools/kal's).
 	@diff=$$(go mod tidy -diff 2>&1) || { echo "$$diff"; \
 	  echo "verify: go.mod/go.sum are not tidy: run go mod tidy and commit go.mod and go.sum"; exit 1; }
+	@diff=$$(go -C hack/tools/kal mod tidy -diff 2>&1) || { echo "$$diff"; \
+	  echo "verify: hack/tools/kal/go.mod/go.sum are not tidy: run go mod tidy there and commit them"; exit 1; }
 
 .PHONY: verify-shell
 verify-shell: ## shellcheck every shell script (hack/, images/, .ci/); installs Debian's shellcheck when missing.
@@ -190,3 +200,14 @@ $(GOLANGCI_LINT):
 	@mkdir -p $(LOCALBIN)
 	GOBIN=$(LOCALBIN)/.tmp go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(LOCALBIN)/.tmp/golangci-lint $@
+
+# golangci-lint with the kube-api-linter module plugin compiled in: what
+# `golangci-lint custom` builds from a .custom-gcl.yml, but that git-clones
+# golangci-lint from GitHub; this is a plain `go build` of hack/tools/kal from
+# the module proxy (go.sum committed).
+$(GOLANGCI_LINT_KAL):
+	@mkdir -p $(LOCALBIN)
+	@want="github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) sigs.k8s.io/kube-api-linter $(KUBE_API_LINTER_VERSION)"; \
+	have="$$(go -C hack/tools/kal list -m -f '{{.Path}} {{.Version}}' github.com/golangci/golangci-lint/v2 sigs.k8s.io/kube-api-linter | paste -sd' ')"; \
+	[ "$$have" = "$$want" ] || { echo "hack/tools/kal/go.mod pins $$have; the Makefile wants $$want"; exit 1; }
+	go -C hack/tools/kal build -buildvcs=false -o $@.tmp . && mv $@.tmp $@

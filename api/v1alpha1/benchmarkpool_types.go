@@ -195,16 +195,16 @@ type GKELinuxNodeConfig struct {
 
 // BenchmarkPoolStatus is the state of the pool's nodes.
 type BenchmarkPoolStatus struct {
-	// observedGeneration is the generation the status was computed for.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
-	// conditions: Ready, Provisioning, Deleting.
+	// conditions are Ready, Provisioning and Deleting.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// state is a one-word summary for `kubectl get`: Provisioning, Ready, NotReady,
 	// Failed or Deleting.
@@ -225,6 +225,7 @@ type BenchmarkPoolStatus struct {
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=253
 	Nodes []string `json:"nodes,omitempty"`
 
 	// effective is what GKE reports for the node pool, not what was asked.
@@ -249,15 +250,18 @@ type BenchmarkPoolStatus struct {
 type EffectivePoolSettings struct {
 	// machineType of the nodes.
 	// +optional
+	// +kubebuilder:validation:MaxLength=128
 	MachineType string `json:"machineType,omitempty"`
 	// nodeCount as GKE reports it.
 	// +optional
 	NodeCount int32 `json:"nodeCount,omitempty"`
 	// placementPolicy is COMPACT when the nodes are compactly placed.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	PlacementPolicy string `json:"placementPolicy,omitempty"`
 	// placementPolicyName is the resource policy in use.
 	// +optional
+	// +kubebuilder:validation:MaxLength=128
 	PlacementPolicyName string `json:"placementPolicyName,omitempty"`
 	// threadsPerCore as GKE reports it (1 = SMT off).
 	// +optional
@@ -267,9 +271,11 @@ type EffectivePoolSettings struct {
 	GVNIC bool `json:"gvnic,omitempty"`
 	// networkTier is the total egress bandwidth tier.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	NetworkTier string `json:"networkTier,omitempty"`
 	// diskType of the boot disk.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	DiskType string `json:"diskType,omitempty"`
 	// diskSizeGb of the boot disk.
 	// +optional
@@ -279,6 +285,7 @@ type EffectivePoolSettings struct {
 	Spot bool `json:"spot,omitempty"`
 	// imageType of the nodes.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	ImageType string `json:"imageType,omitempty"`
 	// sysctls as set by GKE.
 	// +optional
@@ -302,7 +309,10 @@ type EffectivePoolSettings struct {
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BenchmarkPool struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is which nodes to use or create.

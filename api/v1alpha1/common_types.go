@@ -324,30 +324,34 @@ type Sysctl struct {
 // Stat summarises one figure over the counted repetitions.
 type Stat struct {
 	// median over repetitions.
+	// +required
 	Median float64 `json:"median"`
 	// min over repetitions.
+	// +required
 	Min float64 `json:"min"`
 	// max over repetitions.
+	// +required
 	Max float64 `json:"max"`
 	// cv is the coefficient of variation in percent (stddev / mean * 100).
 	// +optional
 	CV float64 `json:"cv,omitempty"`
 	// n is the number of repetitions counted.
+	// +required
 	N int32 `json:"n"`
 }
 
 // BenchmarkStatusCommon holds the status fields every benchmark kind has.
 type BenchmarkStatusCommon struct {
-	// observedGeneration is the generation the status was computed for.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
-	// conditions: Running, Succeeded, Failed, MeetsExpectations.
+	// conditions are Running, Succeeded, Failed and MeetsExpectations.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// state is a one-word summary of the conditions, for `kubectl get`.
 	// +optional
@@ -389,6 +393,7 @@ type BenchmarkStatusCommon struct {
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:items:MaxLength=253
 	Nodes []string `json:"nodes,omitempty"`
 
 	// artifactURI is where the raw output, samples and summary are stored.

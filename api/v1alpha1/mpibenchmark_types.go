@@ -310,10 +310,16 @@ type MPISummary struct {
 // MPITestResult is one test's figures per message size.
 type MPITestResult struct {
 	// test is the OSU binary, IMB benchmark or IOR phase.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
 	Test string `json:"test"`
 	// metric is latency, bandwidth, bibandwidth, message_rate, or for IOR bandwidth.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
 	Metric string `json:"metric"`
 	// unit of the values, e.g. us or MB/s.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
 	Unit string `json:"unit"`
 	// points are the figures per message size.
 	// +optional
@@ -325,6 +331,7 @@ type MPITestResult struct {
 // MPIPoint is one message size's figure over repetitions.
 type MPIPoint struct {
 	// size is the message size in bytes (IOR: the transfer size).
+	// +required
 	Size int64 `json:"size"`
 	// stat is the figure's median, min, max and CV over repetitions.
 	Stat `json:",inline"`
@@ -346,7 +353,10 @@ type MPIPoint struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || self.spec == oldSelf.spec",message="spec is immutable once the benchmark has started: create a new benchmark to measure something else"
 type MPIBenchmark struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is what to measure.

@@ -275,14 +275,20 @@ type NetworkBenchmarkStatus struct {
 // NodeTopology is one node's CPU topology in brief.
 type NodeTopology struct {
 	// node name.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
 	Node string `json:"node"`
 	// cpus online.
+	// +required
 	CPUs int32 `json:"cpus"`
 	// packages (sockets).
+	// +required
 	Packages int32 `json:"packages"`
 	// chiplets found.
+	// +required
 	Chiplets int32 `json:"chiplets"`
 	// chipletsFrom says how chiplets were found: l3, numa or package.
+	// +required
 	// +kubebuilder:validation:MaxLength=16
 	ChipletsFrom string `json:"chipletsFrom"`
 	// smt is true when a core has more than one thread.
@@ -315,12 +321,15 @@ type NetworkSummary struct {
 // NetworkPairResult is one pair's figures for one test.
 type NetworkPairResult struct {
 	// pair names the ends: "n0:c0 -> n1:c8".
+	// +required
 	// +kubebuilder:validation:MaxLength=128
 	Pair string `json:"pair"`
 	// scope is intraChiplet (explicit pairs only), intraSocket, interSocket or interNode.
+	// +required
 	// +kubebuilder:validation:MaxLength=32
 	Scope string `json:"scope"`
 	// test is the fabtests program or iperf3.
+	// +required
 	// +kubebuilder:validation:MaxLength=64
 	Test string `json:"test"`
 	// peakBandwidthMBps is the highest median bandwidth over message sizes.
@@ -351,6 +360,8 @@ type NetworkPairResult struct {
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || self.spec == oldSelf.spec",message="spec is immutable once the benchmark has started: create a new benchmark to measure something else"
 type NetworkBenchmark struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

@@ -342,6 +342,8 @@ type StorageBenchmarkStatus struct {
 // over repetitions.
 type StorageTestResult struct {
 	// test is the fio job or dd test name.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
 	Test string `json:"test"`
 	// read figures, when the test reads.
 	// +optional
@@ -387,7 +389,10 @@ type DirectionResult struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || self.spec == oldSelf.spec",message="spec is immutable once the benchmark has started: create a new benchmark to measure something else"
 type StorageBenchmark struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is what to measure.

@@ -120,16 +120,16 @@ const (
 
 // TuningProfileStatus is what each node reports.
 type TuningProfileStatus struct {
-	// observedGeneration is the generation the status was computed for.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
-	// conditions: Tuned, Degraded.
+	// conditions are Tuned and Degraded.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// requested is the full set of settings after expanding the preset, each with
 	// where its value comes from.
@@ -164,20 +164,28 @@ type TuningProfileStatus struct {
 // RequestedSetting is one setting the profile asks for.
 type RequestedSetting struct {
 	// name is a sysctl name, or cpu.governor, cpu.smt, transparent_hugepage.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
 	Name string `json:"name"`
 	// value requested.
+	// +required
+	// +kubebuilder:validation:MaxLength=1024
 	Value string `json:"value"`
 	// source is where the value comes from: the spec, or a preset and its origin
 	// (e.g. "preset network-latency (tuned)").
 	// +optional
+	// +kubebuilder:validation:MaxLength=256
 	Source string `json:"source,omitempty"`
 }
 
 // NodeTuningStatus is one node's applied state.
 type NodeTuningStatus struct {
 	// node name.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
 	Node string `json:"node"`
 	// tuned is true when every value reads back as requested.
+	// +required
 	Tuned bool `json:"tuned"`
 	// mismatches lists the settings whose observed value differs.
 	// +optional
@@ -196,10 +204,17 @@ type NodeTuningStatus struct {
 // SettingMismatch is a value that did not read back.
 type SettingMismatch struct {
 	// name of the setting.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
 	Name string `json:"name"`
-	// requested value.
+	// requested value; the manager cuts a longer one (per-CPU values such as
+	// "cpu0=performance cpu1=powersave ...") to 4096 bytes.
+	// +required
+	// +kubebuilder:validation:MaxLength=4096
 	Requested string `json:"requested"`
-	// observed value.
+	// observed value, cut like requested.
+	// +required
+	// +kubebuilder:validation:MaxLength=4096
 	Observed string `json:"observed"`
 }
 
@@ -216,7 +231,10 @@ type SettingMismatch struct {
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type TuningProfile struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the settings and where they apply.

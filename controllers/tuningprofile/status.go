@@ -24,6 +24,10 @@ var (
 	maxMismatches = crdbounds.MustMaxItems("TuningProfile", "status.nodes[].mismatches")
 	maxRequested  = crdbounds.MustMaxItems("TuningProfile", "status.requested")
 	maxMessage    = crdbounds.MustMaxLength("TuningProfile", "status.nodes[].message")
+	// maxValue bounds a mismatch's requested and observed value: a
+	// per-CPU value ("cpu0=performance cpu1=powersave ...") grows with the
+	// node's CPUs.
+	maxValue = crdbounds.MustMaxLength("TuningProfile", "status.nodes[].mismatches[].requested")
 )
 
 // setCondition sets a condition with its message bounded for `kubectl describe`.
@@ -68,7 +72,7 @@ func nodeStatus(s nodeState) benchv1.NodeTuningStatus {
 			skipped = append(skipped, sr.Name)
 		case !sr.OK:
 			if len(st.Mismatches) < maxMismatches {
-				st.Mismatches = append(st.Mismatches, benchv1.SettingMismatch{Name: sr.Name, Requested: sr.Requested, Observed: sr.Observed})
+				st.Mismatches = append(st.Mismatches, benchv1.SettingMismatch{Name: sr.Name, Requested: boundTo(sr.Requested, maxValue), Observed: boundTo(sr.Observed, maxValue)})
 			}
 			if sr.Error != "" {
 				notes = append(notes, sr.Error)
@@ -252,10 +256,15 @@ func where(p *benchv1.TuningProfile) string {
 
 // bound cuts a message to the CRD's length.
 func bound(s string) string {
-	if len(s) <= maxMessage {
+	return boundTo(s, maxMessage)
+}
+
+// boundTo cuts s to at most n bytes, ending it with "..." when cut.
+func boundTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	s = s[:maxMessage-3]
+	s = s[:n-3]
 	for !utf8.ValidString(s) {
 		s = s[:len(s)-1]
 	}

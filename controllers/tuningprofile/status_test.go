@@ -1,6 +1,7 @@
 package tuningprofile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,25 @@ func TestNodeStatus(t *testing.T) {
 	long := nodeStatus(nodeState{node: "d", waiting: strings.Repeat("é", 2000)})
 	if len(long.Message) > maxMessage {
 		t.Errorf("message of %d bytes", len(long.Message))
+	}
+	// A governor that differs per CPU reads back as one value per CPU.
+	var perCPU []string
+	for i := range 512 {
+		perCPU = append(perCPU, fmt.Sprintf("cpu%d=powersave", i))
+	}
+	wide := mismatched("e")
+	wide.report.Settings = append(wide.report.Settings, tuning.SettingReport{Name: "cpu.governor", Requested: "performance", Observed: strings.Join(perCPU, " ")})
+	ms := nodeStatus(wide).Mismatches
+	if len(ms) != 2 {
+		t.Fatalf("mismatches %+v, want vm.swappiness and cpu.governor", ms)
+	}
+	for _, m := range ms {
+		if len(m.Requested) > maxValue || len(m.Observed) > maxValue {
+			t.Errorf("mismatch %s: requested of %d bytes, observed of %d (the CRD allows %d)", m.Name, len(m.Requested), len(m.Observed), maxValue)
+		}
+	}
+	if got := ms[1].Observed; !strings.HasPrefix(got, "cpu0=powersave cpu1=powersave") || !strings.HasSuffix(got, "...") {
+		t.Errorf("cut observed value %.40q...%q", got, got[max(0, len(got)-20):])
 	}
 }
 
