@@ -11,6 +11,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -26,30 +27,30 @@ var parsers = map[benchv1.MPISuite]func([]byte) ([]results.Sample, error){
 // every test of the spec must have figures: a partial run is never a result.
 func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]results.Sample, error) {
 	if msg, ok := mpi.MismatchIn(log); ok {
-		return nil, benchrun.Fail(benchv1.ReasonMPIMismatch, msg)
+		return nil, outcome.Fail(benchv1.ReasonMPIMismatch, msg)
 	}
 	steps, err := mpi.SplitSteps(log)
 	if err != nil {
-		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, benchrun.Tail(log)))
 	}
 	parse := parsers[b.Spec.Suite]
 	var samples []results.Sample
 	for i, s := range steps {
 		if i >= len(l.Steps) {
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has more steps than the %d it was given", len(l.Steps)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has more steps than the %d it was given", len(l.Steps)))
 		}
 		if s.ExitCode == -1 {
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, benchrun.Tail(s.Output)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, benchrun.Tail(s.Output)))
 		}
 		if s.ExitCode != 0 {
-			return nil, benchrun.Fail(benchv1.ReasonToolFailed, stepFailure(l, s))
+			return nil, outcome.Fail(benchv1.ReasonToolFailed, stepFailure(l, s))
 		}
 		parsed, err := parse(s.Output)
 		switch {
 		case errors.Is(err, results.ErrOutputTooLarge):
 			return nil, benchrun.TooManySamples(fmt.Sprintf("step %d (%s)", s.Index, s.Argv))
 		case err != nil:
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, benchrun.Tail(s.Output)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, benchrun.Tail(s.Output)))
 		}
 		for _, p := range parsed {
 			if slices.Contains(l.Steps[i].Tests, p.Test) {
@@ -61,7 +62,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 		}
 	}
 	if len(steps) != len(l.Steps) {
-		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has %d of its %d steps: it was cut short\n%s", len(steps), len(l.Steps), benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has %d of its %d steps: it was cut short\n%s", len(steps), len(l.Steps), benchrun.Tail(log)))
 	}
 	seen := map[string]bool{}
 	for _, s := range samples {
@@ -69,7 +70,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 	}
 	for _, t := range b.Spec.Tests {
 		if !seen[t] {
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the output has no figures for test %s\n%s", t, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the output has no figures for test %s\n%s", t, benchrun.Tail(log)))
 		}
 	}
 	return samples, nil

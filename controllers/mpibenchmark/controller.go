@@ -17,6 +17,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 // Reconciler reconciles MPIBenchmarks.
@@ -66,12 +67,12 @@ func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, l 
 				return err
 			}
 			if msg, ok := mpi.MismatchIn(raw); ok {
-				return benchrun.Fail(benchv1.ReasonMPIMismatch, fmt.Sprintf("repetition %d/%d: %s", rep+1, b.Spec.Repetitions, msg))
+				return outcome.Fail(benchv1.ReasonMPIMismatch, fmt.Sprintf("repetition %d/%d: %s", rep+1, b.Spec.Repetitions, msg))
 			}
 			said = failedStep(l, raw)
 		}
 	}
-	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s; %s", rep+1, b.Spec.Repetitions, obs.why, said))
+	return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s; %s", rep+1, b.Spec.Repetitions, obs.why, said))
 }
 
 // failedStep quotes the step that failed, or the whole log's diagnostics.

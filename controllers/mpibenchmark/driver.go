@@ -12,6 +12,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -45,7 +46,7 @@ func (d *driver) Admit() error {
 func (d *driver) EnsureInputs(ctx context.Context) error {
 	launch, err := buildLaunch(d.b)
 	if err != nil {
-		return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+		return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 	}
 	d.launch = launch
 	cm, err := constructConfigMap(d.b, launch)
@@ -105,13 +106,13 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 	c := benchrun.Collected{Options: summarizeOptions(b)}
 	pod := d.obs.launcher
 	raw, err := benchrun.ReadOutput(ctx, r.Logs, pod, launcherContainer)
-	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+	if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 		oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
 		return c, oe
 	}
 	if err != nil {
 		if done := d.job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > benchrun.LogGrace {
-			return c, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+			return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
 		}
 		return c, err
 	}
@@ -120,7 +121,7 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 	}
 	samples, err := parseLauncherLog(b, d.launch, raw)
 	if err != nil {
-		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+		if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 			oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
 		}
 		return c, err

@@ -12,6 +12,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -24,7 +25,7 @@ func reportFailure(err error, rep int, total int32) error {
 	if se := (*netbench.StepError)(nil); errors.As(err, &se) {
 		reason = benchv1.ReasonToolFailed
 	}
-	return benchrun.Fail(reason, fmt.Sprintf("repetition %d/%d: %v", rep+1, total, err))
+	return outcome.Fail(reason, fmt.Sprintf("repetition %d/%d: %v", rep+1, total, err))
 }
 
 // slotNodes maps each pod's node slot to its node's name.
@@ -86,11 +87,11 @@ func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmar
 			msg = (&netbench.StepError{Node: benchrun.NodeOf(pod), Step: *f}).Error()
 		}
 		if !strings.Contains(msg, "the server's node") {
-			return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, msg))
+			return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, msg))
 		}
 		first = firstOr(first, msg)
 	}
-	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, first))
+	return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, first))
 }
 
 func firstOr(first, msg string) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -128,7 +129,7 @@ func TestCollectLogOverTheCap(t *testing.T) {
 	r, b, pods := collectEnv(t, logs)
 	logs.logs[pods[0].Name] = append(bytes.Repeat([]byte("x"), benchrun.MaxLogBytes), "\nthe end\n"...)
 	_, err := r.Collect(context.Background(), finishedDriver(r, b, pods), benchrun.Attempt{})
-	var oe *benchrun.Outcome
+	var oe *outcome.Outcome
 	if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonOutputTooLarge {
 		t.Fatalf("error %v, want OutputTooLarge", err)
 	}

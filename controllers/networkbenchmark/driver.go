@@ -11,6 +11,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -66,7 +67,7 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 	for slot := range d.nodes() {
 		job, err := constructJob(d.b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
 		if err != nil {
-			return created, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return created, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		ok, err := d.r.Kit().CreateOwned(ctx, d.b, job)
 		if err != nil {
@@ -107,13 +108,13 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 			return c, err
 		}
 		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, container)
-		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+		if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, benchrun.NodeOf(pod), oe.Message)
 			return c, oe
 		}
 		if err != nil {
 			if done := d.jobs.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
-				return c, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+				return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
 			}
 			return c, err
 		}
@@ -122,7 +123,7 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		}
 		report, err := netbench.ReadReport(log)
 		if err != nil {
-			return c, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, benchrun.NodeOf(pod), err, benchrun.Tail(log)))
+			return c, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, benchrun.NodeOf(pod), err, benchrun.Tail(log)))
 		}
 		report.Node = pod.Spec.NodeName
 		node.Topology, node.AllowedCPUs = report.Topology, report.AllowedCPUs
@@ -130,7 +131,7 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		c.Nodes = append(c.Nodes, node)
 		d.reports = append(d.reports, report)
 		if err := sameTopology(d.reports); err != nil {
-			return c, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return c, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		parsed, err := netbench.ReportSamples(in, report, names)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -38,7 +39,7 @@ func (r *Reconciler) readOutput(ctx context.Context, b *benchv1.StorageBenchmark
 		}
 		if len(raw)+len(log) > benchrun.MaxLogBytes {
 			out.raw = raw
-			return out, benchrun.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("the logs of the pod's containers are together over the %d MiB the manager reads of one pod (MaxLogBytes)\n%s",
+			return out, outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("the logs of the pod's containers are together over the %d MiB the manager reads of one pod (MaxLogBytes)\n%s",
 				benchrun.MaxLogBytes>>20, benchrun.Tail(log)))
 		}
 		if b.Spec.DD != nil {
@@ -78,7 +79,7 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 	if b.Spec.Fio != nil {
 		jobs, err := fio.Expand(b.Spec.Fio)
 		if err != nil {
-			return nil, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return nil, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		names := make([]string, len(jobs))
 		for i, j := range jobs {
@@ -89,11 +90,11 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 		var jobErr *fio.JobError
 		switch {
 		case errors.Is(err, results.ErrOutputTooLarge):
-			return nil, benchrun.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("fio's report: %v\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("fio's report: %v\n%s", err, benchrun.Tail(log)))
 		case errors.As(err, &jobErr):
-			return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, benchrun.Tail(log)))
 		case err != nil:
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, benchrun.Tail(log)))
 		}
 		return samples, nil
 	}
@@ -109,9 +110,9 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 	var ddErr *fio.DDError
 	switch {
 	case errors.As(err, &ddErr):
-		return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, benchrun.Tail(log)))
 	case err != nil:
-		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, benchrun.Tail(log)))
 	}
 	var samples []results.Sample
 	for _, p := range parsed {
@@ -129,7 +130,7 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, raw []byte) error {
 	jobs, err := fio.Expand(b.Spec.Fio)
 	if err != nil {
-		return benchrun.Fail(benchv1.ReasonUnparsableOutput, err.Error())
+		return outcome.Fail(benchv1.ReasonUnparsableOutput, err.Error())
 	}
 	seen := map[string]bool{}
 	for _, s := range samples {
@@ -142,7 +143,7 @@ func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, ra
 		}
 	}
 	if len(missing) > 0 {
-		return benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), benchrun.Tail(raw)))
+		return outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), benchrun.Tail(raw)))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -33,7 +34,7 @@ func (d *driver) Kind() string { return kind }
 // Admit refuses host paths outside the admin's prefixes.
 func (d *driver) Admit() error {
 	if err := checkHostPaths(d.b, d.r.HostPathPrefixes); err != nil {
-		return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+		return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 	}
 	return nil
 }
@@ -44,7 +45,7 @@ func (d *driver) EnsureInputs(ctx context.Context) error {
 	if b.Spec.Fio != nil {
 		jobFile, err := constructJobFile(b)
 		if err != nil {
-			return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		if _, err := d.r.Kit().CreateOwned(ctx, b, constructConfigMap(b, jobFile)); err != nil {
 			return err
@@ -87,7 +88,7 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 	for slot := range int(b.Spec.Nodes) {
 		job, err := constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image})
 		if err != nil {
-			return created, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return created, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		ok, err := d.r.Kit().CreateOwned(ctx, b, job)
 		if err != nil {
@@ -122,7 +123,7 @@ func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
 	if what != fioContainer {
 		what = "container " + what
 	}
-	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
+	return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
 		a.Rep+1, b.Spec.Repetitions, what, obs.ExitCode, pod.Name, benchrun.NodeOf(pod), quote))
 }
 
@@ -144,12 +145,12 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 			}
 		}
 		if err != nil {
-			if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+			if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, benchrun.NodeOf(pod), oe.Message)
 				return c, oe
 			}
 			if done := d.children.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
-				return c, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+				return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
 			}
 			return c, err
 		}

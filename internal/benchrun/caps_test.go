@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -37,7 +38,7 @@ var capPod = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "f
 func TestReadOutputCapped(t *testing.T) {
 	huge := append(bytes.Repeat([]byte("{\"jobname\": \"x\"},\n"), MaxLogBytes/18), "fio: the last words\n"...)
 	_, err := ReadOutput(context.Background(), &countingLog{log: huge}, capPod, "fio")
-	var oe *Outcome
+	var oe *outcome.Outcome
 	if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonOutputTooLarge {
 		t.Fatalf("a %d-byte log: %v, want an OutputTooLarge outcome", len(huge), err)
 	}
@@ -73,7 +74,7 @@ func TestAddRepetitionCapped(t *testing.T) {
 	}
 	before := get(t, r, results.SamplesNDJSONFile)
 	_, err := r.AddRepetition(ctx, 2, []results.Sample{latency(2, "0", "1", 2.2)}, nil, groupBySize)
-	var oe *Outcome
+	var oe *outcome.Outcome
 	if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonOutputTooLarge || !strings.Contains(oe.Message, "with repetition 3, the run has more than 4 samples") {
 		t.Fatalf("a fifth sample: %v, want OutputTooLarge naming the cap", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/conditions"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 // machine is one reconcile of one benchmark: the Env (whose Recorder holds
@@ -53,7 +54,7 @@ func (m *machine) advance(ctx context.Context) (ctrl.Result, error) {
 	case PhaseRunning:
 		return m.running(a)
 	case PhaseDeadline:
-		return ctrl.Result{}, Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, m.spec.Repetitions, a.Why))
+		return ctrl.Result{}, outcome.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, m.spec.Repetitions, a.Why))
 	case PhaseToolFailed:
 		return ctrl.Result{}, m.d.Failure(ctx, a)
 	case PhaseLost:
@@ -103,7 +104,7 @@ func (m *machine) starting(a Attempt) (ctrl.Result, error) {
 		if a.Pending != "" {
 			msg = fmt.Sprintf("repetition %d/%d: %s within %s (spec.timeouts.start): %s", a.Rep+1, m.spec.Repetitions, a.Pending, limit, a.Why)
 		}
-		return ctrl.Result{}, Fail(benchv1.ReasonTimeout, msg)
+		return ctrl.Result{}, outcome.Fail(benchv1.ReasonTimeout, msg)
 	}
 	reason := benchv1.ReasonStarting
 	if a.Waiting != "" {
@@ -119,7 +120,7 @@ func (m *machine) running(a Attempt) (ctrl.Result, error) {
 	limit := RunTimeout(m.spec.Timeouts)
 	now, deadline := m.Now(), a.Started.Add(limit)
 	if now.After(deadline) {
-		return ctrl.Result{}, Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", a.Rep+1, m.spec.Repetitions, limit))
+		return ctrl.Result{}, outcome.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", a.Rep+1, m.spec.Repetitions, limit))
 	}
 	note := a.Note
 	if note == "" {
@@ -136,7 +137,7 @@ func (m *machine) running(a Attempt) (ctrl.Result, error) {
 func (m *machine) retry(ctx context.Context, a Attempt) (ctrl.Result, error) {
 	total, maxRetries := m.spec.Repetitions, m.spec.MaxRetries
 	if a.Number >= int(maxRetries) {
-		return ctrl.Result{}, Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
+		return ctrl.Result{}, outcome.Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
 			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", a.Rep+1, total, a.Number+1, maxRetries, a.Why))
 	}
 	if err := m.d.StopAttempt(ctx, a); err != nil {

@@ -16,6 +16,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/metrics"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -139,7 +140,9 @@ func TestReconcileObservesOnlyWrittenTransitions(t *testing.T) {
 	key := client.ObjectKeyFromObject(b)
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
 
-	fail := func(*benchv1.StorageBenchmark) error { return Fail(benchv1.ReasonToolFailed, "fio exited with code 1") }
+	fail := func(*benchv1.StorageBenchmark) error {
+		return outcome.Fail(benchv1.ReasonToolFailed, "fio exited with code 1")
+	}
 	res, err := reconcileWith(t, e, key, func(b *benchv1.StorageBenchmark) error {
 		// Someone else writes first: this reconcile's read is out of date.
 		other := b.DeepCopy()
@@ -172,7 +175,7 @@ func TestReconcileObservesNothingForAFailureBeforeTheStart(t *testing.T) {
 	e := newMetricsEnv(t, time.Now(), b)
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
 	if _, err := reconcileWith(t, e, client.ObjectKeyFromObject(b), func(*benchv1.StorageBenchmark) error {
-		return Fail(benchv1.ReasonTimeout, "the pool was not Ready within 1h")
+		return outcome.Fail(benchv1.ReasonTimeout, "the pool was not Ready within 1h")
 	}); err != nil {
 		t.Fatal(err)
 	}

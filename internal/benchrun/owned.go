@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 // Kit is what the controllers need to create and check their children.
@@ -49,7 +50,7 @@ func (k Kit) CreateOwned(ctx context.Context, owner, obj client.Object) (created
 		return false, err
 	}
 	if !OwnedBy(existing, owner) {
-		return false, Fail(benchv1.ReasonNameConflict, fmt.Sprintf(
+		return false, outcome.Fail(benchv1.ReasonNameConflict, fmt.Sprintf(
 			"%s %s already exists and does not belong to this benchmark: delete it or rename the benchmark", k.kindOf(obj), obj.GetName()))
 	}
 	return false, nil

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 // QueueEntry is one unfinished benchmark that names a pool.
@@ -32,7 +33,7 @@ func (q QueueEntry) ID() string { return q.Kind + "/" + q.Namespace + "/" + q.Na
 func PoolQueue(ctx context.Context, c client.Reader, pool benchv1.PoolName) ([]QueueEntry, error) {
 	var out []QueueEntry
 	add := func(kind string, obj metav1.Object, spec *benchv1.Placement, st *benchv1.BenchmarkStatusCommon) {
-		if spec.Pool != pool || Finished(st) || !obj.GetDeletionTimestamp().IsZero() {
+		if spec.Pool != pool || outcome.Finished(st) || !obj.GetDeletionTimestamp().IsZero() {
 			return
 		}
 		out = append(out, QueueEntry{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(),
@@ -94,7 +95,7 @@ func (e *Env) gate(ctx context.Context, obj client.Object, kind string, placemen
 		limit = t.Duration
 	}
 	if e.Now().Sub(obj.GetCreationTimestamp().Time) > limit {
-		return nil, Fail(benchv1.ReasonTimeout, fmt.Sprintf("waited longer than %s (spec.timeouts.waitForNodes): %s", limit, w.Message))
+		return nil, outcome.Fail(benchv1.ReasonTimeout, fmt.Sprintf("waited longer than %s (spec.timeouts.waitForNodes): %s", limit, w.Message))
 	}
 	return w, nil
 }

@@ -9,12 +9,6 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
-// Finished tells whether the benchmark reached Succeeded or Failed.
-func Finished(st *benchv1.BenchmarkStatusCommon) bool {
-	return meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionSucceeded) ||
-		meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionFailed)
-}
-
 // State is the one-word state for `kubectl get`, derived from the conditions.
 func State(st *benchv1.BenchmarkStatusCommon) benchv1.BenchmarkState {
 	conds := st.Conditions
