@@ -12,6 +12,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -31,7 +32,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 	}
 	steps, err := mpi.SplitSteps(log)
 	if err != nil {
-		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, podlogs.Tail(log)))
 	}
 	parse := parsers[b.Spec.Suite]
 	var samples []results.Sample
@@ -40,7 +41,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has more steps than the %d it was given", len(l.Steps)))
 		}
 		if s.ExitCode == -1 {
-			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, benchrun.Tail(s.Output)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, podlogs.Tail(s.Output)))
 		}
 		if s.ExitCode != 0 {
 			return nil, outcome.Fail(benchv1.ReasonToolFailed, stepFailure(l, s))
@@ -50,7 +51,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 		case errors.Is(err, results.ErrOutputTooLarge):
 			return nil, benchrun.TooManySamples(fmt.Sprintf("step %d (%s)", s.Index, s.Argv))
 		case err != nil:
-			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, benchrun.Tail(s.Output)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, podlogs.Tail(s.Output)))
 		}
 		for _, p := range parsed {
 			if slices.Contains(l.Steps[i].Tests, p.Test) {
@@ -62,7 +63,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 		}
 	}
 	if len(steps) != len(l.Steps) {
-		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has %d of its %d steps: it was cut short\n%s", len(steps), len(l.Steps), benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has %d of its %d steps: it was cut short\n%s", len(steps), len(l.Steps), podlogs.Tail(log)))
 	}
 	seen := map[string]bool{}
 	for _, s := range samples {
@@ -70,7 +71,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 	}
 	for _, t := range b.Spec.Tests {
 		if !seen[t] {
-			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the output has no figures for test %s\n%s", t, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the output has no figures for test %s\n%s", t, podlogs.Tail(log)))
 		}
 	}
 	return samples, nil

@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/fixtures"
 )
@@ -163,7 +163,7 @@ func TestParseLauncherLog(t *testing.T) {
 			launch: twoLaunch,
 			log:    newStepLog(2, "").step(1, argvLat, latency, exit(0)).bytes(),
 			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log has 1 of its 2 steps: it was cut short\n" +
-				benchrun.Tail(newStepLog(2, "").step(1, argvLat, latency, exit(0)).bytes())},
+				podlogs.Tail(newStepLog(2, "").step(1, argvLat, latency, exit(0)).bytes())},
 		},
 		{
 			name:   "more steps than the launch had",
@@ -179,7 +179,7 @@ func TestParseLauncherLog(t *testing.T) {
 			launch: oneLaunch,
 			log:    newStepLog(1, "").step(1, argvLat, bw, exit(0)).bytes(),
 			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the output has no figures for test osu_latency\n" +
-				benchrun.Tail(newStepLog(1, "").step(1, argvLat, bw, exit(0)).bytes())},
+				podlogs.Tail(newStepLog(1, "").step(1, argvLat, bw, exit(0)).bytes())},
 		},
 		{
 			name:   "not a step log",
@@ -188,7 +188,7 @@ func TestParseLauncherLog(t *testing.T) {
 			log:    latency,
 			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log is not benchwright's step log " +
 				"(no \"==> benchwright step\" header in the launcher log: the steps never started (the log starts with \"# OSU MPI Latency Test v5.8\"))\n" +
-				benchrun.Tail(latency)},
+				podlogs.Tail(latency)},
 		},
 		{
 			name:   "an empty log",

@@ -18,6 +18,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
 // Reconciler reconciles MPIBenchmarks.
@@ -56,10 +57,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep int, obs observation) error {
 	said := "(no launcher pod to read)"
 	if pod := obs.launcher; pod != nil {
-		raw, err := benchrun.ReadLog(ctx, r.Logs, pod, launcherContainer)
+		raw, err := podlogs.ReadLog(ctx, r.Logs, pod, launcherContainer)
 		switch {
-		case errors.As(err, new(*benchrun.LogTooLargeError)):
-			said = benchrun.Quote(raw, err) // the diagnostics of its end
+		case errors.As(err, new(*podlogs.LogTooLargeError)):
+			said = podlogs.Quote(raw, err) // the diagnostics of its end
 		case err != nil:
 			said = fmt.Sprintf("(the launcher's log could not be read: %v)", err)
 		default:
@@ -85,7 +86,7 @@ func failedStep(l *mpi.Launch, raw []byte) string {
 			}
 		}
 	}
-	return benchrun.Diagnostics(raw)
+	return podlogs.Diagnostics(raw)
 }
 
 // stepFailure says how a step failed: its exit code, what benchwright makes
@@ -99,7 +100,7 @@ func stepFailure(l *mpi.Launch, s mpi.StepLog) string {
 	if hint := mpi.StepHint(program, s.ExitCode, s.Output); hint != "" {
 		msg += hint + "; "
 	}
-	return msg + benchrun.Diagnostics(s.Output)
+	return msg + podlogs.Diagnostics(s.Output)
 }
 
 // stopChildren deletes the MPIJobs that still run after a failure, so that

@@ -13,6 +13,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -105,14 +106,14 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 	b, r := d.b, d.r
 	c := benchrun.Collected{Options: summarizeOptions(b)}
 	pod := d.obs.launcher
-	raw, err := benchrun.ReadOutput(ctx, r.Logs, pod, launcherContainer)
+	raw, err := podlogs.ReadOutput(ctx, r.Logs, pod, launcherContainer)
 	if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 		oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
 		return c, oe
 	}
 	if err != nil {
-		if done := d.job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > benchrun.LogGrace {
-			return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+		if done := d.job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > podlogs.LogGrace {
+			return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, podlogs.LogGrace, err))
 		}
 		return c, err
 	}
@@ -133,7 +134,7 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		}
 		c.Nodes = append(c.Nodes, n)
 	}
-	labelSamples(b, samples, c.Nodes, a.Rep, a.Number, benchrun.FinishTime(pod))
+	labelSamples(b, samples, c.Nodes, a.Rep, a.Number, podlogs.FinishTime(pod))
 	c.Samples = samples
 	return c, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
 func startTimeout(b *benchv1.MPIBenchmark) time.Duration {
@@ -48,14 +49,14 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 	}
 	switch {
 	case conditionTrue(job, mpiv2.JobSucceeded):
-		o.phase, o.launcher = benchrun.PhaseSucceeded, benchrun.PodInPhase(launcher, corev1.PodSucceeded)
+		o.phase, o.launcher = benchrun.PhaseSucceeded, podlogs.PodInPhase(launcher, corev1.PodSucceeded)
 		if o.launcher == nil {
 			o.phase, o.why = benchrun.PhaseLost, fmt.Sprintf("MPIJob %s succeeded but its launcher pod is gone, and with it the output", job.Name)
 		}
 	case conditionTrue(job, mpiv2.JobFailed):
 		c := condition(job, mpiv2.JobFailed)
 		o.why = fmt.Sprintf("MPIJob %s failed (%s): %s", job.Name, c.Reason, c.Message)
-		o.launcher = benchrun.PodInPhase(launcher, corev1.PodFailed)
+		o.launcher = podlogs.PodInPhase(launcher, corev1.PodFailed)
 		lost := lostWorker(workers, o.launcher, c.LastTransitionTime.Time)
 		switch {
 		case strings.Contains(c.Reason, "Evicted") || strings.Contains(c.Reason, "Preempt"):
@@ -117,10 +118,10 @@ func whyStarting(job *mpiv2.MPIJob, workers, launcher []*corev1.Pod) string {
 		if w.Status.Phase == corev1.PodRunning {
 			ready++
 		}
-		out = append(out, benchrun.WhyPending(w)...)
+		out = append(out, podlogs.WhyPending(w)...)
 	}
 	for _, l := range launcher {
-		out = append(out, benchrun.WhyPending(l)...)
+		out = append(out, podlogs.WhyPending(l)...)
 	}
 	want := int32(0)
 	if spec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]; spec != nil && spec.Replicas != nil {

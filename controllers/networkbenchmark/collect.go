@@ -13,6 +13,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -64,13 +65,13 @@ func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmar
 	total := b.Spec.Repetitions
 	var first string
 	for _, pod := range failedPods(slots, obs.Failed) {
-		log, err := benchrun.ReadLog(ctx, r.Logs, pod, container)
-		if errors.As(err, new(*benchrun.LogTooLargeError)) {
-			first = firstOr(first, fmt.Sprintf("pod %s on node %s failed; %s", pod.Name, benchrun.NodeOf(pod), benchrun.Quote(log, err)))
+		log, err := podlogs.ReadLog(ctx, r.Logs, pod, container)
+		if errors.As(err, new(*podlogs.LogTooLargeError)) {
+			first = firstOr(first, fmt.Sprintf("pod %s on node %s failed; %s", pod.Name, podlogs.NodeOf(pod), podlogs.Quote(log, err)))
 			continue
 		}
 		if err != nil {
-			first = fmt.Sprintf("pod %s on node %s failed; its log could not be read: %v", pod.Name, benchrun.NodeOf(pod), err)
+			first = fmt.Sprintf("pod %s on node %s failed; its log could not be read: %v", pod.Name, podlogs.NodeOf(pod), err)
 			continue
 		}
 		if err := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); err != nil {
@@ -78,13 +79,13 @@ func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmar
 		}
 		report, err := netbench.ReadReport(log)
 		if err != nil {
-			msg := fmt.Sprintf("pod %s on node %s exited without a report; %s", pod.Name, benchrun.NodeOf(pod), benchrun.Diagnostics(log))
+			msg := fmt.Sprintf("pod %s on node %s exited without a report; %s", pod.Name, podlogs.NodeOf(pod), podlogs.Diagnostics(log))
 			first = firstOr(first, msg)
 			continue
 		}
 		msg := report.Error
 		if f := report.Failed(); f != nil {
-			msg = (&netbench.StepError{Node: benchrun.NodeOf(pod), Step: *f}).Error()
+			msg = (&netbench.StepError{Node: podlogs.NodeOf(pod), Step: *f}).Error()
 		}
 		if !strings.Contains(msg, "the server's node") {
 			return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, msg))

@@ -20,6 +20,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -127,7 +128,7 @@ func TestCollectOnePodAtATime(t *testing.T) {
 func TestCollectLogOverTheCap(t *testing.T) {
 	logs := &podLogs{logs: map[string][]byte{}}
 	r, b, pods := collectEnv(t, logs)
-	logs.logs[pods[0].Name] = append(bytes.Repeat([]byte("x"), benchrun.MaxLogBytes), "\nthe end\n"...)
+	logs.logs[pods[0].Name] = append(bytes.Repeat([]byte("x"), podlogs.MaxLogBytes), "\nthe end\n"...)
 	_, err := r.Collect(context.Background(), finishedDriver(r, b, pods), benchrun.Attempt{})
 	var oe *outcome.Outcome
 	if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonOutputTooLarge {

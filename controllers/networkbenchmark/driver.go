@@ -12,6 +12,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -107,14 +108,14 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		if err != nil {
 			return c, err
 		}
-		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, container)
+		log, err := podlogs.ReadOutput(ctx, r.Logs, pod, container)
 		if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
-			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, benchrun.NodeOf(pod), oe.Message)
+			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, podlogs.NodeOf(pod), oe.Message)
 			return c, oe
 		}
 		if err != nil {
-			if done := d.jobs.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
-				return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+			if done := d.jobs.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > podlogs.LogGrace {
+				return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, podlogs.LogGrace, err))
 			}
 			return c, err
 		}
@@ -123,7 +124,7 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		}
 		report, err := netbench.ReadReport(log)
 		if err != nil {
-			return c, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, benchrun.NodeOf(pod), err, benchrun.Tail(log)))
+			return c, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, podlogs.NodeOf(pod), err, podlogs.Tail(log)))
 		}
 		report.Node = pod.Spec.NodeName
 		node.Topology, node.AllowedCPUs = report.Topology, report.AllowedCPUs
@@ -142,7 +143,7 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 			return c, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
 		}
 	}
-	end := benchrun.FinishTime(finished[0])
+	end := podlogs.FinishTime(finished[0])
 	for i := range c.Samples {
 		// A pair's figures are the client's: its node is the sample's node.
 		benchrun.Origin{

@@ -13,6 +13,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -27,20 +28,20 @@ type podOutput struct {
 // readOutput reads the tool containers' logs of a finished pod, in the order
 // they ran, and parses them. The raw log is returned even when parsing fails,
 // so that it can be stored. Each log, and all of them together, must be
-// within benchrun.MaxLogBytes.
+// within podlogs.MaxLogBytes.
 func (r *Reconciler) readOutput(ctx context.Context, b *benchv1.StorageBenchmark, pod *corev1.Pod) (podOutput, error) {
 	out := podOutput{pod: pod}
 	var raw []byte
 	for _, c := range toolContainers(pod) {
-		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, c.Name)
+		log, err := podlogs.ReadOutput(ctx, r.Logs, pod, c.Name)
 		if err != nil {
 			out.raw = raw
 			return out, fmt.Errorf("reading the log of container %s of pod %s: %w", c.Name, pod.Name, err)
 		}
-		if len(raw)+len(log) > benchrun.MaxLogBytes {
+		if len(raw)+len(log) > podlogs.MaxLogBytes {
 			out.raw = raw
 			return out, outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("the logs of the pod's containers are together over the %d MiB the manager reads of one pod (MaxLogBytes)\n%s",
-				benchrun.MaxLogBytes>>20, benchrun.Tail(log)))
+				podlogs.MaxLogBytes>>20, podlogs.Tail(log)))
 		}
 		if b.Spec.DD != nil {
 			raw = fmt.Appendf(raw, "==> container %s: %s <==\n", c.Name, strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
@@ -90,11 +91,11 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 		var jobErr *fio.JobError
 		switch {
 		case errors.Is(err, results.ErrOutputTooLarge):
-			return nil, outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("fio's report: %v\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("fio's report: %v\n%s", err, podlogs.Tail(log)))
 		case errors.As(err, &jobErr):
-			return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, podlogs.Tail(log)))
 		case err != nil:
-			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, podlogs.Tail(log)))
 		}
 		return samples, nil
 	}
@@ -110,9 +111,9 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 	var ddErr *fio.DDError
 	switch {
 	case errors.As(err, &ddErr):
-		return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, podlogs.Tail(log)))
 	case err != nil:
-		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, podlogs.Tail(log)))
 	}
 	var samples []results.Sample
 	for _, p := range parsed {
@@ -143,7 +144,7 @@ func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, ra
 		}
 	}
 	if len(missing) > 0 {
-		return outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), benchrun.Tail(raw)))
+		return outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), podlogs.Tail(raw)))
 	}
 	return nil
 }
@@ -152,7 +153,7 @@ func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, ra
 func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int) {
 	benchrun.Origin{
 		Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
-		Repetition: rep, Attempt: attempt, Node: out.node, Finished: benchrun.FinishTime(out.pod),
+		Repetition: rep, Attempt: attempt, Node: out.node, Finished: podlogs.FinishTime(out.pod),
 	}.Label(out.samples)
 	for _, s := range out.samples {
 		s.Labels[results.LabelNode] = out.pod.Spec.NodeName

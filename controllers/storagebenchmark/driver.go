@@ -11,6 +11,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -112,19 +113,19 @@ func (d *driver) StopAttempt(ctx context.Context, a benchrun.Attempt) error {
 func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
 	b, obs := d.b, d.attempt.Observation
 	pod := obs.Failed
-	log, err := benchrun.ReadLog(ctx, d.r.Logs, pod, obs.Container)
+	log, err := podlogs.ReadLog(ctx, d.r.Logs, pod, obs.Container)
 	if err == nil {
 		if serr := d.r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, a.Rep, pod.Name, log); serr != nil {
 			return serr
 		}
 	}
-	quote := benchrun.Quote(log, err)
+	quote := podlogs.Quote(log, err)
 	what := obs.Container
 	if what != fioContainer {
 		what = "container " + what
 	}
 	return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
-		a.Rep+1, b.Spec.Repetitions, what, obs.ExitCode, pod.Name, benchrun.NodeOf(pod), quote))
+		a.Rep+1, b.Spec.Repetitions, what, obs.ExitCode, pod.Name, podlogs.NodeOf(pod), quote))
 }
 
 // Collect reads and parses the output of each node slot's pod, one at a
@@ -146,11 +147,11 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		}
 		if err != nil {
 			if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
-				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, benchrun.NodeOf(pod), oe.Message)
+				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, podlogs.NodeOf(pod), oe.Message)
 				return c, oe
 			}
-			if done := d.children.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
-				return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+			if done := d.children.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > podlogs.LogGrace {
+				return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, podlogs.LogGrace, err))
 			}
 			return c, err
 		}

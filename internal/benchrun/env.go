@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
 // Env is what every benchmark reconciler takes from the manager.
@@ -20,7 +21,7 @@ type Env struct {
 	Scheme    *runtime.Scheme
 	Recorder  record.EventRecorder
 	// Logs reads the tools' output from finished pods.
-	Logs LogReader
+	Logs podlogs.LogReader
 	// Store keeps raw logs, samples and summaries.
 	Store *artifacts.Store
 	// Clock is the time (time.Now when nil).
@@ -61,7 +62,7 @@ func (e *Env) Run(obj metav1.Object, kind string, started *metav1.Time) Run {
 
 // NewEnv takes a reconciler's clients, scheme and event recorder (named
 // controller) from the manager.
-func NewEnv(mgr manager.Manager, controller string, logs LogReader, store *artifacts.Store) Env {
+func NewEnv(mgr manager.Manager, controller string, logs podlogs.LogReader, store *artifacts.Store) Env {
 	return Env{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorderFor(controller), Logs: logs, Store: store,
