@@ -11,6 +11,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
@@ -26,7 +27,7 @@ type driver struct {
 	// launch is the launcher's program, from EnsureInputs.
 	launch *mpi.Launch
 	// children and the current attempt's MPIJob, as Observe found them.
-	children *children
+	children *childSet
 	job      *mpiv2.MPIJob
 	obs      observation
 }
@@ -60,13 +61,13 @@ func (d *driver) EnsureInputs(ctx context.Context) error {
 
 // Observe reads the MPIJobs and their pods and classifies the current
 // repetition's latest MPIJob.
-func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error) {
+func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error) {
 	st, err := d.r.listChildren(ctx, d.b)
 	if err != nil {
-		return benchrun.Attempt{}, err
+		return children.Attempt{}, err
 	}
 	d.children = st
-	a := benchrun.Attempt{Rep: rep, Number: -1, Retries: benchrun.Retries(st.jobs)}
+	a := children.Attempt{Rep: rep, Number: -1, Retries: children.Retries(st.jobs)}
 	attempt, job := st.current(rep)
 	if job == nil {
 		return a, nil
@@ -93,16 +94,16 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 }
 
 // StopAttempt has nothing to stop: a lost MPIJob has failed whole.
-func (d *driver) StopAttempt(context.Context, benchrun.Attempt) error { return nil }
+func (d *driver) StopAttempt(context.Context, children.Attempt) error { return nil }
 
 // Failure fails the benchmark with what the failed MPI run said.
-func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
+func (d *driver) Failure(ctx context.Context, a children.Attempt) error {
 	return d.r.runFailure(ctx, d.b, d.launch, a.Rep, d.obs)
 }
 
 // Collect reads and parses the launcher's log of a finished repetition,
 // after storing it, and describes the workers' nodes.
-func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Collected, error) {
+func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Collected, error) {
 	b, r := d.b, d.r
 	c := benchrun.Collected{Options: summarizeOptions(b)}
 	pod := d.obs.launcher

@@ -11,6 +11,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
@@ -33,7 +34,7 @@ func reportFailure(err error, rep int, total int32) error {
 func slotNodes(pods []*corev1.Pod) map[int]string {
 	names := map[int]string{}
 	for _, p := range pods {
-		if slot, err := strconv.Atoi(p.Labels[benchrun.SlotLabel]); err == nil {
+		if slot, err := strconv.Atoi(p.Labels[children.SlotLabel]); err == nil {
 			names[slot] = p.Spec.NodeName
 		}
 	}
@@ -61,7 +62,7 @@ func describeTopology(r *netbench.Report) string {
 
 // toolFailure fails the benchmark with the step that failed first. When a
 // node stopped because its peer failed, the peer's report has the cause.
-func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmark, rep int, slots []benchrun.SlotRun, obs benchrun.Observation) error {
+func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmark, rep int, slots []children.SlotRun, obs children.Observation) error {
 	total := b.Spec.Repetitions
 	var first string
 	for _, pod := range failedPods(slots, obs.Failed) {
@@ -103,7 +104,7 @@ func firstOr(first, msg string) string {
 }
 
 // failedPods are the attempt's failed pods, the one observed first.
-func failedPods(slots []benchrun.SlotRun, first *corev1.Pod) []*corev1.Pod {
+func failedPods(slots []children.SlotRun, first *corev1.Pod) []*corev1.Pod {
 	out := []*corev1.Pod{first}
 	for _, s := range slots {
 		for _, p := range s.Pods {

@@ -10,6 +10,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
@@ -23,8 +24,8 @@ type driver struct {
 	r *Reconciler
 	b *benchv1.NetworkBenchmark
 	// jobs and the current attempt, as Observe found them.
-	jobs    *benchrun.SlotJobs
-	attempt benchrun.SlotAttempt
+	jobs    *children.SlotJobs
+	attempt children.SlotAttempt
 	// reports of the collected repetition, for Record.
 	reports []*netbench.Report
 }
@@ -50,10 +51,10 @@ func (d *driver) EnsureInputs(ctx context.Context) error {
 }
 
 // Observe reads the Jobs and pods of the benchmark.
-func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error) {
-	st, err := benchrun.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
+func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error) {
+	st, err := children.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
 	if err != nil {
-		return benchrun.Attempt{}, err
+		return children.Attempt{}, err
 	}
 	d.jobs = st
 	d.attempt, err = st.Observe(ctx, d.r.Kit().Reader, d.b, childLabels(d.b), rep, d.nodes())
@@ -83,19 +84,19 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 
 // StopAttempt stops the other nodes' pods of a lost attempt: the pairs of
 // an attempt run together.
-func (d *driver) StopAttempt(ctx context.Context, a benchrun.Attempt) error {
-	return benchrun.DeleteActiveJobs(ctx, d.r.Client, d.jobs.JobsOf(a.Rep, a.Number))
+func (d *driver) StopAttempt(ctx context.Context, a children.Attempt) error {
+	return children.DeleteActiveJobs(ctx, d.r.Client, d.jobs.JobsOf(a.Rep, a.Number))
 }
 
 // Failure fails the benchmark with what the failed pods' reports say.
-func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
+func (d *driver) Failure(ctx context.Context, a children.Attempt) error {
 	return d.r.toolFailure(ctx, d.b, a.Rep, d.attempt.Slots, d.attempt.Observation)
 }
 
 // Collect reads the nodes' reports of a finished repetition, stores them and
 // turns them into samples. It reads one pod at a time: a report's outputs
 // are parsed and let go before the next log is read.
-func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Collected, error) {
+func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Collected, error) {
 	b, r := d.b, d.r
 	rep, total := a.Rep, b.Spec.Repetitions
 	finished := d.attempt.Observation.Finished
@@ -164,11 +165,11 @@ func (d *driver) Record(summaries []results.Summary) string {
 
 // StopChildren deletes the Jobs that still run after a failure.
 func (d *driver) StopChildren(ctx context.Context) error {
-	st, err := benchrun.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
+	st, err := children.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
 	if err != nil {
 		return err
 	}
-	return benchrun.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
+	return children.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
 }
 
 func (d *driver) Display() { syncDisplay(d.b) }

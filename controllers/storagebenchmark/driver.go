@@ -10,6 +10,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
@@ -22,8 +23,8 @@ type driver struct {
 	r *Reconciler
 	b *benchv1.StorageBenchmark
 	// children and the current attempt, as Observe found them.
-	children *children
-	attempt  benchrun.SlotAttempt
+	children *childSet
+	attempt  children.SlotAttempt
 }
 
 var _ benchrun.Driver = (*driver)(nil)
@@ -62,15 +63,15 @@ func (d *driver) EnsureInputs(ctx context.Context) error {
 
 // Observe reads the Jobs, pods and claims; a starting attempt names the
 // claims that are not bound yet.
-func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error) {
+func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error) {
 	st, err := d.r.listChildren(ctx, d.b)
 	if err != nil {
-		return benchrun.Attempt{}, err
+		return children.Attempt{}, err
 	}
 	d.children = st
 	d.attempt, err = st.Observe(ctx, d.r.Kit().Reader, d.b, childLabels(d.b), rep, int(d.b.Spec.Nodes))
 	a := d.attempt.Attempt
-	if unbound := unboundClaims(st.claims); a.Phase == benchrun.PhaseStarting && len(unbound) > 0 {
+	if unbound := unboundClaims(st.claims); a.Phase == children.PhaseStarting && len(unbound) > 0 {
 		a.Why = "PersistentVolumeClaim(s) not bound: " + strings.Join(unbound, ", ") + "; " + a.Why
 		a.Waiting = benchv1.ReasonVolumesPending
 	}
@@ -104,13 +105,13 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 
 // StopAttempt stops the other node slots of a lost attempt: a distributed
 // run restarts whole.
-func (d *driver) StopAttempt(ctx context.Context, a benchrun.Attempt) error {
-	return benchrun.DeleteActiveJobs(ctx, d.r.Client, d.children.JobsOf(a.Rep, a.Number))
+func (d *driver) StopAttempt(ctx context.Context, a children.Attempt) error {
+	return children.DeleteActiveJobs(ctx, d.r.Client, d.children.JobsOf(a.Rep, a.Number))
 }
 
 // Failure fails the benchmark with the failed container's exit code and the
 // tail of its log, after storing the log.
-func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
+func (d *driver) Failure(ctx context.Context, a children.Attempt) error {
 	b, obs := d.b, d.attempt.Observation
 	pod := obs.Failed
 	log, err := podlogs.ReadLog(ctx, d.r.Logs, pod, obs.Container)
@@ -130,7 +131,7 @@ func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
 
 // Collect reads and parses the output of each node slot's pod, one at a
 // time: its raw log is stored and let go before the next is read.
-func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Collected, error) {
+func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Collected, error) {
 	b, r := d.b, d.r
 	c := benchrun.Collected{Options: results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)}}
 	for _, pod := range d.attempt.Observation.Finished {
@@ -178,7 +179,7 @@ func (d *driver) StopChildren(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return benchrun.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
+	return children.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
 }
 
 func (d *driver) Display() { syncDisplay(d.b) }

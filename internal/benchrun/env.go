@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
@@ -38,13 +39,7 @@ func (e *Env) Now() time.Time {
 
 // Kit creates and checks children, reading around the cache when an
 // APIReader is set.
-func (e *Env) Kit() Kit {
-	reader := client.Reader(e.Client)
-	if e.APIReader != nil {
-		reader = e.APIReader
-	}
-	return Kit{Client: e.Client, Reader: reader, Scheme: e.Scheme}
-}
+func (e *Env) Kit() children.Kit { return children.NewKit(e.Client, e.APIReader, e.Scheme) }
 
 // Run is a benchmark's place in the artifact store; started is its
 // status.startTime (now when not set yet).

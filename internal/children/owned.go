@@ -1,4 +1,4 @@
-package benchrun
+package children
 
 import (
 	"context"
@@ -24,6 +24,16 @@ type Kit struct {
 	// labelled children, so a foreign object that blocks a name is seen here).
 	Reader client.Reader
 	Scheme *runtime.Scheme
+}
+
+// NewKit is the Kit of a reconciler's client and scheme, reading around the
+// cache through apiReader when it is set, else through c.
+func NewKit(c client.Client, apiReader client.Reader, scheme *runtime.Scheme) Kit {
+	reader := client.Reader(c)
+	if apiReader != nil {
+		reader = apiReader
+	}
+	return Kit{Client: c, Reader: reader, Scheme: scheme}
 }
 
 // CreateOwned creates a child with owner as its controller. An object of that

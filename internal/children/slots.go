@@ -1,4 +1,4 @@
-package benchrun
+package children
 
 import (
 	"cmp"
@@ -14,26 +14,6 @@ import (
 
 // The node slots of an attempt: benchmarks that run one Job per node and
 // repetition (StorageBenchmark, NetworkBenchmark) observe them the same way.
-
-// Phase is where one attempt of a repetition stands, over all its node slots.
-type Phase int
-
-const (
-	// PhaseStarting means some pod is not running yet (unscheduled, volumes
-	// unbound, image pulling).
-	PhaseStarting Phase = iota
-	// PhaseRunning means every pod runs or has finished.
-	PhaseRunning
-	// PhaseSucceeded means every Job completed; their pods' logs can be read.
-	PhaseSucceeded
-	// PhaseLost means a pod was evicted, preempted or lost with its node; the
-	// attempt can be retried.
-	PhaseLost
-	// PhaseToolFailed means the tool exited non-zero; its failure is the result.
-	PhaseToolFailed
-	// PhaseDeadline means the Job's own deadline ended it (the manager was away).
-	PhaseDeadline
-)
 
 // SlotRun is one node slot's Job and its pods.
 type SlotRun struct {
