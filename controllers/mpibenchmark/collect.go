@@ -9,11 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // parsers read each suite's output.
@@ -49,7 +49,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 		parsed, err := parse(s.Output)
 		switch {
 		case errors.Is(err, results.ErrOutputTooLarge):
-			return nil, benchrun.TooManySamples(fmt.Sprintf("step %d (%s)", s.Index, s.Argv))
+			return nil, runstore.TooManySamples(fmt.Sprintf("step %d (%s)", s.Index, s.Argv))
 		case err != nil:
 			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, podlogs.Tail(s.Output)))
 		}
@@ -59,7 +59,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 			}
 		}
 		if len(samples) > results.MaxRunSamples {
-			return nil, benchrun.TooManySamples("the launcher's output")
+			return nil, runstore.TooManySamples("the launcher's output")
 		}
 	}
 	if len(steps) != len(l.Steps) {
@@ -83,7 +83,7 @@ func labelSamples(b *benchv1.MPIBenchmark, samples []results.Sample, nodes []res
 	if len(nodes) > 0 {
 		first = nodes[0]
 	}
-	benchrun.Origin{
+	runstore.Origin{
 		Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
 		Repetition: rep, Attempt: attempt, Node: first, Finished: finished,
 	}.Label(samples)

@@ -16,6 +16,7 @@ import (
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // driver is the MPIBenchmark's part of one reconcile: the launcher's steps
@@ -129,7 +130,7 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		return c, err
 	}
 	for _, name := range workerNodes(d.children.podsOf(d.job)) {
-		n, err := benchrun.DescribeNode(ctx, r.Client, name, b.Spec.Tuning)
+		n, err := runstore.DescribeNode(ctx, r.Client, name, b.Spec.Tuning)
 		if err != nil {
 			return c, err
 		}

@@ -10,18 +10,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // reportFailure fails the benchmark with what a node's report says.
 func reportFailure(err error, rep int, total int32) error {
 	if errors.Is(err, results.ErrOutputTooLarge) {
-		return benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
+		return runstore.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
 	}
 	reason := benchv1.ReasonUnparsableOutput
 	if se := (*netbench.StepError)(nil); errors.As(err, &se) {

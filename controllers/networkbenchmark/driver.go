@@ -15,6 +15,7 @@ import (
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // driver is the NetworkBenchmark's part of one reconcile: a headless
@@ -105,7 +106,7 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 	names := slotNodes(finished)
 	infos := map[string]results.NodeInfo{}
 	for _, pod := range finished {
-		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
+		node, err := runstore.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
 		if err != nil {
 			return c, err
 		}
@@ -141,13 +142,13 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		}
 		report.Steps = nil // parsed: the outputs go
 		if c.Samples = append(c.Samples, parsed...); len(c.Samples) > results.MaxRunSamples {
-			return c, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
+			return c, runstore.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
 		}
 	}
 	end := podlogs.FinishTime(finished[0])
 	for i := range c.Samples {
 		// A pair's figures are the client's: its node is the sample's node.
-		benchrun.Origin{
+		runstore.Origin{
 			Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
 			Repetition: rep, Attempt: a.Number, Node: infos[c.Samples[i].Labels[results.LabelNode]], Finished: end,
 		}.Label(c.Samples[i : i+1])

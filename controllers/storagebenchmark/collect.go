@@ -10,11 +10,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // podOutput is what one finished pod printed, and the samples in it.
@@ -151,7 +151,7 @@ func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, ra
 
 // labelSamples completes parsed samples with what the cluster knows.
 func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int) {
-	benchrun.Origin{
+	runstore.Origin{
 		Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
 		Repetition: rep, Attempt: attempt, Node: out.node, Finished: podlogs.FinishTime(out.pod),
 	}.Label(out.samples)

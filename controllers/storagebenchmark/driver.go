@@ -14,6 +14,7 @@ import (
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // driver is the StorageBenchmark's part of one reconcile: the fio job file
@@ -135,7 +136,7 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 	b, r := d.b, d.r
 	c := benchrun.Collected{Options: results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)}}
 	for _, pod := range d.attempt.Observation.Finished {
-		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
+		node, err := runstore.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
 		if err != nil {
 			return c, err
 		}
@@ -158,7 +159,7 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		}
 		labelSamples(b, &out, a.Rep, a.Number)
 		if c.Samples = append(c.Samples, out.samples...); len(c.Samples) > results.MaxRunSamples {
-			return c, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", a.Rep+1, b.Spec.Repetitions))
+			return c, runstore.TooManySamples(fmt.Sprintf("repetition %d/%d", a.Rep+1, b.Spec.Repetitions))
 		}
 		c.Nodes = append(c.Nodes, out.node)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/podlogs"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // Env is what every benchmark reconciler takes from the manager.
@@ -43,12 +44,12 @@ func (e *Env) Kit() children.Kit { return children.NewKit(e.Client, e.APIReader,
 
 // Run is a benchmark's place in the artifact store; started is its
 // status.startTime (now when not set yet).
-func (e *Env) Run(obj metav1.Object, kind string, started *metav1.Time) Run {
+func (e *Env) Run(obj metav1.Object, kind string, started *metav1.Time) runstore.Run {
 	start := e.Now()
 	if started != nil {
 		start = started.Time
 	}
-	return Run{
+	return runstore.Run{
 		Store:    e.Store,
 		Location: artifacts.Location{Namespace: obj.GetNamespace(), Kind: kind, Name: obj.GetName(), UID: string(obj.GetUID())},
 		Started:  start, Finished: e.Now(),

@@ -13,6 +13,7 @@ import (
 	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // machine is one reconcile of one benchmark: the Env (whose Recorder holds
@@ -182,7 +183,7 @@ func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result,
 }
 
 // run is the benchmark's place in the artifact store.
-func (m *machine) run() Run { return m.Run(m.b, m.kind, m.st.StartTime) }
+func (m *machine) run() runstore.Run { return m.Run(m.b, m.kind, m.st.StartTime) }
 
 // setRunning sets the Running condition.
 func (m *machine) setRunning(status metav1.ConditionStatus, reason, message string) {
