@@ -14,6 +14,7 @@ import (
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/runstore"
+	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
 // machine is one reconcile of one benchmark: the Env (whose Recorder holds
@@ -86,7 +87,7 @@ func (m *machine) start(ctx context.Context, rep, attempt int) (ctrl.Result, err
 		return ctrl.Result{}, err
 	}
 	if m.st.StartTime == nil {
-		now := MetaTime(m.Now())
+		now := statusupdate.MetaTime(m.Now())
 		m.st.StartTime = &now
 	}
 	if m.st.ArtifactURI == "" {

@@ -62,7 +62,7 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 // records the end and an event.
 func (m *machine) fail(ctx context.Context, oe *outcome.Outcome) {
 	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
-	now := MetaTime(m.Now())
+	now := statusupdate.MetaTime(m.Now())
 	m.st.CompletionTime = &now
 	m.setRunning(metav1.ConditionFalse, oe.Reason, "the benchmark failed: see the Failed condition")
 	m.setCondition(benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, oe.Message)

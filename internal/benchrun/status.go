@@ -1,8 +1,6 @@
 package benchrun
 
 import (
-	"time"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -25,6 +23,3 @@ func State(st *benchv1.BenchmarkStatusCommon) benchv1.BenchmarkState {
 	}
 	return benchv1.StatePending
 }
-
-// MetaTime is t in UTC to the second, as the API stores times.
-func MetaTime(t time.Time) metav1.Time { return metav1.NewTime(t.UTC().Truncate(time.Second)) }
