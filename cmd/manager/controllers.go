@@ -91,7 +91,8 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		return err
 	}
 	if err := (&tuningprofile.Reconciler{
-		Env:   benchrun.NewEnv(mgr, "tuningprofile-controller", tuningprofile.APILogReader{APILogReader: logs}, cfg.store),
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorderFor("tuningprofile-controller"), Logs: tuningprofile.APILogReader{APILogReader: logs},
 		Image: cfg.tunerImage, Namespace: tuningprofile.ManagerNamespace(),
 	}).SetupWithManager(mgr); err != nil {
 		return err

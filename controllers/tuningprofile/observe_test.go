@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
@@ -57,7 +56,7 @@ func TestReadReport(t *testing.T) {
 		"silent":  "benchwright-tuner: applying 3 setting(s)\n",
 		"crash":   "",
 	}}
-	r := &Reconciler{Env: benchrun.Env{Logs: l}}
+	r := &Reconciler{Logs: l}
 	p := newProfile()
 	for _, tc := range []struct {
 		pod        *corev1.Pod
