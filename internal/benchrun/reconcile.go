@@ -16,7 +16,8 @@ import (
 )
 
 // ErrStale stops a reconcile that read an out-of-date benchmark from the
-// cache before it creates anything (see Kit.Stale); it looks again shortly.
+// cache before it creates anything (see children.Kit.Stale); it looks again
+// shortly.
 var ErrStale = errors.New("the cached benchmark is out of date")
 
 const staleRetry = 200 * time.Millisecond
