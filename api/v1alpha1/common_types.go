@@ -68,7 +68,7 @@ const (
 	ReasonExpectationsFailed = "ExpectationsFailed"
 	ReasonBaselineMissing    = "BaselineMissing"
 	// ReasonOutputTooLarge: a log over what the manager reads of one log, or
-	// a run over the samples it keeps (benchrun.MaxLogBytes,
+	// a run over the samples it keeps (podlogs.MaxLogBytes,
 	// results.MaxRunSamples).
 	ReasonOutputTooLarge = "OutputTooLarge"
 )

@@ -24,6 +24,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/gke"
+	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
 // controllerConfig is what the controllers take from the flags.
@@ -68,7 +69,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	if err != nil {
 		return err
 	}
-	logs := benchrun.APILogReader{Client: clientset}
+	logs := podlogs.APILogReader{Client: clientset}
 	pools := &benchmarkpool.Reconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
 		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed,
@@ -90,7 +91,8 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		return err
 	}
 	if err := (&tuningprofile.Reconciler{
-		Env:   benchrun.NewEnv(mgr, "tuningprofile-controller", tuningprofile.APILogReader{APILogReader: logs}, cfg.store),
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorderFor("tuningprofile-controller"), Logs: tuningprofile.APILogReader{APILogReader: logs},
 		Image: cfg.tunerImage, Namespace: tuningprofile.ManagerNamespace(),
 	}).SetupWithManager(mgr); err != nil {
 		return err

@@ -24,9 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/gke"
+	"github.com/benchwright/benchwright/internal/poolqueue"
 	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
@@ -163,7 +163,7 @@ func (r *Reconciler) writeAnnotations(ctx context.Context, p *benchv1.BenchmarkP
 // observeQueue reports which benchmark holds the pool and how many wait, and
 // when it was last used; idle tells that no benchmark wants it.
 func (r *Reconciler) observeQueue(ctx context.Context, p *benchv1.BenchmarkPool) (idle bool, err error) {
-	queue, err := benchrun.PoolQueue(ctx, r.Client, benchv1.PoolName(p.Name))
+	queue, err := poolqueue.List(ctx, r.Client, benchv1.PoolName(p.Name))
 	if err != nil {
 		return false, err
 	}
@@ -177,7 +177,7 @@ func (r *Reconciler) observeQueue(ctx context.Context, p *benchv1.BenchmarkPool)
 	}
 	switch {
 	case len(queue) > 0:
-		now := benchrun.MetaTime(r.now())
+		now := statusupdate.MetaTime(r.now())
 		p.Status.LastUsedTime = &now
 	case p.Status.LastUsedTime == nil:
 		created := p.CreationTimestamp

@@ -11,17 +11,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 )
 
-// children are the MPIJobs of a benchmark and the pods the MPI Operator made
+// childSet holds the MPIJobs of a benchmark and the pods the MPI Operator made
 // for them (they carry the templates' labels).
-type children struct {
+type childSet struct {
 	jobs []*mpiv2.MPIJob
 	pods []*corev1.Pod
 }
 
-func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.MPIBenchmark) (*children, error) {
+func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.MPIBenchmark) (*childSet, error) {
 	sel := client.MatchingLabels(childLabels(b))
 	ns := client.InNamespace(b.Namespace)
 	var jobs mpiv2.MPIJobList
@@ -32,9 +32,9 @@ func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.MPIBenchmark) 
 	if err := r.List(ctx, &pods, ns, sel); err != nil {
 		return nil, err
 	}
-	st := &children{}
+	st := &childSet{}
 	for i := range jobs.Items {
-		if benchrun.OwnedBy(&jobs.Items[i], b) {
+		if children.OwnedBy(&jobs.Items[i], b) {
 			st.jobs = append(st.jobs, &jobs.Items[i])
 		}
 	}
@@ -46,11 +46,11 @@ func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.MPIBenchmark) 
 
 // current is the latest attempt of a repetition and its MPIJob (nil, -1 when
 // none exists).
-func (c *children) current(rep int) (int, *mpiv2.MPIJob) {
+func (c *childSet) current(rep int) (int, *mpiv2.MPIJob) {
 	attempt, job := -1, (*mpiv2.MPIJob)(nil)
 	for _, j := range c.jobs {
-		if benchrun.LabelInt(j, benchv1.RepetitionLabel) == rep {
-			if a := benchrun.LabelInt(j, attemptLabel); a > attempt {
+		if children.LabelInt(j, benchv1.RepetitionLabel) == rep {
+			if a := children.LabelInt(j, attemptLabel); a > attempt {
 				attempt, job = a, j
 			}
 		}
@@ -59,7 +59,7 @@ func (c *children) current(rep int) (int, *mpiv2.MPIJob) {
 }
 
 // podsOf are the launcher and worker pods of one MPIJob.
-func (c *children) podsOf(j *mpiv2.MPIJob) []*corev1.Pod {
+func (c *childSet) podsOf(j *mpiv2.MPIJob) []*corev1.Pod {
 	rep, attempt := j.Labels[benchv1.RepetitionLabel], j.Labels[attemptLabel]
 	var out []*corev1.Pod
 	for _, p := range c.pods {

@@ -9,9 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // parseLauncherLog splits the launcher's log into its steps and parses each
@@ -19,30 +21,30 @@ import (
 // every test of the spec must have figures: a partial run is never a result.
 func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]results.Sample, error) {
 	if msg, ok := mpi.MismatchIn(log); ok {
-		return nil, benchrun.Fail(benchv1.ReasonMPIMismatch, msg)
+		return nil, outcome.Fail(benchv1.ReasonMPIMismatch, msg)
 	}
 	steps, err := mpi.SplitSteps(log)
 	if err != nil {
-		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log is not benchwright's step log (%v)\n%s", err, podlogs.Tail(log)))
 	}
 	parse, _ := mpi.Parser(b.Spec.Suite) // the CRD admits known suites only
 	var samples []results.Sample
 	for i, s := range steps {
 		if i >= len(l.Steps) {
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has more steps than the %d it was given", len(l.Steps)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has more steps than the %d it was given", len(l.Steps)))
 		}
 		if s.ExitCode == -1 {
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, benchrun.Tail(s.Output)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log ends inside step %d (%s): it was cut short\n%s", s.Index, s.Argv, podlogs.Tail(s.Output)))
 		}
 		if s.ExitCode != 0 {
-			return nil, benchrun.Fail(benchv1.ReasonToolFailed, stepFailure(l, s))
+			return nil, outcome.Fail(benchv1.ReasonToolFailed, stepFailure(l, s))
 		}
 		parsed, err := parse(s.Output)
 		switch {
 		case errors.Is(err, results.ErrOutputTooLarge):
-			return nil, benchrun.TooManySamples(fmt.Sprintf("step %d (%s)", s.Index, s.Argv))
+			return nil, runstore.TooManySamples(fmt.Sprintf("step %d (%s)", s.Index, s.Argv))
 		case err != nil:
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, benchrun.Tail(s.Output)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("step %d (%s): %v\n%s", s.Index, s.Argv, err, podlogs.Tail(s.Output)))
 		}
 		for _, p := range parsed {
 			if slices.Contains(l.Steps[i].Tests, p.Test) {
@@ -50,11 +52,11 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 			}
 		}
 		if len(samples) > results.MaxRunSamples {
-			return nil, benchrun.TooManySamples("the launcher's output")
+			return nil, runstore.TooManySamples("the launcher's output")
 		}
 	}
 	if len(steps) != len(l.Steps) {
-		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has %d of its %d steps: it was cut short\n%s", len(steps), len(l.Steps), benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the launcher's log has %d of its %d steps: it was cut short\n%s", len(steps), len(l.Steps), podlogs.Tail(log)))
 	}
 	seen := map[string]bool{}
 	for _, s := range samples {
@@ -62,7 +64,7 @@ func parseLauncherLog(b *benchv1.MPIBenchmark, l *mpi.Launch, log []byte) ([]res
 	}
 	for _, t := range b.Spec.Tests {
 		if !seen[t] {
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the output has no figures for test %s\n%s", t, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the output has no figures for test %s\n%s", t, podlogs.Tail(log)))
 		}
 	}
 	return samples, nil
@@ -74,7 +76,7 @@ func labelSamples(b *benchv1.MPIBenchmark, samples []results.Sample, nodes []res
 	if len(nodes) > 0 {
 		first = nodes[0]
 	}
-	benchrun.Origin{
+	runstore.Origin{
 		Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
 		Repetition: rep, Attempt: attempt, Node: first, Finished: finished,
 	}.Label(samples)

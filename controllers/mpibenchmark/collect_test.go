@@ -11,10 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/mpi/imb"
 	"github.com/benchwright/benchwright/internal/mpi/osu"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/fixtures"
 	"github.com/benchwright/benchwright/test/wrappers"
@@ -86,7 +87,7 @@ func TestParseLauncherLog(t *testing.T) {
 		log    []byte
 		want   []results.Sample
 		// wantErr is the Outcome, when the log is not a result.
-		wantErr *benchrun.Outcome
+		wantErr *outcome.Outcome
 	}{
 		{
 			name:   "one step, the container's own messages before it",
@@ -107,7 +108,7 @@ func TestParseLauncherLog(t *testing.T) {
 			bench:  two,
 			launch: twoLaunch,
 			log:    newStepLog(2, preamble).step(1, argvLat, killed, exit(137)).bytes(),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonToolFailed, Message: "step 1 (" + header + ") exited with code 137; it said:\n" +
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonToolFailed, Message: "step 1 (" + header + ") exited with code 137; it said:\n" +
 				"mpirun noticed that process rank 1 with PID 42 on node lat-r0-worker-1 exited on signal 9 (Killed)."},
 		},
 		{
@@ -116,7 +117,7 @@ func TestParseLauncherLog(t *testing.T) {
 			launch: twoLaunch,
 			log: newStepLog(2, "").step(1, argvLat, latency, exit(0)).
 				step(2, argvBW, []byte("benchwright: step 2/2: osu_bw not found: it is not installed or not on PATH\n"), exit(127)).bytes(),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonToolFailed, Message: "step 2 (" + mpi.FormatArgv(argvBW) + ") exited with code 127; " +
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonToolFailed, Message: "step 2 (" + mpi.FormatArgv(argvBW) + ") exited with code 127; " +
 				"osu_bw is not on PATH: an OSU 7.x build leaves its programs under " + mpi.OSUDirectories + "; install them on PATH; " +
 				"last lines of the output:\nbenchwright: step 2/2: osu_bw not found: it is not installed or not on PATH"},
 		},
@@ -125,7 +126,7 @@ func TestParseLauncherLog(t *testing.T) {
 			bench:  one,
 			launch: oneLaunch,
 			log:    newStepLog(1, "").step(1, argvLat, []byte("# OSU MPI Latency Test v5.3\nosu_latency: invalid option -- 'm'\n"), exit(1)).bytes(),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonToolFailed, Message: "step 1 (" + header + ") exited with code 1; " +
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonToolFailed, Message: "step 1 (" + header + ") exited with code 1; " +
 				"osu_latency (v5.3) refused its option -m: this OSU is too old or not OSU; " + mpi.OSUNeeds + "; " +
 				"last lines of the output:\n# OSU MPI Latency Test v5.3\nosu_latency: invalid option -- 'm'"},
 		},
@@ -135,7 +136,7 @@ func TestParseLauncherLog(t *testing.T) {
 			launch: oneLaunch,
 			log: []byte("benchwright steps: wrong MPI: this image's mpirun is MPICH (MPICH 4.0.2), but the MPIBenchmark's " +
 				"mpi.implementation is OpenMPI: use an image built with OpenMPI, or set mpi.implementation: MPICH\n"),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonMPIMismatch, Message: "this image's mpirun is MPICH (MPICH 4.0.2), " +
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonMPIMismatch, Message: "this image's mpirun is MPICH (MPICH 4.0.2), " +
 				"but the MPIBenchmark's mpi.implementation is OpenMPI: use an image built with OpenMPI, or set mpi.implementation: MPICH"},
 		},
 		{
@@ -143,7 +144,7 @@ func TestParseLauncherLog(t *testing.T) {
 			bench:  one,
 			launch: oneLaunch,
 			log:    newStepLog(1, preamble).step(1, argvLat, cut, nil).bytes(),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log ends inside step 1 (" + header + "): it was cut short\n" +
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log ends inside step 1 (" + header + "): it was cut short\n" +
 				"last lines of the output:\n" + strings.TrimRight(string(cut), "\n")},
 		},
 		{
@@ -151,7 +152,7 @@ func TestParseLauncherLog(t *testing.T) {
 			bench:  two,
 			launch: twoLaunch,
 			log:    newStepLog(2, "").step(1, argvLat, []byte("0 1.5\n"), exit(0)).bytes(),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "step 1 (" + header + "): not OSU micro-benchmarks output: " +
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "step 1 (" + header + "): not OSU micro-benchmarks output: " +
 				"no \"# OSU ...\" header line (the output starts with \"0 1.5\")\nlast lines of the output:\n0 1.5"},
 		},
 		{
@@ -159,15 +160,15 @@ func TestParseLauncherLog(t *testing.T) {
 			bench:  two,
 			launch: twoLaunch,
 			log:    newStepLog(2, "").step(1, argvLat, latency, exit(0)).bytes(),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log has 1 of its 2 steps: it was cut short\n" +
-				benchrun.Tail(newStepLog(2, "").step(1, argvLat, latency, exit(0)).bytes())},
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log has 1 of its 2 steps: it was cut short\n" +
+				podlogs.Tail(newStepLog(2, "").step(1, argvLat, latency, exit(0)).bytes())},
 		},
 		{
 			name:   "more steps than the launch had",
 			bench:  one,
 			launch: oneLaunch,
 			log:    newStepLog(2, "").step(1, argvLat, latency, exit(0)).step(2, argvBW, bw, exit(0)).bytes(),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonUnparsableOutput,
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput,
 				Message: "the launcher's log has more steps than the 1 it was given"},
 		},
 		{
@@ -175,24 +176,24 @@ func TestParseLauncherLog(t *testing.T) {
 			bench:  one,
 			launch: oneLaunch,
 			log:    newStepLog(1, "").step(1, argvLat, bw, exit(0)).bytes(),
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the output has no figures for test osu_latency\n" +
-				benchrun.Tail(newStepLog(1, "").step(1, argvLat, bw, exit(0)).bytes())},
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the output has no figures for test osu_latency\n" +
+				podlogs.Tail(newStepLog(1, "").step(1, argvLat, bw, exit(0)).bytes())},
 		},
 		{
 			name:   "not a step log",
 			bench:  one,
 			launch: oneLaunch,
 			log:    latency,
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log is not benchwright's step log " +
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log is not benchwright's step log " +
 				"(no \"==> benchwright step\" header in the launcher log: the steps never started (the log starts with \"# OSU MPI Latency Test v5.8\"))\n" +
-				benchrun.Tail(latency)},
+				podlogs.Tail(latency)},
 		},
 		{
 			name:   "an empty log",
 			bench:  one,
 			launch: oneLaunch,
 			log:    nil,
-			wantErr: &benchrun.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log is not benchwright's step log " +
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: "the launcher's log is not benchwright's step log " +
 				"(no \"==> benchwright step\" header in the launcher log: the steps never started (the log starts with \"\"))\n(the tool printed nothing)"},
 		},
 	}
@@ -200,7 +201,7 @@ func TestParseLauncherLog(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := parseLauncherLog(tt.bench, tt.launch, tt.log)
 			if tt.wantErr != nil {
-				var oe *benchrun.Outcome
+				var oe *outcome.Outcome
 				if !errors.As(err, &oe) {
 					t.Fatalf("error %v (%T), want an Outcome %s", err, err, tt.wantErr.Reason)
 				}
@@ -282,7 +283,7 @@ func TestParseLauncherLogKeepsTheStepsTests(t *testing.T) {
 	b.Spec.Tests = []string{"PingPong", "Biband"}
 	l = mustLaunch(t, b)
 	_, err = parseLauncherLog(b, l, newStepLog(1, "").step(1, l.Steps[0].Argv, full, exit(0)).bytes())
-	var oe *benchrun.Outcome
+	var oe *outcome.Outcome
 	if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonUnparsableOutput || !strings.HasPrefix(oe.Message, "the output has no figures for test Biband\n") {
 		t.Errorf("error %v, want UnparsableOutput naming test Biband", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/mpi"
 )
 
@@ -49,7 +49,7 @@ var workerArgv = []string{"/usr/sbin/sshd", "-De", "-f", "/home/mpiuser/.sshd_co
 
 // childLabels mark every object a benchmark owns.
 func childLabels(b *benchv1.MPIBenchmark) map[string]string {
-	return map[string]string{benchv1.BenchmarkLabel: benchrun.LabelValue(b.Name), benchv1.KindLabel: kind}
+	return map[string]string{benchv1.BenchmarkLabel: children.LabelValue(b.Name), benchv1.KindLabel: kind}
 }
 
 // buildLaunch is what the launcher runs in each repetition.
@@ -187,7 +187,7 @@ func basePod(b *benchv1.MPIBenchmark) corev1.PodSpec {
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 	}
-	benchrun.Place(&spec, b.Spec.Placement)
+	children.Place(&spec, b.Spec.Placement)
 	if b.Spec.Layout.HostNetwork {
 		spec.HostNetwork = true
 		spec.DNSPolicy = corev1.DNSClusterFirstWithHostNet

@@ -17,6 +17,8 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
 // Reconciler reconciles MPIBenchmarks.
@@ -55,10 +57,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, l *mpi.Launch, rep int, obs observation) error {
 	said := "(no launcher pod to read)"
 	if pod := obs.launcher; pod != nil {
-		raw, err := benchrun.ReadLog(ctx, r.Logs, pod, launcherContainer)
+		raw, err := podlogs.ReadLog(ctx, r.Logs, pod, launcherContainer)
 		switch {
-		case errors.As(err, new(*benchrun.LogTooLargeError)):
-			said = benchrun.Quote(raw, err) // the diagnostics of its end
+		case errors.As(err, new(*podlogs.LogTooLargeError)):
+			said = podlogs.Quote(raw, err) // the diagnostics of its end
 		case err != nil:
 			said = fmt.Sprintf("(the launcher's log could not be read: %v)", err)
 		default:
@@ -66,12 +68,12 @@ func (r *Reconciler) runFailure(ctx context.Context, b *benchv1.MPIBenchmark, l 
 				return err
 			}
 			if msg, ok := mpi.MismatchIn(raw); ok {
-				return benchrun.Fail(benchv1.ReasonMPIMismatch, fmt.Sprintf("repetition %d/%d: %s", rep+1, b.Spec.Repetitions, msg))
+				return outcome.Fail(benchv1.ReasonMPIMismatch, fmt.Sprintf("repetition %d/%d: %s", rep+1, b.Spec.Repetitions, msg))
 			}
 			said = failedStep(l, raw)
 		}
 	}
-	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s; %s", rep+1, b.Spec.Repetitions, obs.why, said))
+	return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s; %s", rep+1, b.Spec.Repetitions, obs.why, said))
 }
 
 // failedStep quotes the step that failed, or the whole log's diagnostics.
@@ -84,7 +86,7 @@ func failedStep(l *mpi.Launch, raw []byte) string {
 			}
 		}
 	}
-	return benchrun.Diagnostics(raw)
+	return podlogs.Diagnostics(raw)
 }
 
 // stepFailure says how a step failed: its exit code, what benchwright makes
@@ -98,7 +100,7 @@ func stepFailure(l *mpi.Launch, s mpi.StepLog) string {
 	if hint := mpi.StepHint(program, s.ExitCode, s.Output); hint != "" {
 		msg += hint + "; "
 	}
-	return msg + benchrun.Diagnostics(s.Output)
+	return msg + podlogs.Diagnostics(s.Output)
 }
 
 // stopChildren deletes the MPIJobs that still run after a failure, so that

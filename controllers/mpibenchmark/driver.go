@@ -10,8 +10,12 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // driver is the MPIBenchmark's part of one reconcile: the launcher's steps
@@ -23,7 +27,7 @@ type driver struct {
 	// launch is the launcher's program, from EnsureInputs.
 	launch *mpi.Launch
 	// children and the current attempt's MPIJob, as Observe found them.
-	children *children
+	children *childSet
 	job      *mpiv2.MPIJob
 	obs      observation
 }
@@ -44,7 +48,7 @@ func (d *driver) Admit() error {
 func (d *driver) EnsureInputs(ctx context.Context) error {
 	launch, err := buildLaunch(d.b)
 	if err != nil {
-		return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+		return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 	}
 	d.launch = launch
 	cm, err := constructConfigMap(d.b, launch)
@@ -57,13 +61,13 @@ func (d *driver) EnsureInputs(ctx context.Context) error {
 
 // Observe reads the MPIJobs and their pods and classifies the current
 // repetition's latest MPIJob.
-func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error) {
+func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error) {
 	st, err := d.r.listChildren(ctx, d.b)
 	if err != nil {
-		return benchrun.Attempt{}, err
+		return children.Attempt{}, err
 	}
 	d.children = st
-	a := benchrun.Attempt{Rep: rep, Number: -1, Retries: benchrun.Retries(st.jobs)}
+	a := children.Attempt{Rep: rep, Number: -1, Retries: children.Retries(st.jobs)}
 	attempt, job := st.current(rep)
 	if job == nil {
 		return a, nil
@@ -90,27 +94,27 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 }
 
 // StopAttempt has nothing to stop: a lost MPIJob has failed whole.
-func (d *driver) StopAttempt(context.Context, benchrun.Attempt) error { return nil }
+func (d *driver) StopAttempt(context.Context, children.Attempt) error { return nil }
 
 // Failure fails the benchmark with what the failed MPI run said.
-func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
+func (d *driver) Failure(ctx context.Context, a children.Attempt) error {
 	return d.r.runFailure(ctx, d.b, d.launch, a.Rep, d.obs)
 }
 
 // Collect reads and parses the launcher's log of a finished repetition,
 // after storing it, and describes the workers' nodes.
-func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Collected, error) {
+func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Collected, error) {
 	b, r := d.b, d.r
 	c := benchrun.Collected{Options: summarizeOptions(b)}
 	pod := d.obs.launcher
-	raw, err := benchrun.ReadOutput(ctx, r.Logs, pod, launcherContainer)
-	if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+	raw, err := podlogs.ReadOutput(ctx, r.Logs, pod, launcherContainer)
+	if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 		oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
 		return c, oe
 	}
 	if err != nil {
-		if done := d.job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > benchrun.LogGrace {
-			return c, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+		if done := d.job.Status.CompletionTime; done != nil && r.Now().Sub(done.Time) > podlogs.LogGrace {
+			return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the launcher's output (pod %s) could not be read for %s: %v", pod.Name, podlogs.LogGrace, err))
 		}
 		return c, err
 	}
@@ -119,19 +123,19 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 	}
 	samples, err := parseLauncherLog(b, d.launch, raw)
 	if err != nil {
-		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
+		if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 			oe.Message = fmt.Sprintf("repetition %d/%d, launcher %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, oe.Message)
 		}
 		return c, err
 	}
 	for _, name := range workerNodes(d.children.podsOf(d.job)) {
-		n, err := benchrun.DescribeNode(ctx, r.Client, name, b.Spec.Tuning)
+		n, err := runstore.DescribeNode(ctx, r.Client, name, b.Spec.Tuning)
 		if err != nil {
 			return c, err
 		}
 		c.Nodes = append(c.Nodes, n)
 	}
-	labelSamples(b, samples, c.Nodes, a.Rep, a.Number, benchrun.FinishTime(pod))
+	labelSamples(b, samples, c.Nodes, a.Rep, a.Number, podlogs.FinishTime(pod))
 	c.Samples = samples
 	return c, nil
 }

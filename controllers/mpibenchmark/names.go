@@ -3,12 +3,12 @@ package mpibenchmark
 import (
 	"strconv"
 
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 )
 
 // Labels on the children, besides those of the API package.
 const (
-	attemptLabel = benchrun.AttemptLabel
+	attemptLabel = children.AttemptLabel
 	roleLabel    = "benchwright.io/role"
 )
 
@@ -30,8 +30,8 @@ func mpiJobName(bench string, rep, attempt int) string {
 	if attempt > 0 {
 		suffix += "-a" + strconv.Itoa(attempt)
 	}
-	return benchrun.ShortName(bench, suffix, maxMPIJobName)
+	return children.ShortName(bench, suffix, maxMPIJobName)
 }
 
 // configMapName names the ConfigMap that holds the launcher's steps.
-func configMapName(bench string) string { return benchrun.ChildName(bench, "-mpi") }
+func configMapName(bench string) string { return children.Name(bench, "-mpi") }

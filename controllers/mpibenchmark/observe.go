@@ -10,6 +10,8 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
+	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
 func startTimeout(b *benchv1.MPIBenchmark) time.Duration {
@@ -20,7 +22,7 @@ func runTimeout(b *benchv1.MPIBenchmark) time.Duration { return benchrun.RunTime
 
 // observation is what an MPIJob and its pods say.
 type observation struct {
-	phase benchrun.Phase
+	phase children.Phase
 	// launcher is the launcher pod, when there is one.
 	launcher *corev1.Pod
 	// why explains every phase but success in words.
@@ -48,29 +50,29 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 	}
 	switch {
 	case conditionTrue(job, mpiv2.JobSucceeded):
-		o.phase, o.launcher = benchrun.PhaseSucceeded, benchrun.PodInPhase(launcher, corev1.PodSucceeded)
+		o.phase, o.launcher = children.PhaseSucceeded, podlogs.PodInPhase(launcher, corev1.PodSucceeded)
 		if o.launcher == nil {
-			o.phase, o.why = benchrun.PhaseLost, fmt.Sprintf("MPIJob %s succeeded but its launcher pod is gone, and with it the output", job.Name)
+			o.phase, o.why = children.PhaseLost, fmt.Sprintf("MPIJob %s succeeded but its launcher pod is gone, and with it the output", job.Name)
 		}
 	case conditionTrue(job, mpiv2.JobFailed):
 		c := condition(job, mpiv2.JobFailed)
 		o.why = fmt.Sprintf("MPIJob %s failed (%s): %s", job.Name, c.Reason, c.Message)
-		o.launcher = benchrun.PodInPhase(launcher, corev1.PodFailed)
+		o.launcher = podlogs.PodInPhase(launcher, corev1.PodFailed)
 		lost := lostWorker(workers, o.launcher, c.LastTransitionTime.Time)
 		switch {
 		case strings.Contains(c.Reason, "Evicted") || strings.Contains(c.Reason, "Preempt"):
-			o.phase = benchrun.PhaseLost
+			o.phase = children.PhaseLost
 		case lost != "":
-			o.phase, o.why = benchrun.PhaseLost, fmt.Sprintf("MPIJob %s failed after %s", job.Name, lost)
+			o.phase, o.why = children.PhaseLost, fmt.Sprintf("MPIJob %s failed after %s", job.Name, lost)
 		case strings.Contains(c.Reason, "DeadlineExceeded"):
-			o.phase = benchrun.PhaseDeadline
+			o.phase = children.PhaseDeadline
 		default:
-			o.phase = benchrun.PhaseToolFailed
+			o.phase = children.PhaseToolFailed
 		}
 	case !o.started.IsZero():
-		o.phase = benchrun.PhaseRunning
+		o.phase = children.PhaseRunning
 	default:
-		o.phase, o.why = benchrun.PhaseStarting, whyStarting(job, workers, launcher)
+		o.phase, o.why = children.PhaseStarting, whyStarting(job, workers, launcher)
 	}
 	return o
 }
@@ -117,10 +119,10 @@ func whyStarting(job *mpiv2.MPIJob, workers, launcher []*corev1.Pod) string {
 		if w.Status.Phase == corev1.PodRunning {
 			ready++
 		}
-		out = append(out, benchrun.WhyPending(w)...)
+		out = append(out, podlogs.WhyPending(w)...)
 	}
 	for _, l := range launcher {
-		out = append(out, benchrun.WhyPending(l)...)
+		out = append(out, podlogs.WhyPending(l)...)
 	}
 	want := int32(0)
 	if spec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]; spec != nil && spec.Replicas != nil {

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
 
@@ -58,7 +58,7 @@ func TestObserve(t *testing.T) {
 		{
 			name: "new MPIJob without pods",
 			job:  mpiJob(),
-			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
+			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
 		},
 		{
 			name: "a worker cannot be scheduled, another pulls its image",
@@ -67,7 +67,7 @@ func TestObserve(t *testing.T) {
 				pod("lat-r0-worker-0", roleWorker, corev1.PodPending).Unschedulable("0/3 nodes are available: 3 Insufficient cpu.").Obj(),
 				pod("lat-r0-worker-1", roleWorker, corev1.PodPending).ContainerWaiting("worker", "ErrImagePull", `pull access denied for "mpi:bad"`).Obj(),
 			},
-			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet; " +
+			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet; " +
 				"pod lat-r0-worker-0 is not scheduled: 0/3 nodes are available: 3 Insufficient cpu.; " +
 				`container worker of pod lat-r0-worker-1 is waiting: ErrImagePull (pull access denied for "mpi:bad")`},
 		},
@@ -75,103 +75,103 @@ func TestObserve(t *testing.T) {
 			name: "one worker running, one pending",
 			job:  mpiJob(),
 			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodPending).ContainerWaiting("worker", "ContainerCreating", "").Obj()},
-			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "1 of 2 workers running, launcher not created yet; " +
+			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "1 of 2 workers running, launcher not created yet; " +
 				"container worker of pod lat-r0-worker-1 is waiting: ContainerCreating"},
 		},
 		{
 			name: "workers ready, the launcher pending",
 			job:  mpiJob(),
 			pods: []*corev1.Pod{worker0, worker1, pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodPending).ContainerWaiting("launcher", "ImagePullBackOff", "Back-off pulling image").Obj()},
-			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "2 of 2 workers running; " +
+			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "2 of 2 workers running; " +
 				"container launcher of pod lat-r0-launcher-x7k2p is waiting: ImagePullBackOff (Back-off pulling image)"},
 		},
 		{
 			name: "pods of other roles and without a role are not counted",
 			job:  mpiJob(),
 			pods: []*corev1.Pod{pod("other", "tuner", corev1.PodRunning).Obj(), wrappers.MakePod("bare", "").Phase(corev1.PodRunning).Obj()},
-			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
+			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
 		},
 		{
 			name: "Running False is still starting",
 			job:  mpiJob(cond(mpiv2.JobRunning, corev1.ConditionFalse, "MPIJobSuspended", "suspended")),
 			pods: []*corev1.Pod{worker0, worker1},
-			want: observation{phase: benchrun.PhaseStarting, created: jobCreated, why: "2 of 2 workers running, launcher not created yet"},
+			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "2 of 2 workers running, launcher not created yet"},
 		},
 		{
 			name: "running since the Running condition's transition",
 			job:  mpiJob(cond(mpiv2.JobCreated, corev1.ConditionTrue, "MPIJobCreated", ""), running),
 			pods: []*corev1.Pod{worker0, worker1, launcherRunning},
-			want: observation{phase: benchrun.PhaseRunning, created: jobCreated, started: jobStarted},
+			want: observation{phase: children.PhaseRunning, created: jobCreated, started: jobStarted},
 		},
 		{
 			name: "succeeded with its launcher pod",
 			job:  mpiJob(running, succeeded),
 			pods: []*corev1.Pod{worker0, worker1, launcherOK},
-			want: observation{phase: benchrun.PhaseSucceeded, created: jobCreated, started: jobStarted, launcher: launcherOK},
+			want: observation{phase: children.PhaseSucceeded, created: jobCreated, started: jobStarted, launcher: launcherOK},
 		},
 		{
 			name: "succeeded: the Succeeded launcher pod, not a failed one",
 			job:  mpiJob(succeeded),
 			pods: []*corev1.Pod{pod("lat-r0-launcher-old", roleLauncher, corev1.PodFailed).Obj(), launcherOK},
-			want: observation{phase: benchrun.PhaseSucceeded, created: jobCreated, launcher: launcherOK},
+			want: observation{phase: children.PhaseSucceeded, created: jobCreated, launcher: launcherOK},
 		},
 		{
 			name: "succeeded without a launcher pod: the output is lost",
 			job:  mpiJob(running, succeeded),
 			pods: []*corev1.Pod{worker0, worker1},
-			want: observation{phase: benchrun.PhaseLost, created: jobCreated, started: jobStarted,
+			want: observation{phase: children.PhaseLost, created: jobCreated, started: jobStarted,
 				why: "MPIJob lat-r0 succeeded but its launcher pod is gone, and with it the output"},
 		},
 		{
 			name: "succeeded with only a failed launcher pod: lost",
 			job:  mpiJob(succeeded),
 			pods: []*corev1.Pod{launcherFailed},
-			want: observation{phase: benchrun.PhaseLost, created: jobCreated,
+			want: observation{phase: children.PhaseLost, created: jobCreated,
 				why: "MPIJob lat-r0 succeeded but its launcher pod is gone, and with it the output"},
 		},
 		{
 			name: "workers evicted: lost",
 			job:  mpiJob(running, failed("MPIJobEvicted", "1/2 workers are evicted")),
 			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodFailed).Obj(), launcherRunning},
-			want: observation{phase: benchrun.PhaseLost, created: jobCreated, started: jobStarted,
+			want: observation{phase: children.PhaseLost, created: jobCreated, started: jobStarted,
 				why: "MPIJob lat-r0 failed (MPIJobEvicted): 1/2 workers are evicted"},
 		},
 		{
 			name: "launcher evicted: lost, with the launcher pod",
 			job:  mpiJob(running, failed("BackoffLimitExceeded/Evicted", "Job has reached the specified backoff limit: The node was low on resource: memory.")),
 			pods: []*corev1.Pod{launcherFailed},
-			want: observation{phase: benchrun.PhaseLost, created: jobCreated, started: jobStarted, launcher: launcherFailed,
+			want: observation{phase: children.PhaseLost, created: jobCreated, started: jobStarted, launcher: launcherFailed,
 				why: "MPIJob lat-r0 failed (BackoffLimitExceeded/Evicted): Job has reached the specified backoff limit: The node was low on resource: memory."},
 		},
 		{
 			name: "launcher preempted: lost",
 			job:  mpiJob(failed("BackoffLimitExceeded/Preempting", "preempted")),
-			want: observation{phase: benchrun.PhaseLost, created: jobCreated, why: "MPIJob lat-r0 failed (BackoffLimitExceeded/Preempting): preempted"},
+			want: observation{phase: children.PhaseLost, created: jobCreated, why: "MPIJob lat-r0 failed (BackoffLimitExceeded/Preempting): preempted"},
 		},
 		{
 			name: "the MPIJob's deadline",
 			job:  mpiJob(running, failed("DeadlineExceeded", "Job was active longer than specified deadline")),
 			pods: []*corev1.Pod{launcherFailed},
-			want: observation{phase: benchrun.PhaseDeadline, created: jobCreated, started: jobStarted, launcher: launcherFailed,
+			want: observation{phase: children.PhaseDeadline, created: jobCreated, started: jobStarted, launcher: launcherFailed,
 				why: "MPIJob lat-r0 failed (DeadlineExceeded): Job was active longer than specified deadline"},
 		},
 		{
 			name: "the MPI run failed",
 			job:  mpiJob(running, failed("BackoffLimitExceeded/Error", "Job has reached the specified backoff limit: ")),
 			pods: []*corev1.Pod{worker0, worker1, launcherFailed},
-			want: observation{phase: benchrun.PhaseToolFailed, created: jobCreated, started: jobStarted, launcher: launcherFailed,
+			want: observation{phase: children.PhaseToolFailed, created: jobCreated, started: jobStarted, launcher: launcherFailed,
 				why: "MPIJob lat-r0 failed (BackoffLimitExceeded/Error): Job has reached the specified backoff limit: "},
 		},
 		{
 			name: "failed without a failed launcher pod",
 			job:  mpiJob(failed("MPIJobFailed", "MPIJob hpc/lat-r0 has failed")),
 			pods: []*corev1.Pod{launcherRunning},
-			want: observation{phase: benchrun.PhaseToolFailed, created: jobCreated, why: "MPIJob lat-r0 failed (MPIJobFailed): MPIJob hpc/lat-r0 has failed"},
+			want: observation{phase: children.PhaseToolFailed, created: jobCreated, why: "MPIJob lat-r0 failed (MPIJobFailed): MPIJob hpc/lat-r0 has failed"},
 		},
 		{
 			name: "Failed False is not a failure",
 			job:  mpiJob(running, cond(mpiv2.JobFailed, corev1.ConditionFalse, "MPIJobEvicted", "")),
-			want: observation{phase: benchrun.PhaseRunning, created: jobCreated, started: jobStarted},
+			want: observation{phase: children.PhaseRunning, created: jobCreated, started: jobStarted},
 		},
 	}
 	for _, tt := range tests {
@@ -241,12 +241,12 @@ func TestObserveLostWorker(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := observe(mpiJob(running, fail), append(tt.workers, launcher))
 			if tt.lost == "" {
-				if got.phase != benchrun.PhaseToolFailed {
+				if got.phase != children.PhaseToolFailed {
 					t.Errorf("phase %v (%s), want failed", got.phase, got.why)
 				}
 				return
 			}
-			if got.phase != benchrun.PhaseLost || !strings.Contains(got.why, "MPIJob lat-r0 failed after "+tt.lost) {
+			if got.phase != children.PhaseLost || !strings.Contains(got.why, "MPIJob lat-r0 failed after "+tt.lost) {
 				t.Errorf("phase %v, why %q; want lost: %q", got.phase, got.why, tt.lost)
 			}
 		})

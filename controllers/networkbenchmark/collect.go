@@ -10,28 +10,31 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // reportFailure fails the benchmark with what a node's report says.
 func reportFailure(err error, rep int, total int32) error {
 	if errors.Is(err, results.ErrOutputTooLarge) {
-		return benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
+		return runstore.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
 	}
 	reason := benchv1.ReasonUnparsableOutput
 	if se := (*netbench.StepError)(nil); errors.As(err, &se) {
 		reason = benchv1.ReasonToolFailed
 	}
-	return benchrun.Fail(reason, fmt.Sprintf("repetition %d/%d: %v", rep+1, total, err))
+	return outcome.Fail(reason, fmt.Sprintf("repetition %d/%d: %v", rep+1, total, err))
 }
 
 // slotNodes maps each pod's node slot to its node's name.
 func slotNodes(pods []*corev1.Pod) map[int]string {
 	names := map[int]string{}
 	for _, p := range pods {
-		if slot, err := strconv.Atoi(p.Labels[benchrun.SlotLabel]); err == nil {
+		if slot, err := strconv.Atoi(p.Labels[children.SlotLabel]); err == nil {
 			names[slot] = p.Spec.NodeName
 		}
 	}
@@ -59,17 +62,17 @@ func describeTopology(r *netbench.Report) string {
 
 // toolFailure fails the benchmark with the step that failed first. When a
 // node stopped because its peer failed, the peer's report has the cause.
-func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmark, rep int, slots []benchrun.SlotRun, obs benchrun.Observation) error {
+func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmark, rep int, slots []children.SlotRun, obs children.Observation) error {
 	total := b.Spec.Repetitions
 	var first string
 	for _, pod := range failedPods(slots, obs.Failed) {
-		log, err := benchrun.ReadLog(ctx, r.Logs, pod, container)
-		if errors.As(err, new(*benchrun.LogTooLargeError)) {
-			first = firstOr(first, fmt.Sprintf("pod %s on node %s failed; %s", pod.Name, benchrun.NodeOf(pod), benchrun.Quote(log, err)))
+		log, err := podlogs.ReadLog(ctx, r.Logs, pod, container)
+		if errors.As(err, new(*podlogs.LogTooLargeError)) {
+			first = firstOr(first, fmt.Sprintf("pod %s on node %s failed; %s", pod.Name, podlogs.NodeOf(pod), podlogs.Quote(log, err)))
 			continue
 		}
 		if err != nil {
-			first = fmt.Sprintf("pod %s on node %s failed; its log could not be read: %v", pod.Name, benchrun.NodeOf(pod), err)
+			first = fmt.Sprintf("pod %s on node %s failed; its log could not be read: %v", pod.Name, podlogs.NodeOf(pod), err)
 			continue
 		}
 		if err := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); err != nil {
@@ -77,20 +80,20 @@ func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmar
 		}
 		report, err := netbench.ReadReport(log)
 		if err != nil {
-			msg := fmt.Sprintf("pod %s on node %s exited without a report; %s", pod.Name, benchrun.NodeOf(pod), benchrun.Diagnostics(log))
+			msg := fmt.Sprintf("pod %s on node %s exited without a report; %s", pod.Name, podlogs.NodeOf(pod), podlogs.Diagnostics(log))
 			first = firstOr(first, msg)
 			continue
 		}
 		msg := report.Error
 		if f := report.Failed(); f != nil {
-			msg = (&netbench.StepError{Node: benchrun.NodeOf(pod), Step: *f}).Error()
+			msg = (&netbench.StepError{Node: podlogs.NodeOf(pod), Step: *f}).Error()
 		}
 		if !strings.Contains(msg, "the server's node") {
-			return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, msg))
+			return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, msg))
 		}
 		first = firstOr(first, msg)
 	}
-	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, first))
+	return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s", rep+1, total, first))
 }
 
 func firstOr(first, msg string) string {
@@ -101,7 +104,7 @@ func firstOr(first, msg string) string {
 }
 
 // failedPods are the attempt's failed pods, the one observed first.
-func failedPods(slots []benchrun.SlotRun, first *corev1.Pod) []*corev1.Pod {
+func failedPods(slots []children.SlotRun, first *corev1.Pod) []*corev1.Pod {
 	out := []*corev1.Pod{first}
 	for _, s := range slots {
 		for _, p := range s.Pods {

@@ -18,7 +18,10 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
@@ -49,7 +52,7 @@ func collectEnv(t *testing.T, logs *podLogs) (*Reconciler, *benchv1.NetworkBench
 	var objs []runtime.Object
 	for i, node := range []string{"node-a", "node-b"} {
 		objs = append(objs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
-		pods = append(pods, wrappers.MakePod("net-r0-n"+strconv.Itoa(i), "ns").Label(benchrun.SlotLabel, strconv.Itoa(i)).NodeName(node).Obj())
+		pods = append(pods, wrappers.MakePod("net-r0-n"+strconv.Itoa(i), "ns").Label(children.SlotLabel, strconv.Itoa(i)).NodeName(node).Obj())
 	}
 	store, err := artifacts.Open(context.Background(), "file://"+t.TempDir())
 	if err != nil {
@@ -66,8 +69,8 @@ func collectEnv(t *testing.T, logs *podLogs) (*Reconciler, *benchv1.NetworkBench
 
 // finishedDriver drives b as if Observe had found pods finished.
 func finishedDriver(r *Reconciler, b *benchv1.NetworkBenchmark, pods []*corev1.Pod) *driver {
-	return &driver{r: r, b: b, jobs: &benchrun.SlotJobs{},
-		attempt: benchrun.SlotAttempt{Observation: benchrun.Observation{Finished: pods}}}
+	return &driver{r: r, b: b, jobs: &children.SlotJobs{},
+		attempt: children.SlotAttempt{Observation: children.Observation{Finished: pods}}}
 }
 
 // reportLog is a runner's log holding its report.
@@ -97,7 +100,7 @@ func TestCollectOnePodAtATime(t *testing.T) {
 	logs.logs[pods[1].Name] = reportLog(t, &netbench.Report{Slot: 1, Plan: "p", Steps: []netbench.StepReport{
 		{Step: netbench.Step{Test: "fi_msg_bw", Pair: pair}, Role: netbench.RoleServer},
 	}})
-	if _, err := r.Collect(context.Background(), finishedDriver(r, b, pods), benchrun.Attempt{}); err != nil {
+	if _, err := r.Collect(context.Background(), finishedDriver(r, b, pods), children.Attempt{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := r.Store.Get(context.Background(), "ns/NetworkBenchmark/net/u1/"+results.SamplesNDJSONFile)
@@ -122,9 +125,9 @@ func TestCollectOnePodAtATime(t *testing.T) {
 func TestCollectLogOverTheCap(t *testing.T) {
 	logs := &podLogs{logs: map[string][]byte{}}
 	r, b, pods := collectEnv(t, logs)
-	logs.logs[pods[0].Name] = append(bytes.Repeat([]byte("x"), benchrun.MaxLogBytes), "\nthe end\n"...)
-	_, err := r.Collect(context.Background(), finishedDriver(r, b, pods), benchrun.Attempt{})
-	var oe *benchrun.Outcome
+	logs.logs[pods[0].Name] = append(bytes.Repeat([]byte("x"), podlogs.MaxLogBytes), "\nthe end\n"...)
+	_, err := r.Collect(context.Background(), finishedDriver(r, b, pods), children.Attempt{})
+	var oe *outcome.Outcome
 	if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonOutputTooLarge {
 		t.Fatalf("error %v, want OutputTooLarge", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/netbench"
 )
 
@@ -27,7 +28,7 @@ const (
 
 // childLabels mark every object a benchmark owns.
 func childLabels(b *benchv1.NetworkBenchmark) map[string]string {
-	return map[string]string{benchv1.BenchmarkLabel: benchrun.LabelValue(b.Name), benchv1.KindLabel: kind}
+	return map[string]string{benchv1.BenchmarkLabel: children.LabelValue(b.Name), benchv1.KindLabel: kind}
 }
 
 // jobName names the Job of node slot of an attempt: "<name>-r<rep>-n<slot>",
@@ -37,12 +38,12 @@ func jobName(bench string, rep, slot, attempt int) string {
 	if attempt > 0 {
 		suffix += "-a" + strconv.Itoa(attempt)
 	}
-	return benchrun.ChildName(bench, suffix)
+	return children.Name(bench, suffix)
 }
 
 // serviceName names the headless Service that gives each slot's pod a DNS
 // name: slot-<i>.<service>.
-func serviceName(bench string) string { return benchrun.ChildName(bench, "-net") }
+func serviceName(bench string) string { return children.Name(bench, "-net") }
 
 // hostname is slot i's pod's host name under the Service.
 func hostname(slot int) string { return "slot-" + strconv.Itoa(slot) }
@@ -86,8 +87,8 @@ func constructJob(b *benchv1.NetworkBenchmark, p jobParams) (*batchv1.Job, error
 	}
 	labels := childLabels(b)
 	labels[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
-	labels[benchrun.AttemptLabel] = strconv.Itoa(p.attempt)
-	labels[benchrun.SlotLabel] = strconv.Itoa(p.slot)
+	labels[children.AttemptLabel] = strconv.Itoa(p.attempt)
+	labels[children.SlotLabel] = strconv.Itoa(p.slot)
 	deadline := int64((benchrun.StartTimeout(b.Spec.Timeouts) + benchrun.RunTimeout(b.Spec.Timeouts)).Seconds())
 	argv := []string{"benchwright", "netbench", "--slot", strconv.Itoa(p.slot), "--input", string(input),
 		"--peers", peers(b), "--step-timeout", benchrun.RunTimeout(b.Spec.Timeouts).String()}
@@ -142,12 +143,12 @@ func constructJob(b *benchv1.NetworkBenchmark, p jobParams) (*batchv1.Job, error
 
 // placePod keeps the pod on the benchmark's nodes, one pod per node.
 func placePod(spec *corev1.PodSpec, b *benchv1.NetworkBenchmark, p jobParams) {
-	benchrun.Place(spec, b.Spec.Placement)
+	children.Place(spec, b.Spec.Placement)
 	if b.Spec.Nodes <= 1 {
 		return
 	}
 	peers := childLabels(b)
 	peers[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
-	peers[benchrun.AttemptLabel] = strconv.Itoa(p.attempt)
-	benchrun.OneSlotPerNode(spec, peers)
+	peers[children.AttemptLabel] = strconv.Itoa(p.attempt)
+	children.OneSlotPerNode(spec, peers)
 }

@@ -10,8 +10,12 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // driver is the NetworkBenchmark's part of one reconcile: a headless
@@ -21,8 +25,8 @@ type driver struct {
 	r *Reconciler
 	b *benchv1.NetworkBenchmark
 	// jobs and the current attempt, as Observe found them.
-	jobs    *benchrun.SlotJobs
-	attempt benchrun.SlotAttempt
+	jobs    *children.SlotJobs
+	attempt children.SlotAttempt
 	// reports of the collected repetition, for Record.
 	reports []*netbench.Report
 }
@@ -48,10 +52,10 @@ func (d *driver) EnsureInputs(ctx context.Context) error {
 }
 
 // Observe reads the Jobs and pods of the benchmark.
-func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error) {
-	st, err := benchrun.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
+func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error) {
+	st, err := children.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
 	if err != nil {
-		return benchrun.Attempt{}, err
+		return children.Attempt{}, err
 	}
 	d.jobs = st
 	d.attempt, err = st.Observe(ctx, d.r.Kit().Reader, d.b, childLabels(d.b), rep, d.nodes())
@@ -66,7 +70,7 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 	for slot := range d.nodes() {
 		job, err := constructJob(d.b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
 		if err != nil {
-			return created, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return created, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		ok, err := d.r.Kit().CreateOwned(ctx, d.b, job)
 		if err != nil {
@@ -81,19 +85,19 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 
 // StopAttempt stops the other nodes' pods of a lost attempt: the pairs of
 // an attempt run together.
-func (d *driver) StopAttempt(ctx context.Context, a benchrun.Attempt) error {
-	return benchrun.DeleteActiveJobs(ctx, d.r.Client, d.jobs.JobsOf(a.Rep, a.Number))
+func (d *driver) StopAttempt(ctx context.Context, a children.Attempt) error {
+	return children.DeleteActiveJobs(ctx, d.r.Client, d.jobs.JobsOf(a.Rep, a.Number))
 }
 
 // Failure fails the benchmark with what the failed pods' reports say.
-func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
+func (d *driver) Failure(ctx context.Context, a children.Attempt) error {
 	return d.r.toolFailure(ctx, d.b, a.Rep, d.attempt.Slots, d.attempt.Observation)
 }
 
 // Collect reads the nodes' reports of a finished repetition, stores them and
 // turns them into samples. It reads one pod at a time: a report's outputs
 // are parsed and let go before the next log is read.
-func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Collected, error) {
+func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Collected, error) {
 	b, r := d.b, d.r
 	rep, total := a.Rep, b.Spec.Repetitions
 	finished := d.attempt.Observation.Finished
@@ -102,18 +106,18 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 	names := slotNodes(finished)
 	infos := map[string]results.NodeInfo{}
 	for _, pod := range finished {
-		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
+		node, err := runstore.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
 		if err != nil {
 			return c, err
 		}
-		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, container)
-		if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, benchrun.NodeOf(pod), oe.Message)
+		log, err := podlogs.ReadOutput(ctx, r.Logs, pod, container)
+		if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
+			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, podlogs.NodeOf(pod), oe.Message)
 			return c, oe
 		}
 		if err != nil {
-			if done := d.jobs.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
-				return c, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+			if done := d.jobs.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > podlogs.LogGrace {
+				return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, podlogs.LogGrace, err))
 			}
 			return c, err
 		}
@@ -122,7 +126,7 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		}
 		report, err := netbench.ReadReport(log)
 		if err != nil {
-			return c, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, benchrun.NodeOf(pod), err, benchrun.Tail(log)))
+			return c, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, podlogs.NodeOf(pod), err, podlogs.Tail(log)))
 		}
 		report.Node = pod.Spec.NodeName
 		node.Topology, node.AllowedCPUs = report.Topology, report.AllowedCPUs
@@ -130,7 +134,7 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		c.Nodes = append(c.Nodes, node)
 		d.reports = append(d.reports, report)
 		if err := sameTopology(d.reports); err != nil {
-			return c, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return c, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		parsed, err := netbench.ReportSamples(in, report, names)
 		if err != nil {
@@ -138,13 +142,13 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 		}
 		report.Steps = nil // parsed: the outputs go
 		if c.Samples = append(c.Samples, parsed...); len(c.Samples) > results.MaxRunSamples {
-			return c, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
+			return c, runstore.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))
 		}
 	}
-	end := benchrun.FinishTime(finished[0])
+	end := podlogs.FinishTime(finished[0])
 	for i := range c.Samples {
 		// A pair's figures are the client's: its node is the sample's node.
-		benchrun.Origin{
+		runstore.Origin{
 			Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
 			Repetition: rep, Attempt: a.Number, Node: infos[c.Samples[i].Labels[results.LabelNode]], Finished: end,
 		}.Label(c.Samples[i : i+1])
@@ -162,11 +166,11 @@ func (d *driver) Record(summaries []results.Summary) string {
 
 // StopChildren deletes the Jobs that still run after a failure.
 func (d *driver) StopChildren(ctx context.Context) error {
-	st, err := benchrun.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
+	st, err := children.ListSlotJobs(ctx, d.r.Client, d.b, childLabels(d.b))
 	if err != nil {
 		return err
 	}
-	return benchrun.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
+	return children.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
 }
 
 func (d *driver) Display() { syncDisplay(d.b) }

@@ -7,19 +7,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 )
 
-// children are the Jobs, pods and claims of one benchmark.
-type children struct {
-	*benchrun.SlotJobs
+// childSet holds the Jobs, pods and claims of one benchmark.
+type childSet struct {
+	*children.SlotJobs
 	claims []corev1.PersistentVolumeClaim
 }
 
 // listChildren reads the benchmark's children by label and keeps those it
 // owns.
-func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.StorageBenchmark) (*children, error) {
-	jobs, err := benchrun.ListSlotJobs(ctx, r.Client, b, childLabels(b))
+func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.StorageBenchmark) (*childSet, error) {
+	jobs, err := children.ListSlotJobs(ctx, r.Client, b, childLabels(b))
 	if err != nil {
 		return nil, err
 	}
@@ -27,9 +27,9 @@ func (r *Reconciler) listChildren(ctx context.Context, b *benchv1.StorageBenchma
 	if err := r.List(ctx, &claims, client.InNamespace(b.Namespace), client.MatchingLabels(childLabels(b))); err != nil {
 		return nil, err
 	}
-	st := &children{SlotJobs: jobs}
+	st := &childSet{SlotJobs: jobs}
 	for _, c := range claims.Items {
-		if benchrun.OwnedBy(&c, b) {
+		if children.OwnedBy(&c, b) {
 			st.claims = append(st.claims, c)
 		}
 	}

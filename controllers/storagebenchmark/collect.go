@@ -10,9 +10,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // podOutput is what one finished pod printed, and the samples in it.
@@ -26,20 +28,20 @@ type podOutput struct {
 // readOutput reads the tool containers' logs of a finished pod, in the order
 // they ran, and parses them. The raw log is returned even when parsing fails,
 // so that it can be stored. Each log, and all of them together, must be
-// within benchrun.MaxLogBytes.
+// within podlogs.MaxLogBytes.
 func (r *Reconciler) readOutput(ctx context.Context, b *benchv1.StorageBenchmark, pod *corev1.Pod) (podOutput, error) {
 	out := podOutput{pod: pod}
 	var raw []byte
 	for _, c := range toolContainers(pod) {
-		log, err := benchrun.ReadOutput(ctx, r.Logs, pod, c.Name)
+		log, err := podlogs.ReadOutput(ctx, r.Logs, pod, c.Name)
 		if err != nil {
 			out.raw = raw
 			return out, fmt.Errorf("reading the log of container %s of pod %s: %w", c.Name, pod.Name, err)
 		}
-		if len(raw)+len(log) > benchrun.MaxLogBytes {
+		if len(raw)+len(log) > podlogs.MaxLogBytes {
 			out.raw = raw
-			return out, benchrun.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("the logs of the pod's containers are together over the %d MiB the manager reads of one pod (MaxLogBytes)\n%s",
-				benchrun.MaxLogBytes>>20, benchrun.Tail(log)))
+			return out, outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("the logs of the pod's containers are together over the %d MiB the manager reads of one pod (MaxLogBytes)\n%s",
+				podlogs.MaxLogBytes>>20, podlogs.Tail(log)))
 		}
 		if b.Spec.DD != nil {
 			raw = fmt.Appendf(raw, "==> container %s: %s <==\n", c.Name, strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
@@ -78,7 +80,7 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 	if b.Spec.Fio != nil {
 		jobs, err := fio.Expand(b.Spec.Fio)
 		if err != nil {
-			return nil, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return nil, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		names := make([]string, len(jobs))
 		for i, j := range jobs {
@@ -89,11 +91,11 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 		var jobErr *fio.JobError
 		switch {
 		case errors.Is(err, results.ErrOutputTooLarge):
-			return nil, benchrun.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("fio's report: %v\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf("fio's report: %v\n%s", err, podlogs.Tail(log)))
 		case errors.As(err, &jobErr):
-			return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("fio reported an error: %v\n%s", err, podlogs.Tail(log)))
 		case err != nil:
-			return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, benchrun.Tail(log)))
+			return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's output is not a complete fio JSON report (%v)\n%s", err, podlogs.Tail(log)))
 		}
 		return samples, nil
 	}
@@ -109,9 +111,9 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 	var ddErr *fio.DDError
 	switch {
 	case errors.As(err, &ddErr):
-		return nil, benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, podlogs.Tail(log)))
 	case err != nil:
-		return nil, benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, benchrun.Tail(log)))
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, podlogs.Tail(log)))
 	}
 	var samples []results.Sample
 	for _, p := range parsed {
@@ -129,7 +131,7 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, raw []byte) error {
 	jobs, err := fio.Expand(b.Spec.Fio)
 	if err != nil {
-		return benchrun.Fail(benchv1.ReasonUnparsableOutput, err.Error())
+		return outcome.Fail(benchv1.ReasonUnparsableOutput, err.Error())
 	}
 	seen := map[string]bool{}
 	for _, s := range samples {
@@ -142,16 +144,16 @@ func checkJobsReported(b *benchv1.StorageBenchmark, samples []results.Sample, ra
 		}
 	}
 	if len(missing) > 0 {
-		return benchrun.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), benchrun.Tail(raw)))
+		return outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("fio's report has no figures for job(s) %s\n%s", strings.Join(missing, ", "), podlogs.Tail(raw)))
 	}
 	return nil
 }
 
 // labelSamples completes parsed samples with what the cluster knows.
 func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int) {
-	benchrun.Origin{
+	runstore.Origin{
 		Object: b, Kind: kind, Placement: b.Spec.Placement, WarmupRepetitions: b.Spec.WarmupRepetitions,
-		Repetition: rep, Attempt: attempt, Node: out.node, Finished: benchrun.FinishTime(out.pod),
+		Repetition: rep, Attempt: attempt, Node: out.node, Finished: podlogs.FinishTime(out.pod),
 	}.Label(out.samples)
 	for _, s := range out.samples {
 		s.Labels[results.LabelNode] = out.pod.Spec.NodeName

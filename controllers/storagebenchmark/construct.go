@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/fio"
 )
 
@@ -42,7 +42,7 @@ var dropCachesArgv = []string{"/bin/sh", "-c", "sync && echo 3 > /proc/sys/vm/dr
 // childLabels mark every object a benchmark owns. Ownership itself is decided
 // by the controller reference: a shortened name may be shared.
 func childLabels(b *benchv1.StorageBenchmark) map[string]string {
-	return map[string]string{benchv1.BenchmarkLabel: benchrun.LabelValue(b.Name), benchv1.KindLabel: kind}
+	return map[string]string{benchv1.BenchmarkLabel: children.LabelValue(b.Name), benchv1.KindLabel: kind}
 }
 
 // blockMode tells whether the volumes are raw block devices.
@@ -144,7 +144,7 @@ func constructJob(b *benchv1.StorageBenchmark, p jobParams) (*batchv1.Job, error
 	labels := childLabels(b)
 	labels[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
 	labels[attemptLabel] = strconv.Itoa(p.attempt)
-	labels[benchrun.SlotLabel] = strconv.Itoa(p.slot)
+	labels[children.SlotLabel] = strconv.Itoa(p.slot)
 	deadline := int64((startTimeout(b) + runTimeout(b)).Seconds())
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{

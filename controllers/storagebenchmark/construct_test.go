@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
@@ -52,7 +52,7 @@ func mustJob(t *testing.T, b *benchv1.StorageBenchmark, p jobParams) *batchv1.Jo
 func TestConstructJob(t *testing.T) {
 	labels := map[string]string{
 		benchv1.BenchmarkLabel: "db", benchv1.KindLabel: "StorageBenchmark",
-		benchv1.RepetitionLabel: "1", attemptLabel: "0", benchrun.SlotLabel: "0",
+		benchv1.RepetitionLabel: "1", attemptLabel: "0", children.SlotLabel: "0",
 	}
 	want := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "db-r1", Namespace: "perf", Labels: labels},
@@ -116,7 +116,7 @@ func TestConstructJobMeta(t *testing.T) {
 	job := mustJob(t, b, jobParams{rep: 2, slot: 3, attempt: 1})
 	wantLabels := map[string]string{
 		benchv1.BenchmarkLabel: "db", benchv1.KindLabel: "StorageBenchmark",
-		benchv1.RepetitionLabel: "2", attemptLabel: "1", benchrun.SlotLabel: "3",
+		benchv1.RepetitionLabel: "2", attemptLabel: "1", children.SlotLabel: "3",
 	}
 	if diff := cmp.Diff(wantLabels, job.Labels); diff != "" {
 		t.Errorf("Job labels (-want +got):\n%s", diff)

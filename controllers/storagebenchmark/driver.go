@@ -10,7 +10,11 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // driver is the StorageBenchmark's part of one reconcile: the fio job file
@@ -20,8 +24,8 @@ type driver struct {
 	r *Reconciler
 	b *benchv1.StorageBenchmark
 	// children and the current attempt, as Observe found them.
-	children *children
-	attempt  benchrun.SlotAttempt
+	children *childSet
+	attempt  children.SlotAttempt
 }
 
 var _ benchrun.Driver = (*driver)(nil)
@@ -33,7 +37,7 @@ func (d *driver) Kind() string { return kind }
 // Admit refuses host paths outside the admin's prefixes.
 func (d *driver) Admit() error {
 	if err := checkHostPaths(d.b, d.r.HostPathPrefixes); err != nil {
-		return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+		return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 	}
 	return nil
 }
@@ -44,7 +48,7 @@ func (d *driver) EnsureInputs(ctx context.Context) error {
 	if b.Spec.Fio != nil {
 		jobFile, err := constructJobFile(b)
 		if err != nil {
-			return benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		if _, err := d.r.Kit().CreateOwned(ctx, b, constructConfigMap(b, jobFile)); err != nil {
 			return err
@@ -60,15 +64,15 @@ func (d *driver) EnsureInputs(ctx context.Context) error {
 
 // Observe reads the Jobs, pods and claims; a starting attempt names the
 // claims that are not bound yet.
-func (d *driver) Observe(ctx context.Context, rep int) (benchrun.Attempt, error) {
+func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error) {
 	st, err := d.r.listChildren(ctx, d.b)
 	if err != nil {
-		return benchrun.Attempt{}, err
+		return children.Attempt{}, err
 	}
 	d.children = st
 	d.attempt, err = st.Observe(ctx, d.r.Kit().Reader, d.b, childLabels(d.b), rep, int(d.b.Spec.Nodes))
 	a := d.attempt.Attempt
-	if unbound := unboundClaims(st.claims); a.Phase == benchrun.PhaseStarting && len(unbound) > 0 {
+	if unbound := unboundClaims(st.claims); a.Phase == children.PhaseStarting && len(unbound) > 0 {
 		a.Why = "PersistentVolumeClaim(s) not bound: " + strings.Join(unbound, ", ") + "; " + a.Why
 		a.Waiting = benchv1.ReasonVolumesPending
 	}
@@ -87,7 +91,7 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 	for slot := range int(b.Spec.Nodes) {
 		job, err := constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image})
 		if err != nil {
-			return created, benchrun.Fail(benchv1.ReasonInvalidSpec, err.Error())
+			return created, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
 		ok, err := d.r.Kit().CreateOwned(ctx, b, job)
 		if err != nil {
@@ -102,37 +106,37 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 
 // StopAttempt stops the other node slots of a lost attempt: a distributed
 // run restarts whole.
-func (d *driver) StopAttempt(ctx context.Context, a benchrun.Attempt) error {
-	return benchrun.DeleteActiveJobs(ctx, d.r.Client, d.children.JobsOf(a.Rep, a.Number))
+func (d *driver) StopAttempt(ctx context.Context, a children.Attempt) error {
+	return children.DeleteActiveJobs(ctx, d.r.Client, d.children.JobsOf(a.Rep, a.Number))
 }
 
 // Failure fails the benchmark with the failed container's exit code and the
 // tail of its log, after storing the log.
-func (d *driver) Failure(ctx context.Context, a benchrun.Attempt) error {
+func (d *driver) Failure(ctx context.Context, a children.Attempt) error {
 	b, obs := d.b, d.attempt.Observation
 	pod := obs.Failed
-	log, err := benchrun.ReadLog(ctx, d.r.Logs, pod, obs.Container)
+	log, err := podlogs.ReadLog(ctx, d.r.Logs, pod, obs.Container)
 	if err == nil {
 		if serr := d.r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, a.Rep, pod.Name, log); serr != nil {
 			return serr
 		}
 	}
-	quote := benchrun.Quote(log, err)
+	quote := podlogs.Quote(log, err)
 	what := obs.Container
 	if what != fioContainer {
 		what = "container " + what
 	}
-	return benchrun.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
-		a.Rep+1, b.Spec.Repetitions, what, obs.ExitCode, pod.Name, benchrun.NodeOf(pod), quote))
+	return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
+		a.Rep+1, b.Spec.Repetitions, what, obs.ExitCode, pod.Name, podlogs.NodeOf(pod), quote))
 }
 
 // Collect reads and parses the output of each node slot's pod, one at a
 // time: its raw log is stored and let go before the next is read.
-func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Collected, error) {
+func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Collected, error) {
 	b, r := d.b, d.r
 	c := benchrun.Collected{Options: results.SummarizeOptions{WarmupRepetitions: int(b.Spec.WarmupRepetitions)}}
 	for _, pod := range d.attempt.Observation.Finished {
-		node, err := benchrun.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
+		node, err := runstore.DescribeNode(ctx, r.Client, pod.Spec.NodeName, b.Spec.Tuning)
 		if err != nil {
 			return c, err
 		}
@@ -144,18 +148,18 @@ func (d *driver) Collect(ctx context.Context, a benchrun.Attempt) (benchrun.Coll
 			}
 		}
 		if err != nil {
-			if oe := (*benchrun.Outcome)(nil); errors.As(err, &oe) {
-				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, benchrun.NodeOf(pod), oe.Message)
+			if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
+				oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", a.Rep+1, b.Spec.Repetitions, pod.Name, podlogs.NodeOf(pod), oe.Message)
 				return c, oe
 			}
-			if done := d.children.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > benchrun.LogGrace {
-				return c, benchrun.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, benchrun.LogGrace, err))
+			if done := d.children.CompletedAt(pod); !done.IsZero() && r.Now().Sub(done) > podlogs.LogGrace {
+				return c, outcome.Fail(benchv1.ReasonLogsUnavailable, fmt.Sprintf("the output of pod %s could not be read for %s: %v", pod.Name, podlogs.LogGrace, err))
 			}
 			return c, err
 		}
 		labelSamples(b, &out, a.Rep, a.Number)
 		if c.Samples = append(c.Samples, out.samples...); len(c.Samples) > results.MaxRunSamples {
-			return c, benchrun.TooManySamples(fmt.Sprintf("repetition %d/%d", a.Rep+1, b.Spec.Repetitions))
+			return c, runstore.TooManySamples(fmt.Sprintf("repetition %d/%d", a.Rep+1, b.Spec.Repetitions))
 		}
 		c.Nodes = append(c.Nodes, out.node)
 	}
@@ -176,7 +180,7 @@ func (d *driver) StopChildren(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return benchrun.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
+	return children.DeleteActiveJobs(ctx, d.r.Client, st.Jobs)
 }
 
 func (d *driver) Display() { syncDisplay(d.b) }

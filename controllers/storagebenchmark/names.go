@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 )
 
 // Labels on the children, besides those of the API package.
 const (
-	attemptLabel = benchrun.AttemptLabel
+	attemptLabel = children.AttemptLabel
 )
 
 // jobName names the Job of one node slot of one attempt of a repetition:
@@ -22,7 +22,7 @@ func jobName(bench string, rep, slot, attempt int, nodes int32) string {
 	if attempt > 0 {
 		suffix += "-a" + strconv.Itoa(attempt)
 	}
-	return benchrun.ChildName(bench, suffix)
+	return children.Name(bench, suffix)
 }
 
 // pvcName names the claim of volume vol of node slot: "<name>-data<vol>", with
@@ -32,8 +32,8 @@ func pvcName(bench string, slot, vol int, nodes int32) string {
 	if nodes > 1 {
 		suffix = fmt.Sprintf("-n%d%s", slot, suffix)
 	}
-	return benchrun.ChildName(bench, suffix)
+	return children.Name(bench, suffix)
 }
 
 // configMapName names the ConfigMap that holds the fio job file.
-func configMapName(bench string) string { return benchrun.ChildName(bench, "-fio") }
+func configMapName(bench string) string { return children.Name(bench, "-fio") }

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 )
 
 func TestJobName(t *testing.T) {
@@ -60,7 +60,7 @@ func TestChildNameLong(t *testing.T) {
 		{"trims separators", strings.Repeat("b", 38) + "-.x" + strings.Repeat("c", 20), "-r0", strings.Repeat("b", 38) + "-e6673d85-r0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, benchrun.ChildName(tc.base, tc.suffix)); diff != "" {
+			if diff := cmp.Diff(tc.want, children.Name(tc.base, tc.suffix)); diff != "" {
 				t.Errorf("childName (-want +got):\n%s", diff)
 			}
 		})
@@ -77,8 +77,8 @@ func TestChildNamesOfLongBenchmarks(t *testing.T) {
 			jobName(bench, 99, 127, 10, 128), jobName(bench, 0, 0, 0, 1),
 			pvcName(bench, 127, 63, 128), configMapName(bench),
 		} {
-			if len(got) > benchrun.MaxChildName {
-				t.Errorf("%q: %d characters, want at most %d", got, len(got), benchrun.MaxChildName)
+			if len(got) > children.MaxName {
+				t.Errorf("%q: %d characters, want at most %d", got, len(got), children.MaxName)
 			}
 			if errs := validation.IsDNS1123Subdomain(got); len(errs) > 0 {
 				t.Errorf("%q is not a valid object name: %v", got, errs)

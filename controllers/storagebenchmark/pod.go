@@ -8,7 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 )
 
 // constructPodSpec is the pod of one node slot: the volumes under test, the
@@ -136,12 +136,12 @@ func dropCachesStep(image string) corev1.Container {
 // placePod keeps the pod on the benchmark's nodes: the pool's label and taint,
 // or the spec's selector and tolerations; with several nodes, one pod per node.
 func placePod(spec *corev1.PodSpec, b *benchv1.StorageBenchmark, p jobParams) {
-	benchrun.Place(spec, b.Spec.Placement)
+	children.Place(spec, b.Spec.Placement)
 	if b.Spec.Nodes <= 1 {
 		return
 	}
 	peers := childLabels(b)
 	peers[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
 	peers[attemptLabel] = strconv.Itoa(p.attempt)
-	benchrun.OneSlotPerNode(spec, peers)
+	children.OneSlotPerNode(spec, peers)
 }

@@ -43,7 +43,7 @@ func (r *Reconciler) applyChild(ctx context.Context, p *benchv1.TuningProfile, o
 	}
 	// The cache holds only labelled objects: look for a foreign one around it.
 	existing := obj.DeepCopyObject().(client.Object)
-	switch err := r.Kit().Reader.Get(ctx, key, existing); {
+	switch err := r.kit().Reader.Get(ctx, key, existing); {
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		return err

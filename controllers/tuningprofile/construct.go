@@ -19,7 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
@@ -57,14 +57,14 @@ const (
 )
 
 // childName names the DaemonSet and the ConfigMap of a profile.
-func childName(p *benchv1.TuningProfile) string { return benchrun.ChildName(p.Name, "-tuner") }
+func childName(p *benchv1.TuningProfile) string { return children.Name(p.Name, "-tuner") }
 
 // childLabels select a profile's children; KindLabel also keeps them in the
 // manager's label-filtered cache.
 func childLabels(p *benchv1.TuningProfile) map[string]string {
 	return map[string]string{
 		benchv1.KindLabel:          kind,
-		benchv1.TuningProfileLabel: benchrun.LabelValue(p.Name),
+		benchv1.TuningProfileLabel: children.LabelValue(p.Name),
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,7 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/statusupdate"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
@@ -46,7 +49,15 @@ const (
 
 // Reconciler reconciles TuningProfiles.
 type Reconciler struct {
-	benchrun.Env
+	client.Client
+	// APIReader reads around the cache (see children.Kit): a foreign object
+	// that blocks a child's name, or a profile newer than the cache's copy.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  record.EventRecorder
+	// Logs reads the tuner pods' reports from their logs (only their end when
+	// it is a TailReader).
+	Logs podlogs.LogReader
 	// Image is the tuner's image.
 	Image string
 	// Namespace holds the tuner DaemonSets and ConfigMaps (the manager's).
@@ -59,6 +70,9 @@ type Reconciler struct {
 }
 
 func (r *Reconciler) poll() time.Duration { return cmp.Or(r.Poll, defaultPoll) }
+
+// kit checks the children, reading around the cache when an APIReader is set.
+func (r *Reconciler) kit() children.Kit { return children.NewKit(r.Client, r.APIReader, r.Scheme) }
 
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/status,verbs=get;update;patch

@@ -28,7 +28,7 @@ func (r *Reconciler) finalize(ctx context.Context, p *benchv1.TuningProfile) (ct
 	}
 	// A stale copy, whose finalizer an earlier reconcile already removed,
 	// must not bring the restorer back for good.
-	if stale, err := r.Kit().Stale(ctx, p); apierrors.IsNotFound(err) {
+	if stale, err := r.kit().Stale(ctx, p); apierrors.IsNotFound(err) {
 		return ctrl.Result{}, nil
 	} else if err != nil || stale {
 		return ctrl.Result{RequeueAfter: r.poll()}, err
@@ -123,7 +123,7 @@ func (r *Reconciler) stragglers(ctx context.Context, p *benchv1.TuningProfile) (
 // deleteChild deletes the profile's child of obj's kind, if it is the profile's.
 func (r *Reconciler) deleteChild(ctx context.Context, p *benchv1.TuningProfile, obj client.Object) error {
 	key := client.ObjectKey{Namespace: r.Namespace, Name: childName(p)}
-	if err := r.Kit().Reader.Get(ctx, key, obj); err != nil {
+	if err := r.kit().Reader.Get(ctx, key, obj); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	if !ours(obj, p) || !obj.GetDeletionTimestamp().IsZero() {
@@ -139,7 +139,7 @@ func (r *Reconciler) neverTuned(ctx context.Context, p *benchv1.TuningProfile) (
 	if err != nil || why == "" {
 		return false, err
 	}
-	err = r.Kit().Reader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: childName(p)}, &appsv1.DaemonSet{})
+	err = r.kit().Reader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: childName(p)}, &appsv1.DaemonSet{})
 	if apierrors.IsNotFound(err) {
 		return true, nil
 	}

@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
 // TailReader reads the end of a container's log. A tuner runs as long as its
@@ -21,10 +21,10 @@ const (
 	tailBytes = 1 << 20
 )
 
-// APILogReader is benchrun's reader of logs through the API server's
+// APILogReader is podlogs' reader of logs through the API server's
 // pods/log, which can also read a log's tail (TailReader).
 type APILogReader struct {
-	benchrun.APILogReader
+	podlogs.APILogReader
 }
 
 // ReadLogTail returns the container's last lines, up to tailBytes.

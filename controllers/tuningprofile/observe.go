@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
@@ -133,7 +133,7 @@ func (r *Reconciler) readReport(ctx context.Context, p *benchv1.TuningProfile, s
 		s.waiting = "no tuner pod on the node yet"
 		return
 	case pod.Status.Phase == corev1.PodPending:
-		if why := benchrun.WhyPending(pod); len(why) > 0 {
+		if why := podlogs.WhyPending(pod); len(why) > 0 {
 			s.waiting, s.notRunning = strings.Join(why, "; "), true
 		} else {
 			s.waiting = fmt.Sprintf("tuner pod %s is starting", pod.Name)

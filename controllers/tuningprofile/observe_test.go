@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/tuning"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
@@ -52,7 +51,7 @@ func TestReadReport(t *testing.T) {
 		"silent":  "benchwright-tuner: applying 3 setting(s)\n",
 		"crash":   "",
 	}}
-	r := &Reconciler{Env: benchrun.Env{Logs: l}}
+	r := &Reconciler{Logs: l}
 	p := newProfile()
 	for _, tc := range []struct {
 		pod        *corev1.Pod

@@ -12,9 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/crdbounds"
+	"github.com/benchwright/benchwright/internal/statusupdate"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
@@ -56,7 +56,7 @@ func nodeStatus(s nodeState) benchv1.NodeTuningStatus {
 		return st
 	}
 	st.Tuned = r.Tuned && r.Phase == tuning.PhaseApplied
-	t := benchrun.MetaTime(r.Time)
+	t := statusupdate.MetaTime(r.Time)
 	st.LastUpdateTime = &t
 	var notes []string
 	if r.Error != "" {

@@ -14,8 +14,8 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 var (
@@ -49,7 +49,7 @@ func newStore(t *testing.T) (*artifacts.Store, string) {
 			{Test: "randread", Metric: "read_bw", Unit: "MiB/s", Value: 1610.7},
 		}},
 	} {
-		run := benchrun.Run{Store: store, Location: r.loc, Started: r.started, Finished: r.started.Add(10 * time.Minute)}
+		run := runstore.Run{Store: store, Location: r.loc, Started: r.started, Finished: r.started.Add(10 * time.Minute)}
 		nodes := []results.NodeInfo{{Hostname: "node-a", MachineType: "c3-standard-8", Kernel: "6.1.0"}}
 		if _, err := run.AddRepetition(ctx, 0, r.samples, nodes, results.SummarizeOptions{GroupBy: []string{results.LabelMsgSize}}); err != nil {
 			t.Fatal(err)

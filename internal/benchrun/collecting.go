@@ -3,8 +3,9 @@ package benchrun
 import "context"
 
 // collecting lets one benchmark at a time, of any kind, read and store its
-// output: each may hold up to MaxLogBytes of a log and results.MaxRunSamples
-// samples, about 200 MB at worst, and the manager's memory limit is 512 MiB.
+// output: each may hold up to podlogs.MaxLogBytes of a log and
+// results.MaxRunSamples samples, about 200 MB at worst, and the manager's
+// memory limit is 512 MiB.
 var collecting = make(chan struct{}, 1)
 
 // Collecting waits for the turn to collect a repetition's output; release

@@ -2,11 +2,11 @@ package benchrun
 
 import (
 	"context"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -40,17 +40,17 @@ type Driver interface {
 	EnsureInputs(ctx context.Context) error
 	// Observe lists the children and says where the latest attempt of
 	// repetition rep stands.
-	Observe(ctx context.Context, rep int) (Attempt, error)
+	Observe(ctx context.Context, rep int) (children.Attempt, error)
 	// CreateAttempt creates the children of an attempt that do not exist yet
 	// and returns those it created.
 	CreateAttempt(ctx context.Context, rep, attempt int) ([]client.Object, error)
 	// StopAttempt stops what is left of a lost attempt before the next.
-	StopAttempt(ctx context.Context, a Attempt) error
+	StopAttempt(ctx context.Context, a children.Attempt) error
 	// Failure is the Outcome of an attempt whose tool failed, after its log
 	// was stored.
-	Failure(ctx context.Context, a Attempt) error
+	Failure(ctx context.Context, a children.Attempt) error
 	// Collect reads, parses and stores a finished attempt's output.
-	Collect(ctx context.Context, a Attempt) (Collected, error)
+	Collect(ctx context.Context, a children.Attempt) (Collected, error)
 	// Record puts a completed repetition's summaries into the kind's status
 	// and returns a note for its RepetitionCompleted event.
 	Record(summaries []results.Summary) string
@@ -58,32 +58,6 @@ type Driver interface {
 	StopChildren(ctx context.Context) error
 	// Display derives the status' display fields.
 	Display()
-}
-
-// Attempt is where the latest attempt of a repetition stands, as its driver
-// observed it.
-type Attempt struct {
-	// Rep is the repetition, from 0; Number is its attempt: 0, then one more
-	// for each retry, and -1 while none was created.
-	Rep, Number int
-	// Partial means some of the attempt's children are still to be created.
-	Partial bool
-	Phase   Phase
-	// Created is when the attempt's children were created; Started when it
-	// began to run (zero until then).
-	Created, Started time.Time
-	// Why explains a starting, lost, failed or timed-out attempt in words.
-	Why string
-	// Waiting is Running's reason while the attempt starts (default
-	// Starting).
-	Waiting string
-	// Pending says what did not happen once the start timeout has passed
-	// (default "did not start").
-	Pending string
-	// Note follows "repetition n/m is running" (default: the retry note).
-	Note string
-	// Retries counts the retries over all repetitions, from the children.
-	Retries int32
 }
 
 // Collected is a finished repetition's output, parsed and labelled.

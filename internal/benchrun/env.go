@@ -10,6 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/children"
+	"github.com/benchwright/benchwright/internal/podlogs"
+	"github.com/benchwright/benchwright/internal/runstore"
 )
 
 // Env is what every benchmark reconciler takes from the manager.
@@ -20,7 +23,7 @@ type Env struct {
 	Scheme    *runtime.Scheme
 	Recorder  record.EventRecorder
 	// Logs reads the tools' output from finished pods.
-	Logs LogReader
+	Logs podlogs.LogReader
 	// Store keeps raw logs, samples and summaries.
 	Store *artifacts.Store
 	// Clock is the time (time.Now when nil).
@@ -37,22 +40,16 @@ func (e *Env) Now() time.Time {
 
 // Kit creates and checks children, reading around the cache when an
 // APIReader is set.
-func (e *Env) Kit() Kit {
-	reader := client.Reader(e.Client)
-	if e.APIReader != nil {
-		reader = e.APIReader
-	}
-	return Kit{Client: e.Client, Reader: reader, Scheme: e.Scheme}
-}
+func (e *Env) Kit() children.Kit { return children.NewKit(e.Client, e.APIReader, e.Scheme) }
 
 // Run is a benchmark's place in the artifact store; started is its
 // status.startTime (now when not set yet).
-func (e *Env) Run(obj metav1.Object, kind string, started *metav1.Time) Run {
+func (e *Env) Run(obj metav1.Object, kind string, started *metav1.Time) runstore.Run {
 	start := e.Now()
 	if started != nil {
 		start = started.Time
 	}
-	return Run{
+	return runstore.Run{
 		Store:    e.Store,
 		Location: artifacts.Location{Namespace: obj.GetNamespace(), Kind: kind, Name: obj.GetName(), UID: string(obj.GetUID())},
 		Started:  start, Finished: e.Now(),
@@ -61,7 +58,7 @@ func (e *Env) Run(obj metav1.Object, kind string, started *metav1.Time) Run {
 
 // NewEnv takes a reconciler's clients, scheme and event recorder (named
 // controller) from the manager.
-func NewEnv(mgr manager.Manager, controller string, logs LogReader, store *artifacts.Store) Env {
+func NewEnv(mgr manager.Manager, controller string, logs podlogs.LogReader, store *artifacts.Store) Env {
 	return Env{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorderFor(controller), Logs: logs, Store: store,

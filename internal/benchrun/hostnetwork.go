@@ -1,6 +1,9 @@
 package benchrun
 
-import benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+import (
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
+)
 
 // CheckHostNetwork fails a benchmark that asks for the nodes' network
 // namespace (field, e.g. "spec.layout.hostNetwork") on a manager whose admin
@@ -10,7 +13,7 @@ func CheckHostNetwork(field string, asked, allowed bool) error {
 	if !asked || allowed {
 		return nil
 	}
-	return Fail(benchv1.ReasonInvalidSpec, field+": true needs the cluster admin to allow benchmarks on the nodes' network, "+
+	return outcome.Fail(benchv1.ReasonInvalidSpec, field+": true needs the cluster admin to allow benchmarks on the nodes' network, "+
 		"which this cluster's admin has not done (chart value allowHostNetwork, manager flag --allow-host-network): "+
 		"remove "+field+", or ask the admin to enable it")
 }

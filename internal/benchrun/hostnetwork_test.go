@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 func TestCheckHostNetwork(t *testing.T) {
@@ -24,7 +25,7 @@ func TestCheckHostNetwork(t *testing.T) {
 			}
 			continue
 		}
-		var oe *Outcome
+		var oe *outcome.Outcome
 		if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonInvalidSpec ||
 			!strings.Contains(oe.Message, "spec.hostNetwork") || !strings.Contains(oe.Message, "allowHostNetwork") {
 			t.Errorf("asked without the admin's leave: %v, want InvalidSpec naming the field and the chart value", err)

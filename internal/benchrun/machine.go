@@ -10,7 +10,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/conditions"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/runstore"
+	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
 // machine is one reconcile of one benchmark: the Env (whose Recorder holds
@@ -48,15 +52,15 @@ func (m *machine) advance(ctx context.Context) (ctrl.Result, error) {
 		return m.start(ctx, rep, max(a.Number, 0))
 	}
 	switch a.Phase {
-	case PhaseStarting:
+	case children.PhaseStarting:
 		return m.starting(a)
-	case PhaseRunning:
+	case children.PhaseRunning:
 		return m.running(a)
-	case PhaseDeadline:
-		return ctrl.Result{}, Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, m.spec.Repetitions, a.Why))
-	case PhaseToolFailed:
+	case children.PhaseDeadline:
+		return ctrl.Result{}, outcome.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, m.spec.Repetitions, a.Why))
+	case children.PhaseToolFailed:
 		return ctrl.Result{}, m.d.Failure(ctx, a)
-	case PhaseLost:
+	case children.PhaseLost:
 		return m.retry(ctx, a)
 	}
 	return m.collect(ctx, a)
@@ -77,25 +81,25 @@ func (m *machine) start(ctx context.Context, rep, attempt int) (ctrl.Result, err
 	created, err := m.d.CreateAttempt(ctx, rep, attempt)
 	for _, c := range created {
 		m.Recorder.Eventf(m.b, corev1.EventTypeNormal, "Created", "Created %s %s for repetition %d/%d%s",
-			m.kindOf(c), c.GetName(), rep+1, m.spec.Repetitions, AttemptNote(attempt))
+			m.kindOf(c), c.GetName(), rep+1, m.spec.Repetitions, children.AttemptNote(attempt))
 	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if m.st.StartTime == nil {
-		now := MetaTime(m.Now())
+		now := statusupdate.MetaTime(m.Now())
 		m.st.StartTime = &now
 	}
 	if m.st.ArtifactURI == "" {
 		m.st.ArtifactURI = m.run().URI()
 	}
 	m.setRunning(metav1.ConditionFalse, benchv1.ReasonStarting,
-		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, m.spec.Repetitions, AttemptNote(attempt)))
+		fmt.Sprintf("repetition %d/%d is starting%s", rep+1, m.spec.Repetitions, children.AttemptNote(attempt)))
 	return ctrl.Result{RequeueAfter: StartTimeout(m.spec.Timeouts) + time.Second}, nil
 }
 
 // starting waits for a created attempt to run, until the start timeout.
-func (m *machine) starting(a Attempt) (ctrl.Result, error) {
+func (m *machine) starting(a children.Attempt) (ctrl.Result, error) {
 	limit := StartTimeout(m.spec.Timeouts)
 	now, deadline := m.Now(), a.Created.Add(limit)
 	if now.After(deadline) {
@@ -103,7 +107,7 @@ func (m *machine) starting(a Attempt) (ctrl.Result, error) {
 		if a.Pending != "" {
 			msg = fmt.Sprintf("repetition %d/%d: %s within %s (spec.timeouts.start): %s", a.Rep+1, m.spec.Repetitions, a.Pending, limit, a.Why)
 		}
-		return ctrl.Result{}, Fail(benchv1.ReasonTimeout, msg)
+		return ctrl.Result{}, outcome.Fail(benchv1.ReasonTimeout, msg)
 	}
 	reason := benchv1.ReasonStarting
 	if a.Waiting != "" {
@@ -115,15 +119,15 @@ func (m *machine) starting(a Attempt) (ctrl.Result, error) {
 
 // running keeps a running attempt within the run timeout: past it, a
 // Timeout Outcome; else Running True, looking again once the timeout is over.
-func (m *machine) running(a Attempt) (ctrl.Result, error) {
+func (m *machine) running(a children.Attempt) (ctrl.Result, error) {
 	limit := RunTimeout(m.spec.Timeouts)
 	now, deadline := m.Now(), a.Started.Add(limit)
 	if now.After(deadline) {
-		return ctrl.Result{}, Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", a.Rep+1, m.spec.Repetitions, limit))
+		return ctrl.Result{}, outcome.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d ran longer than %s (spec.timeouts.run)", a.Rep+1, m.spec.Repetitions, limit))
 	}
 	note := a.Note
 	if note == "" {
-		note = AttemptNote(a.Number)
+		note = children.AttemptNote(a.Number)
 	}
 	m.setRunning(metav1.ConditionTrue, benchv1.ReasonRunning, fmt.Sprintf("repetition %d/%d is running%s", a.Rep+1, m.spec.Repetitions, note))
 	return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
@@ -133,10 +137,10 @@ func (m *machine) running(a Attempt) (ctrl.Result, error) {
 // is used up (then a RetriesExhausted Outcome), after stopping what is left
 // of the lost one. Once started, the retry is counted and Running is False
 // Evicted.
-func (m *machine) retry(ctx context.Context, a Attempt) (ctrl.Result, error) {
+func (m *machine) retry(ctx context.Context, a children.Attempt) (ctrl.Result, error) {
 	total, maxRetries := m.spec.Repetitions, m.spec.MaxRetries
 	if a.Number >= int(maxRetries) {
-		return ctrl.Result{}, Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
+		return ctrl.Result{}, outcome.Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
 			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", a.Rep+1, total, a.Number+1, maxRetries, a.Why))
 	}
 	if err := m.d.StopAttempt(ctx, a); err != nil {
@@ -155,7 +159,7 @@ func (m *machine) retry(ctx context.Context, a Attempt) (ctrl.Result, error) {
 // collect has the driver read and parse a finished attempt's output (one
 // benchmark at a time: see Collecting), stores its samples and summaries,
 // and starts the next repetition or ends the benchmark.
-func (m *machine) collect(ctx context.Context, a Attempt) (ctrl.Result, error) {
+func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result, error) {
 	release, err := Collecting(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -180,7 +184,7 @@ func (m *machine) collect(ctx context.Context, a Attempt) (ctrl.Result, error) {
 }
 
 // run is the benchmark's place in the artifact store.
-func (m *machine) run() Run { return m.Run(m.b, m.kind, m.st.StartTime) }
+func (m *machine) run() runstore.Run { return m.Run(m.b, m.kind, m.st.StartTime) }
 
 // setRunning sets the Running condition.
 func (m *machine) setRunning(status metav1.ConditionStatus, reason, message string) {
@@ -195,7 +199,7 @@ func (m *machine) setCondition(typ string, status metav1.ConditionStatus, reason
 // Collect runs the state machine's collect step alone, for an attempt d
 // observed finished: a driver's tests check with it what its Collect feeds
 // the store and the status.
-func (e *Env) Collect(ctx context.Context, d Driver, a Attempt) (ctrl.Result, error) {
+func (e *Env) Collect(ctx context.Context, d Driver, a children.Attempt) (ctrl.Result, error) {
 	b := d.Benchmark()
 	m := &machine{Env: *e, d: d, b: b, spec: b.BenchmarkSpec(), st: b.BenchmarkStatus(), kind: d.Kind()}
 	return m.collect(ctx, a)

@@ -6,6 +6,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/metrics"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 // observeDurations records a benchmark's queue time when the status write
@@ -21,7 +22,7 @@ func (e *Env) observeDurations(obj client.Object, wasStarted bool, st *benchv1.B
 	if !wasStarted {
 		metrics.ObserveQueued(kind, obj.GetCreationTimestamp().Time, st.StartTime.Time)
 	}
-	if Finished(st) && st.CompletionTime != nil {
+	if outcome.Finished(st) && st.CompletionTime != nil {
 		metrics.ObserveRun(kind, st.StartTime.Time, st.CompletionTime.Time)
 	}
 }

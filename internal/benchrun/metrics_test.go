@@ -8,14 +8,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/metrics"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
@@ -49,23 +53,23 @@ type stepDriver struct {
 	step func(*benchv1.StorageBenchmark) error
 }
 
-func (d stepDriver) Benchmark() Benchmark                       { return d.b }
-func (d stepDriver) Kind() string                               { return "StorageBenchmark" }
-func (d stepDriver) Admit() error                               { return d.step(d.b) }
-func (d stepDriver) EnsureInputs(context.Context) error         { return nil }
-func (d stepDriver) StopChildren(context.Context) error         { return nil }
-func (d stepDriver) Display()                                   { d.b.Status.State = State(&d.b.Status.BenchmarkStatusCommon) }
-func (d stepDriver) Record([]results.Summary) string            { return "" }
-func (d stepDriver) StopAttempt(context.Context, Attempt) error { return nil }
-func (d stepDriver) Failure(context.Context, Attempt) error     { return nil }
-func (d stepDriver) Collect(context.Context, Attempt) (Collected, error) {
+func (d stepDriver) Benchmark() Benchmark                                { return d.b }
+func (d stepDriver) Kind() string                                        { return "StorageBenchmark" }
+func (d stepDriver) Admit() error                                        { return d.step(d.b) }
+func (d stepDriver) EnsureInputs(context.Context) error                  { return nil }
+func (d stepDriver) StopChildren(context.Context) error                  { return nil }
+func (d stepDriver) Display()                                            { d.b.Status.State = State(&d.b.Status.BenchmarkStatusCommon) }
+func (d stepDriver) Record([]results.Summary) string                     { return "" }
+func (d stepDriver) StopAttempt(context.Context, children.Attempt) error { return nil }
+func (d stepDriver) Failure(context.Context, children.Attempt) error     { return nil }
+func (d stepDriver) Collect(context.Context, children.Attempt) (Collected, error) {
 	return Collected{}, nil
 }
 func (d stepDriver) CreateAttempt(context.Context, int, int) ([]client.Object, error) {
 	return nil, nil
 }
-func (d stepDriver) Observe(context.Context, int) (Attempt, error) {
-	return Attempt{Phase: PhaseRunning, Started: d.b.Status.StartTime.Time}, nil
+func (d stepDriver) Observe(context.Context, int) (children.Attempt, error) {
+	return children.Attempt{Phase: children.PhaseRunning, Started: d.b.Status.StartTime.Time}, nil
 }
 
 // reconcileWith runs one Env.Reconcile of the benchmark as stored, with step
@@ -77,6 +81,18 @@ func reconcileWith(t *testing.T, e *Env, key client.ObjectKey, step func(*benchv
 		t.Fatal(err)
 	}
 	return e.Reconcile(context.Background(), stepDriver{b: &b, step: step})
+}
+
+func testScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := benchv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func newMetricsEnv(t *testing.T, now time.Time, objs ...client.Object) *Env {
@@ -139,7 +155,9 @@ func TestReconcileObservesOnlyWrittenTransitions(t *testing.T) {
 	key := client.ObjectKeyFromObject(b)
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
 
-	fail := func(*benchv1.StorageBenchmark) error { return Fail(benchv1.ReasonToolFailed, "fio exited with code 1") }
+	fail := func(*benchv1.StorageBenchmark) error {
+		return outcome.Fail(benchv1.ReasonToolFailed, "fio exited with code 1")
+	}
 	res, err := reconcileWith(t, e, key, func(b *benchv1.StorageBenchmark) error {
 		// Someone else writes first: this reconcile's read is out of date.
 		other := b.DeepCopy()
@@ -172,7 +190,7 @@ func TestReconcileObservesNothingForAFailureBeforeTheStart(t *testing.T) {
 	e := newMetricsEnv(t, time.Now(), b)
 	queue, run := observations(t, metrics.QueueSeconds), observations(t, metrics.RunSeconds)
 	if _, err := reconcileWith(t, e, client.ObjectKeyFromObject(b), func(*benchv1.StorageBenchmark) error {
-		return Fail(benchv1.ReasonTimeout, "the pool was not Ready within 1h")
+		return outcome.Fail(benchv1.ReasonTimeout, "the pool was not Ready within 1h")
 	}); err != nil {
 		t.Fatal(err)
 	}

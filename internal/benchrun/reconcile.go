@@ -11,11 +11,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
 // ErrStale stops a reconcile that read an out-of-date benchmark from the
-// cache before it creates anything (see Kit.Stale); it looks again shortly.
+// cache before it creates anything (see children.Kit.Stale); it looks again
+// shortly.
 var ErrStale = errors.New("the cached benchmark is out of date")
 
 const staleRetry = 200 * time.Millisecond
@@ -29,7 +31,7 @@ const staleRetry = 200 * time.Millisecond
 func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 	b := d.Benchmark()
 	st := b.BenchmarkStatus()
-	if !b.GetDeletionTimestamp().IsZero() || Finished(st) {
+	if !b.GetDeletionTimestamp().IsZero() || outcome.Finished(st) {
 		return ctrl.Result{}, nil
 	}
 	before, wasStarted := b.DeepCopyObject().(Benchmark), st.StartTime != nil
@@ -40,7 +42,7 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 	if errors.Is(err, ErrStale) {
 		return ctrl.Result{RequeueAfter: staleRetry}, nil
 	}
-	if oe := (*Outcome)(nil); errors.As(err, &oe) {
+	if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 		m.fail(ctx, oe)
 		res, err = ctrl.Result{}, d.StopChildren(ctx)
 	}
@@ -59,9 +61,9 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 
 // fail sets Failed with the outcome's reason and message, ends Running, and
 // records the end and an event.
-func (m *machine) fail(ctx context.Context, oe *Outcome) {
+func (m *machine) fail(ctx context.Context, oe *outcome.Outcome) {
 	log.FromContext(ctx).Info("benchmark failed", "reason", oe.Reason, "message", oe.Message)
-	now := MetaTime(m.Now())
+	now := statusupdate.MetaTime(m.Now())
 	m.st.CompletionTime = &now
 	m.setRunning(metav1.ConditionFalse, oe.Reason, "the benchmark failed: see the Failed condition")
 	m.setCondition(benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, oe.Message)

@@ -1,19 +1,11 @@
 package benchrun
 
 import (
-	"time"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
-
-// Finished tells whether the benchmark reached Succeeded or Failed.
-func Finished(st *benchv1.BenchmarkStatusCommon) bool {
-	return meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionSucceeded) ||
-		meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionFailed)
-}
 
 // State is the one-word state for `kubectl get`, derived from the conditions.
 func State(st *benchv1.BenchmarkStatusCommon) benchv1.BenchmarkState {
@@ -31,6 +23,3 @@ func State(st *benchv1.BenchmarkStatusCommon) benchv1.BenchmarkState {
 	}
 	return benchv1.StatePending
 }
-
-// MetaTime is t in UTC to the second, as the API stores times.
-func MetaTime(t time.Time) metav1.Time { return metav1.NewTime(t.UTC().Truncate(time.Second)) }

@@ -2,7 +2,6 @@ package benchrun
 
 import (
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -64,36 +63,5 @@ func TestState(t *testing.T) {
 				t.Errorf("State = %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestFinished(t *testing.T) {
-	tests := []struct {
-		name  string
-		conds []metav1.Condition
-		want  bool
-	}{
-		{"no conditions", nil, false},
-		{"running", []metav1.Condition{condition(benchv1.ConditionRunning, metav1.ConditionTrue, benchv1.ReasonRunning)}, false},
-		{"succeeded", []metav1.Condition{condition(benchv1.ConditionSucceeded, metav1.ConditionTrue, benchv1.ReasonCompleted)}, true},
-		{"failed", []metav1.Condition{condition(benchv1.ConditionFailed, metav1.ConditionTrue, benchv1.ReasonTimeout)}, true},
-		{"Succeeded False", []metav1.Condition{condition(benchv1.ConditionSucceeded, metav1.ConditionFalse, benchv1.ReasonRunning)}, false},
-		{"Failed Unknown", []metav1.Condition{condition(benchv1.ConditionFailed, metav1.ConditionUnknown, benchv1.ReasonRunning)}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Finished(&benchv1.BenchmarkStatusCommon{Conditions: tt.conds}); got != tt.want {
-				t.Errorf("Finished = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestMetaTime(t *testing.T) {
-	in := time.Date(2025, 3, 4, 12, 30, 15, 987654321, time.FixedZone("CET", 3600))
-	want := metav1.NewTime(time.Date(2025, 3, 4, 11, 30, 15, 0, time.UTC))
-	got := MetaTime(in)
-	if !got.Equal(&want) || got.Location() != time.UTC {
-		t.Errorf("MetaTime(%v) = %v, want %v", in, got, want)
 	}
 }

@@ -9,12 +9,13 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
 // succeed ends a benchmark whose repetitions all completed: Succeeded, the
 // expectations' verdict, and the run's report.html.
 func (m *machine) succeed(ctx context.Context, summaries []results.Summary) error {
-	now := MetaTime(m.Now())
+	now := statusupdate.MetaTime(m.Now())
 	m.st.CompletionTime = &now
 	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", m.spec.Repetitions, m.st.ArtifactURI)
 	m.setRunning(metav1.ConditionFalse, benchv1.ReasonCompleted, msg)

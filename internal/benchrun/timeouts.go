@@ -10,6 +10,8 @@ import (
 const (
 	defaultStartTimeout = 15 * time.Minute
 	defaultRunTimeout   = 2 * time.Hour
+	// defaultWaitForNodes bounds the waits before the first repetition.
+	defaultWaitForNodes = time.Hour
 )
 
 // StartTimeout bounds the time from creating a repetition's Job or MPIJob to
@@ -27,4 +29,13 @@ func RunTimeout(t benchv1.Timeouts) time.Duration {
 		return t.Run.Duration
 	}
 	return defaultRunTimeout
+}
+
+// waitForNodesTimeout bounds the time from creating a benchmark to its first
+// repetition: its pool, its tuning and its turn on the pool.
+func waitForNodesTimeout(t benchv1.Timeouts) time.Duration {
+	if t.WaitForNodes != nil && t.WaitForNodes.Duration > 0 {
+		return t.WaitForNodes.Duration
+	}
+	return defaultWaitForNodes
 }

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -148,7 +148,7 @@ func TestStorageDDOnPersistentVolume(t *testing.T) {
 	b.Namespace = ns
 	ctx := context.Background()
 
-	claim := benchrun.ChildName(b.Name, "-data0")
+	claim := children.Name(b.Name, "-data0")
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: ns + "-data0"},
 		Spec: corev1.PersistentVolumeSpec{

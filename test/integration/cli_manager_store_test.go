@@ -20,8 +20,8 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/artifactserver"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/runstore"
 	"github.com/benchwright/benchwright/test/util"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
@@ -52,7 +52,7 @@ func TestCLIReadsTheManagersOwnStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := benchrun.Run{Store: store, Location: artifacts.Location{Namespace: ns, Kind: "StorageBenchmark", Name: b.Name, UID: string(b.UID)}}
+	run := runstore.Run{Store: store, Location: artifacts.Location{Namespace: ns, Kind: "StorageBenchmark", Name: b.Name, UID: string(b.UID)}}
 	samples := []results.Sample{{Test: "randread-4k", Metric: "read_iops", Unit: "IOPS", Value: 412345, Benchmark: b.Name, Namespace: ns, Kind: "StorageBenchmark", RunUID: string(b.UID)}}
 	if _, err := run.AddRepetition(ctx, 0, samples, nil, results.SummarizeOptions{}); err != nil {
 		t.Fatal(err)

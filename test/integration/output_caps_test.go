@@ -18,12 +18,13 @@ import (
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
 // countedLogs counts the logs a manager reads.
 type countedLogs struct {
-	benchrun.LogReader
+	podlogs.LogReader
 	reads atomic.Int32
 }
 
@@ -34,7 +35,7 @@ func (c *countedLogs) ReadLog(ctx context.Context, namespace, pod, container str
 
 // startStorageManager starts a StorageBenchmark controller on ns reading logs
 // through logs: a manager process of its own.
-func startStorageManager(t *testing.T, ns string, logs benchrun.LogReader, standIn func(context.Context)) *artifacts.Store {
+func startStorageManager(t *testing.T, ns string, logs podlogs.LogReader, standIn func(context.Context)) *artifacts.Store {
 	return startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
 		return (&storagebenchmark.Reconciler{
 			Env: benchrun.NewEnv(mgr, "storagebenchmark-controller", logs, store), Image: "registry.example/fio:test",
@@ -51,7 +52,7 @@ func TestStorageBenchmarkLogOverTheCap(t *testing.T) {
 	kubelet := newFakeKubelet(t, ns)
 	kubelet.hook = func(*batchv1.Job) podFate {
 		return podFate{mangle: func(_ string, out []byte) []byte {
-			spam := bytes.Repeat([]byte("fio: verbose progress line\n"), benchrun.MaxLogBytes/27+1)
+			spam := bytes.Repeat([]byte("fio: verbose progress line\n"), podlogs.MaxLogBytes/27+1)
 			return append(append(spam, out...), "the very end of a huge log\n"...)
 		}}
 	}
@@ -130,7 +131,7 @@ func TestStorageBenchmarkReportOfUnaskedJobs(t *testing.T) {
 
 // A launcher log over the cap fails OutputTooLarge with its end.
 func TestMPIBenchmarkLogOverTheCap(t *testing.T) {
-	huge := append(bytes.Repeat([]byte("[node-a:00042] mca: verbose\n"), benchrun.MaxLogBytes/28+1), "the launcher's last line\n"...)
+	huge := append(bytes.Repeat([]byte("[node-a:00042] mca: verbose\n"), podlogs.MaxLogBytes/28+1), "the launcher's last line\n"...)
 	env := newMPIEnv(t, func(*mpiv2.MPIJob) mpiFate { return mpiFate{log: huge} })
 	b := waitFinished(t, env.create(t, "osu", `
 nodeSelector: {kubernetes.io/os: linux}

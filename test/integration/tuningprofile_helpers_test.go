@@ -27,7 +27,6 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/tuningprofile"
 	"github.com/benchwright/benchwright/internal/artifacts"
-	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/tuning"
 	"github.com/benchwright/benchwright/test/util"
 	"github.com/benchwright/benchwright/test/wrappers"
@@ -47,7 +46,8 @@ func newTuningEnv(t *testing.T) *tuningEnv {
 	e := &tuningEnv{ns: ns, nodes: &tunerNodes{t: t, ns: ns, roots: map[string]string{}, logs: map[string][]byte{}}}
 	startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
 		return (&tuningprofile.Reconciler{
-			Env:   benchrun.NewEnv(mgr, "tuningprofile-controller", e.nodes, store),
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
+			Recorder: mgr.GetEventRecorderFor("tuningprofile-controller"), Logs: e.nodes,
 			Image: "registry.example/tuner:test", Namespace: ns, Poll: 200 * time.Millisecond,
 		}).SetupWithManager(mgr)
 	}, e.nodes.run)

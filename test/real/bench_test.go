@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -99,7 +99,7 @@ func runQuickstartOnce(tb testing.TB, ns, node string, i int) (float64, time.Dur
 	})
 	wall := time.Since(began)
 	var cm corev1.ConfigMap
-	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: benchrun.ChildName(sb.Name, "-fio")}, &cm); err != nil {
+	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: children.Name(sb.Name, "-fio")}, &cm); err != nil {
 		tb.Fatal(err)
 	}
 	var iops float64

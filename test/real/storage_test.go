@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
@@ -88,7 +88,7 @@ func TestQuickstartFio(t *testing.T) {
 
 	// A bare fio pod: the same job file, on the same node, in the same image.
 	var cm corev1.ConfigMap
-	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: benchrun.ChildName(b.Name, "-fio")}, &cm); err != nil {
+	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: children.Name(b.Name, "-fio")}, &cm); err != nil {
 		t.Fatal(err)
 	}
 	bare := runBareFio(t, ns, b.Status.Nodes[0], cm.Data["job.fio"])
@@ -149,7 +149,7 @@ func TestDDOnRealVolumes(t *testing.T) {
 	if !b.Spec.DropCaches {
 		t.Fatal("the example no longer drops caches")
 	}
-	claim := benchrun.ChildName(b.Name, "-data0")
+	claim := children.Name(b.Name, "-data0")
 	pv := localVolume(t, ns+"-data0", *b.Spec.Volumes.StorageClassName, nodes()[0], ns, claim)
 	if err := k8s.Create(ctx(), b); err != nil {
 		t.Fatal(err)

@@ -1,23 +1,23 @@
-package benchrun
+package children
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 )
 
-// MaxChildName keeps child names valid as label values (Jobs put their name in
+// MaxName keeps child names valid as label values (Jobs put their name in
 // the job-name label of their pods) and leaves room for a pod suffix.
-const MaxChildName = 52
+const MaxName = 52
 
 // maxLabelValue is the API server's limit on a label value.
 const maxLabelValue = 63
 
-// ChildName is base + suffix, shortened with a hash of base when too long, so
+// Name is base + suffix, shortened with a hash of base when too long, so
 // two long benchmark names never share children.
-func ChildName(base, suffix string) string { return shorten(base, suffix, MaxChildName) }
+func Name(base, suffix string) string { return shorten(base, suffix, MaxName) }
 
 // ShortName is base + suffix within limit characters, shortened like
-// ChildName, for children whose own children add longer suffixes.
+// Name, for children whose own children add longer suffixes.
 func ShortName(base, suffix string, limit int) string { return shorten(base, suffix, limit) }
 
 // LabelValue is a benchmark's name as a label value: names may have 253

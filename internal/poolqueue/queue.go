@@ -1,4 +1,8 @@
-package benchrun
+// Package poolqueue is the queue of benchmarks on a BenchmarkPool and what
+// keeps a benchmark from starting: its pool not Ready, its TuningProfile not
+// Tuned, or other benchmarks ahead of it on the pool. It says what blocks and
+// why; how long a benchmark may wait is the state machine's to decide.
+package poolqueue
 
 import (
 	"context"
@@ -8,34 +12,34 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
-// QueueEntry is one unfinished benchmark that names a pool.
-type QueueEntry struct {
+// Entry is one unfinished benchmark that names a pool.
+type Entry struct {
 	Kind, Namespace, Name string
 	Created               time.Time
 	Started               bool
 }
 
 // ID is kind/namespace/name, as BenchmarkPool.status.activeBenchmark shows it.
-func (q QueueEntry) ID() string { return q.Kind + "/" + q.Namespace + "/" + q.Name }
+func (q Entry) ID() string { return q.Kind + "/" + q.Namespace + "/" + q.Name }
 
-// PoolQueue lists the unfinished benchmarks of both kinds that name pool, in
+// List lists the unfinished benchmarks of both kinds that name pool, in
 // the order they get the pool: those that started (they hold it) first, then
 // by creation time, then by namespace and name. Benchmarks that share a pool
 // run one at a time, in creation order: two benchmarks on the same nodes at
 // once spoil both results.
-func PoolQueue(ctx context.Context, c client.Reader, pool benchv1.PoolName) ([]QueueEntry, error) {
-	var out []QueueEntry
+func List(ctx context.Context, c client.Reader, pool benchv1.PoolName) ([]Entry, error) {
+	var out []Entry
 	add := func(kind string, obj metav1.Object, spec *benchv1.Placement, st *benchv1.BenchmarkStatusCommon) {
-		if spec.Pool != pool || Finished(st) || !obj.GetDeletionTimestamp().IsZero() {
+		if spec.Pool != pool || outcome.Finished(st) || !obj.GetDeletionTimestamp().IsZero() {
 			return
 		}
-		out = append(out, QueueEntry{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(),
+		out = append(out, Entry{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(),
 			Created: obj.GetCreationTimestamp().Time, Started: st.StartTime != nil})
 	}
 	var storage benchv1.StorageBenchmarkList
@@ -74,36 +78,13 @@ type Wait struct {
 	Position int32
 }
 
-// waitRetry is how often a waiting benchmark looks again.
-const waitRetry = 5 * time.Second
-
-// defaultWaitForNodes bounds the waits when spec.timeouts.waitForNodes does not.
-const defaultWaitForNodes = time.Hour
-
-// gate decides whether a benchmark may start its first repetition: its pool
-// Ready, its tuning profile Tuned, and no other benchmark ahead of it on the
-// pool. A wait longer than timeouts.waitForNodes (from the benchmark's
-// creation) fails it with Timeout. Nil means go.
-func (e *Env) gate(ctx context.Context, obj client.Object, kind string, placement benchv1.Placement, timeouts benchv1.Timeouts) (*Wait, error) {
-	w, err := e.blocker(ctx, obj, kind, placement)
-	if err != nil || w == nil {
-		return w, err
-	}
-	limit := defaultWaitForNodes
-	if t := timeouts.WaitForNodes; t != nil && t.Duration > 0 {
-		limit = t.Duration
-	}
-	if e.Now().Sub(obj.GetCreationTimestamp().Time) > limit {
-		return nil, Fail(benchv1.ReasonTimeout, fmt.Sprintf("waited longer than %s (spec.timeouts.waitForNodes): %s", limit, w.Message))
-	}
-	return w, nil
-}
-
-// blocker is what keeps the benchmark from starting now, if anything.
-func (e *Env) blocker(ctx context.Context, obj client.Object, kind string, p benchv1.Placement) (*Wait, error) {
+// Blocked says what keeps benchmark obj of kind from starting its first
+// repetition now: its pool not Ready, its tuning profile not Tuned, or
+// another benchmark ahead of it on the pool. Nil means go.
+func Blocked(ctx context.Context, c client.Reader, obj client.Object, kind string, p benchv1.Placement) (*Wait, error) {
 	if p.Pool != "" {
 		var pool benchv1.BenchmarkPool
-		err := e.Get(ctx, client.ObjectKey{Name: string(p.Pool)}, &pool)
+		err := c.Get(ctx, client.ObjectKey{Name: string(p.Pool)}, &pool)
 		switch {
 		case client.IgnoreNotFound(err) != nil:
 			return nil, err
@@ -120,7 +101,7 @@ func (e *Env) blocker(ctx context.Context, obj client.Object, kind string, p ben
 	}
 	if p.Tuning != "" {
 		var prof benchv1.TuningProfile
-		err := e.Get(ctx, client.ObjectKey{Name: string(p.Tuning)}, &prof)
+		err := c.Get(ctx, client.ObjectKey{Name: string(p.Tuning)}, &prof)
 		switch {
 		case client.IgnoreNotFound(err) != nil:
 			return nil, err
@@ -138,7 +119,7 @@ func (e *Env) blocker(ctx context.Context, obj client.Object, kind string, p ben
 	if p.Pool == "" {
 		return nil, nil
 	}
-	queue, err := PoolQueue(ctx, e.Client, p.Pool)
+	queue, err := List(ctx, c, p.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -154,24 +135,4 @@ func (e *Env) blocker(ctx context.Context, obj client.Object, kind string, p ben
 			Message: fmt.Sprintf("BenchmarkPool %s runs one benchmark at a time: %s holds it, %d ahead in the queue", p.Pool, queue[0].ID(), i)}, nil
 	}
 	return nil, nil
-}
-
-// hold keeps a benchmark that has not started yet until gate lets it go,
-// recording the wait (Running False with the reason, the queue position).
-// held tells the caller to return res; a started benchmark is never held.
-func (m *machine) hold(ctx context.Context) (held bool, res ctrl.Result, err error) {
-	if m.st.StartTime != nil {
-		return false, ctrl.Result{}, nil
-	}
-	w, err := m.gate(ctx, m.b, m.kind, m.spec.Placement, m.spec.Timeouts)
-	if err != nil {
-		return true, ctrl.Result{}, err
-	}
-	if w == nil {
-		m.st.QueuePosition = 0
-		return false, ctrl.Result{}, nil
-	}
-	m.setRunning(metav1.ConditionFalse, w.Reason, w.Message)
-	m.st.QueuePosition = w.Position
-	return true, ctrl.Result{RequeueAfter: waitRetry}, nil
 }

@@ -1,4 +1,4 @@
-package benchrun
+package children
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 // Kit is what the controllers need to create and check their children.
@@ -23,6 +24,16 @@ type Kit struct {
 	// labelled children, so a foreign object that blocks a name is seen here).
 	Reader client.Reader
 	Scheme *runtime.Scheme
+}
+
+// NewKit is the Kit of a reconciler's client and scheme, reading around the
+// cache through apiReader when it is set, else through c.
+func NewKit(c client.Client, apiReader client.Reader, scheme *runtime.Scheme) Kit {
+	reader := client.Reader(c)
+	if apiReader != nil {
+		reader = apiReader
+	}
+	return Kit{Client: c, Reader: reader, Scheme: scheme}
 }
 
 // CreateOwned creates a child with owner as its controller. An object of that
@@ -49,7 +60,7 @@ func (k Kit) CreateOwned(ctx context.Context, owner, obj client.Object) (created
 		return false, err
 	}
 	if !OwnedBy(existing, owner) {
-		return false, Fail(benchv1.ReasonNameConflict, fmt.Sprintf(
+		return false, outcome.Fail(benchv1.ReasonNameConflict, fmt.Sprintf(
 			"%s %s already exists and does not belong to this benchmark: delete it or rename the benchmark", k.kindOf(obj), obj.GetName()))
 	}
 	return false, nil

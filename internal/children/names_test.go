@@ -1,4 +1,4 @@
-package benchrun
+package children
 
 import (
 	"strings"
@@ -33,12 +33,12 @@ func TestChildName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ChildName(tt.base, tt.suffix)
+			got := Name(tt.base, tt.suffix)
 			if got != tt.want {
-				t.Errorf("ChildName(%q, %q) = %q, want %q", tt.base, tt.suffix, got, tt.want)
+				t.Errorf("Name(%q, %q) = %q, want %q", tt.base, tt.suffix, got, tt.want)
 			}
-			if len(got) > MaxChildName {
-				t.Errorf("%q has %d characters, more than %d", got, len(got), MaxChildName)
+			if len(got) > MaxName {
+				t.Errorf("%q has %d characters, more than %d", got, len(got), MaxName)
 			}
 		})
 	}
@@ -76,15 +76,15 @@ func TestChildNameAllLengths(t *testing.T) {
 	for n := 1; n <= 253; n++ {
 		base := strings.Repeat("x", n-1) + "y"
 		for _, suffix := range []string{"-r0", "-r99-a10", "-mpi"} {
-			got := ChildName(base, suffix)
-			if len(got) > MaxChildName {
-				t.Fatalf("ChildName(%d chars, %q) has %d characters", n, suffix, len(got))
+			got := Name(base, suffix)
+			if len(got) > MaxName {
+				t.Fatalf("Name(%d chars, %q) has %d characters", n, suffix, len(got))
 			}
 			if errs := validation.IsDNS1123Label(got); len(errs) > 0 {
-				t.Fatalf("ChildName(%d chars, %q) = %q: %v", n, suffix, got, errs)
+				t.Fatalf("Name(%d chars, %q) = %q: %v", n, suffix, got, errs)
 			}
 			if prev, dup := seen[got]; dup {
-				t.Fatalf("ChildName of %d and %d characters are both %q", prev, n, got)
+				t.Fatalf("Name of %d and %d characters are both %q", prev, n, got)
 			}
 			seen[got] = n
 		}

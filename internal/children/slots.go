@@ -1,4 +1,4 @@
-package benchrun
+package children
 
 import (
 	"cmp"
@@ -8,30 +8,12 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/benchwright/benchwright/internal/podlogs"
 )
 
 // The node slots of an attempt: benchmarks that run one Job per node and
 // repetition (StorageBenchmark, NetworkBenchmark) observe them the same way.
-
-// Phase is where one attempt of a repetition stands, over all its node slots.
-type Phase int
-
-const (
-	// PhaseStarting means some pod is not running yet (unscheduled, volumes
-	// unbound, image pulling).
-	PhaseStarting Phase = iota
-	// PhaseRunning means every pod runs or has finished.
-	PhaseRunning
-	// PhaseSucceeded means every Job completed; their pods' logs can be read.
-	PhaseSucceeded
-	// PhaseLost means a pod was evicted, preempted or lost with its node; the
-	// attempt can be retried.
-	PhaseLost
-	// PhaseToolFailed means the tool exited non-zero; its failure is the result.
-	PhaseToolFailed
-	// PhaseDeadline means the Job's own deadline ended it (the manager was away).
-	PhaseDeadline
-)
 
 // SlotRun is one node slot's Job and its pods.
 type SlotRun struct {
@@ -68,7 +50,7 @@ func ObserveSlots(slots []SlotRun) Observation {
 		}
 		switch {
 		case JobCondition(s.Job, batchv1.JobComplete):
-			pod := PodInPhase(s.Pods, corev1.PodSucceeded)
+			pod := podlogs.PodInPhase(s.Pods, corev1.PodSucceeded)
 			if pod == nil {
 				o.lose(fmt.Sprintf("Job %s completed but its pod is gone, and with it the output", s.Job.Name))
 				continue
@@ -80,7 +62,7 @@ func ObserveSlots(slots []SlotRun) Observation {
 		default:
 			// A pod that already ended counts as started: its Job's condition
 			// follows shortly.
-			running := cmp.Or(PodInPhase(s.Pods, corev1.PodRunning), PodInPhase(s.Pods, corev1.PodSucceeded), PodInPhase(s.Pods, corev1.PodFailed))
+			running := cmp.Or(podlogs.PodInPhase(s.Pods, corev1.PodRunning), podlogs.PodInPhase(s.Pods, corev1.PodSucceeded), podlogs.PodInPhase(s.Pods, corev1.PodFailed))
 			if running == nil {
 				allStarted = false
 				waiting = append(waiting, PendingReasons(s)...)
@@ -125,7 +107,7 @@ func (o *Observation) classifyFailure(s SlotRun) {
 		}
 		return
 	}
-	pod := PodInPhase(s.Pods, corev1.PodFailed)
+	pod := podlogs.PodInPhase(s.Pods, corev1.PodFailed)
 	if pod == nil {
 		o.lose(fmt.Sprintf("Job %s failed and its pod is gone (deleted with its node?)", s.Job.Name))
 		return
@@ -142,7 +124,7 @@ func (o *Observation) classifyFailure(s SlotRun) {
 		why += ": " + pod.Status.Message
 	}
 	o.Failed = pod
-	o.lose(fmt.Sprintf("pod %s on node %s was stopped by the cluster (%s)", pod.Name, NodeOf(pod), why))
+	o.lose(fmt.Sprintf("pod %s on node %s was stopped by the cluster (%s)", pod.Name, podlogs.NodeOf(pod), why))
 }
 
 // disrupted tells whether the cluster, not the tool, ended the pod: eviction,
@@ -177,7 +159,7 @@ func PendingReasons(s SlotRun) []string {
 	}
 	var out []string
 	for _, p := range s.Pods {
-		out = append(out, WhyPending(p)...)
+		out = append(out, podlogs.WhyPending(p)...)
 	}
 	if len(out) == 0 {
 		out = append(out, fmt.Sprintf("the pod of Job %s is pending", s.Job.Name))

@@ -1,4 +1,4 @@
-package benchrun
+package podlogs
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 // LogReader reads the log of one container of a finished pod. The manager
@@ -92,7 +93,7 @@ func ReadLog(ctx context.Context, logs LogReader, pod *corev1.Pod, container str
 func ReadOutput(ctx context.Context, logs LogReader, pod *corev1.Pod, container string) ([]byte, error) {
 	log, err := ReadLog(ctx, logs, pod, container)
 	if tl := (*LogTooLargeError)(nil); errors.As(err, &tl) {
-		return nil, Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf(
+		return nil, outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf(
 			"the log of container %s is over the %d MiB the manager reads of one log (MaxLogBytes, so that no output can exhaust its memory): have the tool print less, e.g. fewer jobs, tests or pairs per benchmark\n%s",
 			container, MaxLogBytes>>20, Tail(tl.Tail)))
 	}

@@ -1,4 +1,4 @@
-package benchrun
+package podlogs
 
 import (
 	"fmt"
@@ -6,9 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
 // WhyPending says why a pod does not run yet, from what the scheduler and
@@ -56,23 +53,6 @@ func PodInPhase(pods []*corev1.Pod, ph corev1.PodPhase) *corev1.Pod {
 	return nil
 }
 
-// Place keeps a pod on the benchmark's nodes: the pool's label and taint, or
-// the spec's node selector; and the spec's tolerations.
-func Place(spec *corev1.PodSpec, p benchv1.Placement) {
-	if pool := string(p.Pool); pool != "" {
-		spec.NodeSelector = map[string]string{benchv1.PoolLabel: pool}
-		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{
-			Key: benchv1.PoolLabel, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule,
-		})
-	} else {
-		spec.NodeSelector = make(map[string]string, len(p.NodeSelector))
-		for k, v := range p.NodeSelector {
-			spec.NodeSelector[k] = v
-		}
-	}
-	spec.Tolerations = append(spec.Tolerations, p.Tolerations...)
-}
-
 // FinishTime is when the pod's last container ended, init containers
 // included, for samples whose tool prints no time of its own.
 func FinishTime(p *corev1.Pod) (t time.Time) {
@@ -82,15 +62,4 @@ func FinishTime(p *corev1.Pod) (t time.Time) {
 		}
 	}
 	return t
-}
-
-// OneSlotPerNode keeps the pods that carry peers' labels (one attempt's
-// node slots) on distinct nodes.
-func OneSlotPerNode(spec *corev1.PodSpec, peers map[string]string) {
-	spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: peers},
-			TopologyKey:   corev1.LabelHostname,
-		}},
-	}}
 }

@@ -1,4 +1,4 @@
-package benchrun
+package children
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
 
@@ -74,7 +75,7 @@ func TestCreateOwned(t *testing.T) {
 		existing    []client.Object
 		obj         client.Object
 		wantCreated bool
-		wantErr     *Outcome
+		wantErr     *outcome.Outcome
 		// wantRefs are the owner references of the stored object.
 		wantRefs []metav1.OwnerReference
 	}{
@@ -94,14 +95,14 @@ func TestCreateOwned(t *testing.T) {
 			name:     "someone else's ConfigMap of that name",
 			existing: []client.Object{configMap()},
 			obj:      configMap(),
-			wantErr: &Outcome{Reason: benchv1.ReasonNameConflict,
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonNameConflict,
 				Message: "ConfigMap lat-mpi already exists and does not belong to this benchmark: delete it or rename the benchmark"},
 		},
 		{
 			name:     "controlled by an earlier benchmark of the same name",
 			existing: []client.Object{configMap(controllerRef("lat", "uid-old", true))},
 			obj:      configMap(),
-			wantErr: &Outcome{Reason: benchv1.ReasonNameConflict,
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonNameConflict,
 				Message: "ConfigMap lat-mpi already exists and does not belong to this benchmark: delete it or rename the benchmark"},
 			wantRefs: []metav1.OwnerReference{controllerRef("lat", "uid-old", true)},
 		},
@@ -109,7 +110,7 @@ func TestCreateOwned(t *testing.T) {
 			name:     "owned by the benchmark but not as controller",
 			existing: []client.Object{configMap(controllerRef("lat", "uid-lat", false))},
 			obj:      configMap(),
-			wantErr: &Outcome{Reason: benchv1.ReasonNameConflict,
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonNameConflict,
 				Message: "ConfigMap lat-mpi already exists and does not belong to this benchmark: delete it or rename the benchmark"},
 			wantRefs: []metav1.OwnerReference{controllerRef("lat", "uid-lat", false)},
 		},
@@ -117,7 +118,7 @@ func TestCreateOwned(t *testing.T) {
 			name:     "the conflict names the kind",
 			existing: []client.Object{wrappers.MakeJob("lat-r0", "hpc").Obj()},
 			obj:      wrappers.MakeJob("lat-r0", "hpc").Obj(),
-			wantErr: &Outcome{Reason: benchv1.ReasonNameConflict,
+			wantErr: &outcome.Outcome{Reason: benchv1.ReasonNameConflict,
 				Message: "Job lat-r0 already exists and does not belong to this benchmark: delete it or rename the benchmark"},
 		},
 	}
@@ -132,9 +133,9 @@ func TestCreateOwned(t *testing.T) {
 				t.Fatalf("CreateOwned: %v", err)
 			}
 			if tt.wantErr != nil {
-				var oe *Outcome
+				var oe *outcome.Outcome
 				if !errors.As(err, &oe) {
-					t.Fatalf("error %v (%T), want an Outcome", err, err)
+					t.Fatalf("error %v (%T), want an outcome.Outcome", err, err)
 				}
 				if diff := cmp.Diff(tt.wantErr, oe); diff != "" {
 					t.Errorf("outcome (-want +got):\n%s", diff)
@@ -162,9 +163,9 @@ func TestCreateOwnedErrors(t *testing.T) {
 		if created || !errors.Is(err, forbidden) {
 			t.Errorf("CreateOwned = %v, %v; want false, %v", created, err, forbidden)
 		}
-		var oe *Outcome
+		var oe *outcome.Outcome
 		if errors.As(err, &oe) {
-			t.Errorf("a transient error became an Outcome: %v", oe)
+			t.Errorf("a transient error became an outcome.Outcome: %v", oe)
 		}
 	})
 	t.Run("the existing object cannot be read", func(t *testing.T) {

@@ -1,4 +1,4 @@
-package benchrun
+package runstore
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/report"
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -83,7 +84,7 @@ var maxRunSamples = results.MaxRunSamples
 
 // TooManySamples fails a run over results.MaxRunSamples; what says what is.
 func TooManySamples(what string) error {
-	return Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf(
+	return outcome.Fail(benchv1.ReasonOutputTooLarge, fmt.Sprintf(
 		"%s has more than %d samples, the most the manager keeps of one run (MaxRunSamples, so that no output can exhaust its memory): split the benchmark, or run fewer repetitions, jobs, tests or pairs",
 		what, maxRunSamples))
 }
