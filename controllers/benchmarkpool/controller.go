@@ -59,7 +59,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools/finalizers,verbs=update
-// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks;networkbenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 
 // Reconcile claims the pool's nodes, reports them and the queue, deletes an
@@ -274,6 +274,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
 		Watches(&benchv1.StorageBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.StorageBenchmark).Spec.Pool })).
 		Watches(&benchv1.MPIBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.MPIBenchmark).Spec.Pool })).
+		Watches(&benchv1.NetworkBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.NetworkBenchmark).Spec.Pool })).
 		Named("benchmarkpool").
 		Complete(r)
 }

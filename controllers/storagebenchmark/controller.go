@@ -37,7 +37,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools;tuningprofiles,verbs=get;list;watch
-// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks;networkbenchmarks,verbs=get;list;watch
 
 // Reconcile moves a benchmark one step of the shared state machine, which
 // this package drives (see driver).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,7 +30,7 @@ func (m *machine) expect(ctx context.Context, summaries []results.Summary) error
 		return nil
 	}
 	checks, err := results.Evaluate(exps, summaries, func(name string) ([]results.Summary, error) {
-		return m.baselineSummaries(ctx, m.b.GetNamespace(), m.kind, name)
+		return m.baselineSummaries(ctx, name)
 	})
 	switch {
 	case errors.Is(err, results.ErrNoBaseline):
@@ -60,20 +61,11 @@ func (m *machine) expect(ctx context.Context, summaries []results.Summary) error
 
 // baselineSummaries reads the summaries of a succeeded benchmark of the same
 // kind in the namespace from its summary.json.
-func (e *Env) baselineSummaries(ctx context.Context, namespace, kind, name string) ([]results.Summary, error) {
-	var obj client.Object
-	var st *benchv1.BenchmarkStatusCommon
-	switch kind {
-	case "StorageBenchmark":
-		b := &benchv1.StorageBenchmark{}
-		obj, st = b, &b.Status.BenchmarkStatusCommon
-	case "MPIBenchmark":
-		b := &benchv1.MPIBenchmark{}
-		obj, st = b, &b.Status.BenchmarkStatusCommon
-	default:
-		return nil, fmt.Errorf("no baselines for kind %s", kind)
-	}
-	if err := e.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, obj); err != nil {
+func (m *machine) baselineSummaries(ctx context.Context, name string) ([]results.Summary, error) {
+	// A new, empty object of the benchmark's own kind.
+	obj := reflect.New(reflect.TypeOf(m.b).Elem()).Interface().(Benchmark)
+	st, namespace, kind := obj.BenchmarkStatus(), m.b.GetNamespace(), m.kind
+	if err := m.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, obj); err != nil {
 		if client.IgnoreNotFound(err) == nil {
 			return nil, results.ErrNoBaseline
 		}
@@ -86,7 +78,7 @@ func (e *Env) baselineSummaries(ctx context.Context, namespace, kind, name strin
 	if err != nil {
 		return nil, err
 	}
-	data, err := e.Store.Get(ctx, key)
+	data, err := m.Store.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("reading the baseline's summary: %w", err)
 	}

@@ -28,7 +28,7 @@ type Entry struct {
 // ID is kind/namespace/name, as BenchmarkPool.status.activeBenchmark shows it.
 func (q Entry) ID() string { return q.Kind + "/" + q.Namespace + "/" + q.Name }
 
-// List lists the unfinished benchmarks of both kinds that name pool, in
+// List lists the unfinished benchmarks of every kind that name pool, in
 // the order they get the pool: those that started (they hold it) first, then
 // by creation time, then by namespace and name. Benchmarks that share a pool
 // run one at a time, in creation order: two benchmarks on the same nodes at
@@ -57,6 +57,14 @@ func List(ctx context.Context, c client.Reader, pool benchv1.PoolName) ([]Entry,
 	for i := range mpi.Items {
 		b := &mpi.Items[i]
 		add("MPIBenchmark", b, &b.Spec.Placement, &b.Status.BenchmarkStatusCommon)
+	}
+	var network benchv1.NetworkBenchmarkList
+	if err := c.List(ctx, &network); err != nil {
+		return nil, err
+	}
+	for i := range network.Items {
+		b := &network.Items[i]
+		add("NetworkBenchmark", b, &b.Spec.Placement, &b.Status.BenchmarkStatusCommon)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/benchwright/benchwright/test/wrappers"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -140,4 +145,46 @@ fabtests: {tests: [fi_msg_bw], provider: verbs, messageSize: 64}
 			t.Errorf("message %q lacks %q", c.Message, want)
 		}
 	}
+}
+
+// A NetworkBenchmark on a pool waits its turn behind a benchmark of another
+// kind that holds the pool, and starts once that one finishes: benchmarks
+// sharing nodes spoil each other's figures, whatever their kinds.
+func TestNetworkBenchmarkWaitsInThePoolsQueue(t *testing.T) {
+	ns, _ := networkEnv(t)
+	ctx := context.Background()
+	createPool(t, "nb-queue-pool", true)
+	holder := wrappers.MakeStorageBenchmark("holder", ns).Pool("nb-queue-pool").EmptyDir("", "").FioPreset(benchv1.FioPresetGCEPD).Obj()
+	if err := k8sClient.Create(ctx, holder); err != nil {
+		t.Fatal(err)
+	}
+	started := metav1.Now()
+	holder.Status.StartTime = &started // it runs: it holds the pool
+	if err := k8sClient.Status().Update(ctx, holder); err != nil {
+		t.Fatal(err)
+	}
+	b := createNetworkBenchmark(t, ns, "queued", `
+pool: nb-queue-pool
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
+fabtests: {tests: [fi_msg_bw], provider: tcp, iterations: 10, messageSize: 4096}
+`)
+	running := func() *metav1.Condition {
+		var got benchv1.NetworkBenchmark
+		if err := k8sClient.Get(ctx, clientKey(b), &got); err != nil {
+			t.Fatal(err)
+		}
+		return meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionRunning)
+	}
+	util.WaitFor(t, 20*time.Second, "the NetworkBenchmark queued behind the StorageBenchmark", func() (bool, string) {
+		c := running()
+		return c != nil && c.Reason == benchv1.ReasonQueued && strings.Contains(c.Message, "StorageBenchmark/"+ns+"/holder holds it"), fmt.Sprintf("%+v", c)
+	})
+	meta.SetStatusCondition(&holder.Status.Conditions, metav1.Condition{Type: benchv1.ConditionSucceeded, Status: metav1.ConditionTrue, Reason: benchv1.ReasonCompleted, Message: "done"})
+	if err := k8sClient.Status().Update(ctx, holder); err != nil {
+		t.Fatal(err)
+	}
+	util.WaitFor(t, 20*time.Second, "the NetworkBenchmark out of the queue once the holder finished", func() (bool, string) {
+		c := running()
+		return c != nil && c.Reason != benchv1.ReasonQueued, fmt.Sprintf("%+v", c)
+	})
 }
