@@ -33,12 +33,18 @@ peak() { awk '$1 ~ /^[0-9]/ && NF >= 7 { if ($(NF-2) + 0 > m) m = $(NF-2) + 0 } 
 
 listening() { ss -ltnH "sport = :$1" | grep -q .; }
 
+# bare runs the step as benchwright does (internal/netbench's argv): msg
+# endpoints (fi_msg_*) without the out-of-band socket, ready once the server
+# listens on its port; the others with -E, ready once that socket listens.
 bare() {
-  local port=29200 oob=29201
-  taskset -c 0 "${common[@]}" "-E=$oob" -s 127.0.0.1 -B "$port" >/dev/null 2>&1 &
+  local port=29200 ready=29200 oob=()
+  if [[ $TEST != fi_msg_* ]]; then
+    ready=29201 oob=("-E=29201")
+  fi
+  taskset -c 0 "${common[@]}" "${oob[@]}" -s 127.0.0.1 -B "$port" >/dev/null 2>&1 &
   local server=$!
-  until listening "$oob"; do sleep 0.01; done
-  taskset -c 1 "${common[@]}" "-E=$oob" -s 127.0.0.1 -P "$port" 127.0.0.1 >"$bin/bare.out" 2>&1
+  until listening "$ready"; do sleep 0.01; done
+  taskset -c 1 "${common[@]}" "${oob[@]}" -s 127.0.0.1 -P "$port" 127.0.0.1 >"$bin/bare.out" 2>&1
   wait "$server"
   peak <"$bin/bare.out"
 }
