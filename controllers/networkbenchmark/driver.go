@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -66,21 +67,9 @@ func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error)
 // node.
 func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.Object, error) {
 	image := cmp.Or(d.b.Spec.Image, d.r.Image)
-	var created []client.Object
-	for slot := range d.nodes() {
-		job, err := constructJob(d.b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
-		if err != nil {
-			return created, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
-		}
-		ok, err := d.r.Kit().CreateOwned(ctx, d.b, job)
-		if err != nil {
-			return created, err
-		}
-		if ok {
-			created = append(created, job)
-		}
-	}
-	return created, nil
+	return d.r.Kit().CreateSlotJobs(ctx, d.b, d.nodes(), func(slot int) (*batchv1.Job, error) {
+		return constructJob(d.b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
+	})
 }
 
 // StopAttempt stops the other nodes' pods of a lost attempt: the pairs of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -87,21 +88,9 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 	if image == "" {
 		image = d.r.Image
 	}
-	var created []client.Object
-	for slot := range int(b.Spec.Nodes) {
-		job, err := constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image})
-		if err != nil {
-			return created, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
-		}
-		ok, err := d.r.Kit().CreateOwned(ctx, b, job)
-		if err != nil {
-			return created, err
-		}
-		if ok {
-			created = append(created, job)
-		}
-	}
-	return created, nil
+	return d.r.Kit().CreateSlotJobs(ctx, b, int(b.Spec.Nodes), func(slot int) (*batchv1.Job, error) {
+		return constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image})
+	})
 }
 
 // StopAttempt stops the other node slots of a lost attempt: a distributed

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/outcome"
 )
 
 // SlotLabel holds the node slot of a Job of a benchmark that runs one Job per
@@ -164,4 +165,25 @@ func (c *SlotJobs) Observe(ctx context.Context, fresh client.Reader, owner clien
 		sa.Why = "exceeded the Job's deadline: " + obs.Why
 	}
 	return sa, nil
+}
+
+// CreateSlotJobs creates the Jobs of one attempt, one per node slot, that do
+// not exist yet, and returns those it created. construct builds a slot's Job;
+// its error is the spec's fault (an InvalidSpec Outcome).
+func (k Kit) CreateSlotJobs(ctx context.Context, owner client.Object, slots int, construct func(slot int) (*batchv1.Job, error)) ([]client.Object, error) {
+	var created []client.Object
+	for slot := range slots {
+		job, err := construct(slot)
+		if err != nil {
+			return created, outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
+		}
+		ok, err := k.CreateOwned(ctx, owner, job)
+		if err != nil {
+			return created, err
+		}
+		if ok {
+			created = append(created, job)
+		}
+	}
+	return created, nil
 }
