@@ -140,3 +140,21 @@ func must(n int, err error) int {
 	}
 	return n
 }
+
+// RawCRDs are the embedded CustomResourceDefinitions as YAML, by file name
+// (config/crd/bases as of the last make generate).
+func RawCRDs() (map[string][]byte, error) {
+	files, err := fs.Glob(crds, "crds/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(files))
+	for _, name := range files {
+		data, err := crds.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out[strings.TrimPrefix(name, "crds/")] = data
+	}
+	return out, nil
+}

@@ -4,12 +4,18 @@
 package local
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/validation"
 	"github.com/benchwright/benchwright/internal/yamldoc"
 )
 
@@ -31,8 +37,11 @@ func (s Spec) Name() string {
 	return s.MPI.Name
 }
 
-// LoadFile reads the benchmarks of a YAML file. Other kinds (pools, tuning
-// profiles) are skipped and named in skipped: they need a cluster.
+// LoadFile reads the benchmarks of a YAML file. Each benchmark is validated
+// and defaulted as the API server would on create (internal/validation: the
+// CRDs' schemas, defaults and CEL rules; unknown or miscased fields are
+// errors), then decoded. Other kinds (pools, tuning profiles) are skipped and
+// named in skipped: they need a cluster.
 func LoadFile(path string) (specs []Spec, skipped []string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -43,33 +52,27 @@ func LoadFile(path string) (specs []Spec, skipped []string, err error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for i, obj := range objs {
-		doc, err := yaml.Marshal(obj.Object)
-		if err != nil {
-			return nil, nil, err
-		}
+		var spec Spec
+		var into any
 		switch obj.GetKind() {
 		case "StorageBenchmark":
-			b := &benchv1.StorageBenchmark{}
-			if err := strictUnmarshal(doc, b); err != nil {
-				return nil, nil, fmt.Errorf("%s: document %d (StorageBenchmark %q): %w", path, i+1, obj.GetName(), err)
-			}
-			defaultStorage(b)
-			specs = append(specs, Spec{Storage: b})
+			spec.Storage = &benchv1.StorageBenchmark{}
+			into = spec.Storage
 		case "MPIBenchmark":
-			b := &benchv1.MPIBenchmark{}
-			if err := strictUnmarshal(doc, b); err != nil {
-				return nil, nil, fmt.Errorf("%s: document %d (MPIBenchmark %q): %w", path, i+1, obj.GetName(), err)
-			}
-			specs = append(specs, Spec{MPI: b})
+			spec.MPI = &benchv1.MPIBenchmark{}
+			into = spec.MPI
 		case "NetworkBenchmark":
-			b := &benchv1.NetworkBenchmark{}
-			if err := strictUnmarshal(doc, b); err != nil {
-				return nil, nil, fmt.Errorf("%s: document %d (NetworkBenchmark %q): %w", path, i+1, obj.GetName(), err)
-			}
-			specs = append(specs, Spec{Network: b})
+			spec.Network = &benchv1.NetworkBenchmark{}
+			into = spec.Network
 		default:
 			skipped = append(skipped, fmt.Sprintf("%s %s", obj.GetKind(), obj.GetName()))
+			continue
 		}
+		where := fmt.Sprintf("%s: document %d (%s %q)", path, i+1, obj.GetKind(), obj.GetName())
+		if err := validateInto(obj, into); err != nil {
+			return nil, nil, fmt.Errorf("%s %w", where, err)
+		}
+		specs = append(specs, spec)
 	}
 	if len(specs) == 0 {
 		return nil, skipped, fmt.Errorf("%s: no StorageBenchmark, MPIBenchmark or NetworkBenchmark in the file", path)
@@ -77,18 +80,25 @@ func LoadFile(path string) (specs []Spec, skipped []string, err error) {
 	return specs, skipped, nil
 }
 
-func strictUnmarshal(doc []byte, into any) error {
+// validateInto validates and defaults obj as the API server would, then
+// decodes it into into.
+func validateInto(obj *unstructured.Unstructured, into any) error {
+	v, err := validation.Embedded()
+	if err != nil {
+		return fmt.Errorf("cannot be validated: %w", err)
+	}
+	if errs := v.Validate(context.Background(), obj); len(errs) > 0 {
+		return fmt.Errorf("is invalid (%d error%s; the API server would refuse it too):\n  %s",
+			len(errs), plural(len(errs), "", "s"), strings.ReplaceAll(validation.Format(errs), "\n", "\n  "))
+	}
+	doc, err := json.Marshal(obj.Object)
+	if err != nil {
+		return err
+	}
+	// The object now has only the schema's fields: a strict decode fails
+	// only if the Go types and the CRDs disagree.
 	if err := yaml.UnmarshalStrict(doc, into); err != nil {
-		return fmt.Errorf("%w (check the field names against `kubectl explain`)", err)
+		return fmt.Errorf("does not decode (the Go types and the CRDs disagree: run make generate): %w", err)
 	}
 	return nil
-}
-
-// defaultStorage applies the CRD's defaults that the local run depends on.
-func defaultStorage(b *benchv1.StorageBenchmark) {
-	b.Spec.Repetitions = b.Spec.RepetitionsOrDefault()
-	b.Spec.Volumes.Count = b.Spec.Volumes.CountOrDefault()
-	if b.Spec.Nodes < 1 {
-		b.Spec.Nodes = 1
-	}
 }

@@ -145,7 +145,9 @@ func runMPIRepetition(ctx context.Context, res *Result, opts Options, rep int, s
 	return all, nil
 }
 
-// defaultMPI applies the CRD's defaults that the local run depends on.
+// defaultMPI applies the CRD's defaults that the local run depends on, for
+// callers of RunMPI that build the object in Go: LoadFile's specs already
+// have every CRD default (internal/validation).
 func defaultMPI(b *benchv1.MPIBenchmark) {
 	s := &b.Spec
 	s.Repetitions = s.RepetitionsOrDefault()

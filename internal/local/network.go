@@ -163,7 +163,9 @@ func describeTool(spec *benchv1.NetworkBenchmarkSpec) string {
 	return fmt.Sprintf("fabtests %s over %s", strings.Join(f.Tests, ", "), f.Provider)
 }
 
-// defaultNetwork applies the CRD's defaults that a local run depends on.
+// defaultNetwork applies the defaults that a local run depends on: pairs.to,
+// which the CRD does not default, and, for callers of RunNetwork that build
+// the object in Go, the CRD's (LoadFile's specs already have them).
 func defaultNetwork(b *benchv1.NetworkBenchmark) {
 	s := &b.Spec
 	s.Repetitions = s.RepetitionsOrDefault()
