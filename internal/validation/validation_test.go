@@ -7,23 +7,9 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/benchwright/benchwright/test/specs"
 )
-
-func object(t *testing.T, kind, name, spec string) *unstructured.Unstructured {
-	t.Helper()
-	var s map[string]any
-	if err := yaml.Unmarshal([]byte(spec), &s); err != nil {
-		t.Fatalf("bad test spec: %v", err)
-	}
-	obj := &unstructured.Unstructured{Object: map[string]any{"spec": s}}
-	obj.SetAPIVersion("benchwright.io/v1alpha1")
-	obj.SetKind(kind)
-	obj.SetName(name)
-	return obj
-}
 
 func validator(t *testing.T) *Validator {
 	t.Helper()
@@ -44,7 +30,7 @@ func TestAgreesWithTheAPIServer(t *testing.T) {
 	}
 	for i, tc := range specs.Invalid {
 		t.Run(tc.Name, func(t *testing.T) {
-			errs := v.Validate(context.Background(), object(t, tc.Kind, fmt.Sprintf("invalid-%d", i), tc.Spec))
+			errs := v.Validate(context.Background(), specs.Object(t, tc.Kind, fmt.Sprintf("invalid-%d", i), "", tc.Spec))
 			if len(errs) == 0 {
 				t.Fatalf("accepted; want rejection with %q", tc.Want)
 			}
@@ -54,7 +40,7 @@ func TestAgreesWithTheAPIServer(t *testing.T) {
 		})
 	}
 	for kind, spec := range specs.Bases {
-		if errs := v.Validate(context.Background(), object(t, kind, "base-"+strings.ToLower(kind), spec)); len(errs) > 0 {
+		if errs := v.Validate(context.Background(), specs.Object(t, kind, "base-"+strings.ToLower(kind), "", spec)); len(errs) > 0 {
 			t.Errorf("%s: %v", kind, errs.ToAggregate())
 		}
 	}
@@ -87,7 +73,7 @@ func TestIssue18(t *testing.T) {
 			`unknown field "spec.repetition"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			errs := v.Validate(context.Background(), object(t, tc.kind, "x", tc.spec))
+			errs := v.Validate(context.Background(), specs.Object(t, tc.kind, "x", "", tc.spec))
 			if got := Format(errs); !strings.Contains(got, tc.want) {
 				t.Errorf("got:\n%s\nwant a line with %q", got, tc.want)
 			}
@@ -96,7 +82,7 @@ func TestIssue18(t *testing.T) {
 }
 
 func TestMetadataName(t *testing.T) {
-	errs := validator(t).Validate(context.Background(), object(t, "StorageBenchmark", "My_Bench", specs.StorageSpec))
+	errs := validator(t).Validate(context.Background(), specs.Object(t, "StorageBenchmark", "My_Bench", "", specs.StorageSpec))
 	if got := Format(errs); !strings.Contains(got, `metadata.name: Invalid value: "My_Bench"`) {
 		t.Errorf("got %q", got)
 	}
@@ -104,11 +90,11 @@ func TestMetadataName(t *testing.T) {
 
 func TestUnknownKindAndMetadataField(t *testing.T) {
 	v := validator(t)
-	obj := object(t, "Widget", "x", "{}")
+	obj := specs.Object(t, "Widget", "x", "", "{}")
 	if got := Format(v.Validate(context.Background(), obj)); !strings.Contains(got, `kind: Unsupported value: "Widget"`) {
 		t.Errorf("got %q", got)
 	}
-	obj = object(t, "StorageBenchmark", "x", specs.StorageSpec)
+	obj = specs.Object(t, "StorageBenchmark", "x", "", specs.StorageSpec)
 	obj.Object["metadata"].(map[string]any)["lables"] = map[string]any{"a": "b"}
 	if got := Format(v.Validate(context.Background(), obj)); !strings.Contains(got, `unknown field "metadata.lables"`) {
 		t.Errorf("got %q", got)
@@ -116,7 +102,7 @@ func TestUnknownKindAndMetadataField(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
-	obj := object(t, "StorageBenchmark", "x", specs.StorageSpec)
+	obj := specs.Object(t, "StorageBenchmark", "x", "", specs.StorageSpec)
 	if errs := validator(t).Validate(context.Background(), obj); len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}

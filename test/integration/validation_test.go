@@ -8,9 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/benchwright/benchwright/test/specs"
 )
@@ -28,7 +26,7 @@ func TestInvalidSpecsAreRejected(t *testing.T) {
 	}
 	for i, tc := range specs.Invalid {
 		t.Run(tc.Name, func(t *testing.T) {
-			obj := newObject(t, tc.Kind, fmt.Sprintf("invalid-%d", i), ns.Name, tc.Spec)
+			obj := specs.Object(t, tc.Kind, fmt.Sprintf("invalid-%d", i), ns.Name, tc.Spec)
 			err := k8sClient.Create(ctx, obj)
 			if err == nil {
 				_ = k8sClient.Delete(ctx, obj)
@@ -53,27 +51,11 @@ func TestBaseSpecsAreValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	for kind, spec := range specs.Bases {
-		obj := newObject(t, kind, "base-"+strings.ToLower(kind), ns.Name, spec)
+		obj := specs.Object(t, kind, "base-"+strings.ToLower(kind), ns.Name, spec)
 		if err := k8sClient.Create(ctx, obj, client.FieldValidation("Strict")); err != nil {
 			t.Errorf("%s: %v", kind, err)
 			continue
 		}
 		_ = k8sClient.Delete(ctx, obj)
 	}
-}
-
-func newObject(t *testing.T, kind, name, namespace, spec string) *unstructured.Unstructured {
-	t.Helper()
-	var s map[string]any
-	if err := yaml.Unmarshal([]byte(spec), &s); err != nil {
-		t.Fatalf("bad test spec: %v", err)
-	}
-	obj := &unstructured.Unstructured{Object: map[string]any{"spec": s}}
-	obj.SetAPIVersion("benchwright.io/v1alpha1")
-	obj.SetKind(kind)
-	obj.SetName(name)
-	if kind == "StorageBenchmark" || kind == "MPIBenchmark" || kind == "NetworkBenchmark" {
-		obj.SetNamespace(namespace)
-	}
-	return obj
 }
