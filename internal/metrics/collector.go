@@ -19,7 +19,7 @@ var (
 		"Benchmarks by kind and state (status.state; Pending before the first status write).",
 		[]string{"kind", "state"}, nil)
 	resultDesc = prometheus.NewDesc("benchwright_result",
-		"Headline figure of each succeeded benchmark, the median over counted repetitions: StorageBenchmark read/write IOPS and MiB/s per test, MPIBenchmark latency at the smallest message size and peak bandwidth.",
+		"Headline figure of each succeeded benchmark, the median over counted repetitions: StorageBenchmark read/write IOPS and MiB/s per test, MPIBenchmark latency at the smallest message size and peak bandwidth, NetworkBenchmark peak bandwidth over its pairs and lowest ping-pong latency.",
 		[]string{"kind", "namespace", "benchmark", "test", "metric", "unit", "machine_type"}, nil)
 )
 

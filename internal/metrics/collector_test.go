@@ -51,6 +51,18 @@ func mpi(name string, state benchv1.BenchmarkState) *benchv1.MPIBenchmark {
 	return b.Obj()
 }
 
+func network(name string, state benchv1.BenchmarkState) *benchv1.NetworkBenchmark {
+	b := wrappers.MakeNetworkBenchmark(name, "net").Obj()
+	b.Status.State, b.Status.MachineType = state, "c3-highcpu-176"
+	b.Status.Conditions = succeeded()
+	b.Status.Summary = benchv1.NetworkSummary{PeakBandwidthMBps: ptr.To(7322.0), LatencyMicroseconds: ptr.To(2.4)}
+	b.Status.Pairs = []benchv1.NetworkPairResult{
+		{Pair: "n0:c0 -> n0:c8", Test: "fi_msg_bw", PeakBandwidth: stat(7322)},
+		{Pair: "n0:c0 -> n0:c8", Test: "fi_msg_pingpong", Latency: stat(2.4)},
+	}
+	return b
+}
+
 func stat(median float64) *benchv1.Stat {
 	return &benchv1.Stat{Median: median, Min: median, Max: median, N: 3}
 }
@@ -81,6 +93,7 @@ func TestCollectorReportsStatesAndHeadlines(t *testing.T) {
 		storage("new", ""),
 		mpi("lat", benchv1.StateSucceeded),
 		mpi("queued", benchv1.StateWaiting),
+		network("chiplets", benchv1.StateSucceeded),
 	)
 	want := `
 # HELP benchwright_benchmarks Benchmarks by kind and state (status.state; Pending before the first status write).
@@ -90,15 +103,22 @@ benchwright_benchmarks{kind="MPIBenchmark",state="Pending"} 0
 benchwright_benchmarks{kind="MPIBenchmark",state="Running"} 0
 benchwright_benchmarks{kind="MPIBenchmark",state="Succeeded"} 1
 benchwright_benchmarks{kind="MPIBenchmark",state="Waiting"} 1
+benchwright_benchmarks{kind="NetworkBenchmark",state="Failed"} 0
+benchwright_benchmarks{kind="NetworkBenchmark",state="Pending"} 0
+benchwright_benchmarks{kind="NetworkBenchmark",state="Running"} 0
+benchwright_benchmarks{kind="NetworkBenchmark",state="Succeeded"} 1
+benchwright_benchmarks{kind="NetworkBenchmark",state="Waiting"} 0
 benchwright_benchmarks{kind="StorageBenchmark",state="Failed"} 1
 benchwright_benchmarks{kind="StorageBenchmark",state="Pending"} 1
 benchwright_benchmarks{kind="StorageBenchmark",state="Running"} 1
 benchwright_benchmarks{kind="StorageBenchmark",state="Succeeded"} 1
 benchwright_benchmarks{kind="StorageBenchmark",state="Waiting"} 0
-# HELP benchwright_result Headline figure of each succeeded benchmark, the median over counted repetitions: StorageBenchmark read/write IOPS and MiB/s per test, MPIBenchmark latency at the smallest message size and peak bandwidth.
+# HELP benchwright_result Headline figure of each succeeded benchmark, the median over counted repetitions: StorageBenchmark read/write IOPS and MiB/s per test, MPIBenchmark latency at the smallest message size and peak bandwidth, NetworkBenchmark peak bandwidth over its pairs and lowest ping-pong latency.
 # TYPE benchwright_result gauge
 benchwright_result{benchmark="lat",kind="MPIBenchmark",machine_type="h3-standard-88",metric="bandwidth",namespace="hpc",test="osu_bw",unit="MB/s"} 12000
 benchwright_result{benchmark="lat",kind="MPIBenchmark",machine_type="h3-standard-88",metric="latency",namespace="hpc",test="osu_latency",unit="us"} 1.5
+benchwright_result{benchmark="chiplets",kind="NetworkBenchmark",machine_type="c3-highcpu-176",metric="bandwidth",namespace="net",test="fi_msg_bw",unit="MB/s"} 7322
+benchwright_result{benchmark="chiplets",kind="NetworkBenchmark",machine_type="c3-highcpu-176",metric="latency",namespace="net",test="fi_msg_pingpong",unit="us"} 2.4
 benchwright_result{benchmark="randread",kind="StorageBenchmark",machine_type="c3-standard-8",metric="read_bw",namespace="perf",test="randread",unit="MiB/s"} 1609.4
 benchwright_result{benchmark="randread",kind="StorageBenchmark",machine_type="c3-standard-8",metric="read_iops",namespace="perf",test="randread",unit="IOPS"} 412000
 benchwright_result{benchmark="randread",kind="StorageBenchmark",machine_type="c3-standard-8",metric="read_iops",namespace="perf",test="randrw",unit="IOPS"} 100
@@ -128,8 +148,8 @@ func TestCollectorForgetsDeletedBenchmarks(t *testing.T) {
 	}
 }
 
-// A kind that cannot be listed is left out; the other still reports, and the
-// scrape does not fail.
+// A kind that cannot be listed is left out; the others still report, and
+// the scrape does not fail.
 func TestCollectorSkipsAKindItCannotList(t *testing.T) {
 	r := newReader(t, &interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 		if _, ok := list.(*benchv1.MPIBenchmarkList); ok {
@@ -145,8 +165,8 @@ func TestCollectorSkipsAKindItCannotList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != len(states) {
-		t.Errorf("%d benchwright_benchmarks series, want %d (StorageBenchmark only)", n, len(states))
+	if n != 2*len(states) {
+		t.Errorf("%d benchwright_benchmarks series, want %d (StorageBenchmark and NetworkBenchmark only)", n, 2*len(states))
 	}
 }
 

@@ -29,6 +29,7 @@ var kinds = []struct {
 }{
 	{"StorageBenchmark", listStorage},
 	{"MPIBenchmark", listMPI},
+	{"NetworkBenchmark", listNetwork},
 }
 
 func listStorage(ctx context.Context, r client.Reader) ([]benchmark, error) {
@@ -55,6 +56,42 @@ func listMPI(ctx context.Context, r client.Reader) ([]benchmark, error) {
 		out[i] = benchmark{b.Namespace, b.Name, &b.Status.BenchmarkStatusCommon, func() []figure { return mpiFigures(&b.Status) }}
 	}
 	return out, nil
+}
+
+func listNetwork(ctx context.Context, r client.Reader) ([]benchmark, error) {
+	var l benchv1.NetworkBenchmarkList
+	if err := r.List(ctx, &l); err != nil {
+		return nil, err
+	}
+	out := make([]benchmark, len(l.Items))
+	for i := range l.Items {
+		b := &l.Items[i]
+		out[i] = benchmark{b.Namespace, b.Name, &b.Status.BenchmarkStatusCommon, func() []figure { return networkFigures(&b.Status) }}
+	}
+	return out, nil
+}
+
+// networkFigures are status.summary's peak bandwidth over the pairs and the
+// lowest small-message latency, labelled with the test they came from.
+func networkFigures(st *benchv1.NetworkBenchmarkStatus) []figure {
+	var out []figure
+	test := func(match func(benchv1.NetworkPairResult) bool) string {
+		for _, p := range st.Pairs {
+			if match(p) {
+				return p.Test
+			}
+		}
+		return ""
+	}
+	if v := st.Summary.PeakBandwidthMBps; v != nil {
+		out = append(out, figure{metric: "bandwidth", unit: "MB/s", value: *v,
+			test: test(func(p benchv1.NetworkPairResult) bool { return p.PeakBandwidth != nil && p.PeakBandwidth.Median == *v })})
+	}
+	if v := st.Summary.LatencyMicroseconds; v != nil {
+		out = append(out, figure{metric: "latency", unit: "us", value: *v,
+			test: test(func(p benchv1.NetworkPairResult) bool { return p.Latency != nil && p.Latency.Median == *v })})
+	}
+	return out
 }
 
 // storageFigures are each test's read and write IOPS and bandwidth, named as
