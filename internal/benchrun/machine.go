@@ -29,6 +29,12 @@ type machine struct {
 	kind string
 }
 
+// newMachine is one reconcile of the benchmark d drives, over a copy of e.
+func newMachine(e *Env, d Driver) *machine {
+	b := d.Benchmark()
+	return &machine{Env: *e, d: d, b: b, spec: b.BenchmarkSpec(), st: b.BenchmarkStatus(), kind: d.Kind()}
+}
+
 // advance moves the benchmark one step: before the first repetition, wait
 // for the pool, the tuning and the queue; then look at the current
 // repetition's latest attempt and start, wait, fail, retry or collect it.
@@ -200,7 +206,5 @@ func (m *machine) setCondition(typ string, status metav1.ConditionStatus, reason
 // observed finished: a driver's tests check with it what its Collect feeds
 // the store and the status.
 func (e *Env) Collect(ctx context.Context, d Driver, a children.Attempt) (ctrl.Result, error) {
-	b := d.Benchmark()
-	m := &machine{Env: *e, d: d, b: b, spec: b.BenchmarkSpec(), st: b.BenchmarkStatus(), kind: d.Kind()}
-	return m.collect(ctx, a)
+	return newMachine(e, d).collect(ctx, a)
 }

@@ -36,7 +36,7 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 	}
 	before, wasStarted := b.DeepCopyObject().(Benchmark), st.StartTime != nil
 	events := statusupdate.NewEvents(e.Recorder)
-	m := &machine{Env: *e, d: d, b: b, spec: b.BenchmarkSpec(), st: st, kind: d.Kind()}
+	m := newMachine(e, d)
 	m.Recorder = events
 	res, err := m.advance(ctx)
 	if errors.Is(err, ErrStale) {

@@ -27,7 +27,7 @@ const DefaultMaxCV = 10.0
 
 // CompareOptions say what a comparison holds and how it divides.
 type CompareOptions struct {
-	// All compares every metric, not only the headline ones (see Headline).
+	// All compares every metric, not only the headline ones (see results.Headline).
 	All bool
 	// Ratio is RatioSpeedup (the default) or RatioValue.
 	Ratio Ratio
@@ -114,7 +114,7 @@ func CompareWith(runs []Run, baseline int, opts CompareOptions) ([]CompareRow, e
 	values := map[int][][]float64{} // per row, per run: the repetitions' values in the row's unit
 	for _, ri := range order {
 		for _, s := range runs[ri].Summaries {
-			if !opts.All && !Headline(s.Metric) {
+			if !opts.All && !results.Headline(s.Metric) {
 				continue
 			}
 			size := s.Labels[results.LabelMsgSize]

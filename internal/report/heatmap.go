@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/benchwright/benchwright/internal/netbench"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // PlotHeatmap is seed 002's chiplet matrix: peak bandwidth from a server
@@ -72,10 +73,10 @@ func heatmapPlot(f *figure, runs []Run) (Plot, bool) {
 			}
 		}
 	}
-	p := Plot{Kind: PlotHeatmap, Title: f.test + ": peak bandwidth between chiplets (" + displayUnit(f.unit) + ")", XLabel: "client chiplet", YLabel: "server chiplet",
+	p := Plot{Kind: PlotHeatmap, Title: f.test + ": peak bandwidth between chiplets (" + results.DisplayUnit(f.unit) + ")", XLabel: "client chiplet", YLabel: "server chiplet",
 		Series: rows,
 		Caption: fmt.Sprintf("Each cell: the highest median %s over message sizes (%s), averaged over the nodes that measured that chiplet pair; darker is faster, blank was not measured.",
-			f.metric, displayUnit(f.unit))}
+			f.metric, results.DisplayUnit(f.unit))}
 	p.draw = func() (template.HTML, error) {
 		ch := newChart(p.Title, p.XLabel, p.YLabel)
 		ch.p.Add(&heatCells{values: values, hi: hi})

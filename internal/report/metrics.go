@@ -7,10 +7,6 @@ import (
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// Headline tells whether a metric is one of the figures shown by default
-// (see results.Headline).
-func Headline(metric string) bool { return results.Headline(metric) }
-
 // unitScale is each known unit's dimension and its factor to the dimension's
 // base unit (bytes/s, seconds, operations/s), for exact conversions between
 // runs whose tools print different units.
@@ -45,9 +41,6 @@ func convert(v float64, from, to string) float64 {
 	}
 	return v * f.factor / t.factor
 }
-
-// displayUnit is a unit as people write it.
-func displayUnit(unit string) string { return results.DisplayUnit(unit) }
 
 // msgSize is a msg_size label as a number of bytes, or -1 when absent or not
 // a number.

@@ -67,7 +67,7 @@ func figures(runs []Run) []*figure {
 	var out []*figure
 	for ri, r := range runs {
 		for _, s := range r.Summaries {
-			if !Headline(s.Metric) {
+			if !results.Headline(s.Metric) {
 				continue
 			}
 			key := s.Test + "\x00" + s.Metric + "\x00" + dimension(s.Unit)
@@ -112,7 +112,7 @@ func axisLabel(metric, unit string) string {
 	if unit == "" {
 		return metric
 	}
-	return metric + " (" + displayUnit(unit) + ")"
+	return metric + " (" + results.DisplayUnit(unit) + ")"
 }
 
 // headlinePoint is a sized figure's one number for bar charts: the value at

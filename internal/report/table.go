@@ -16,12 +16,12 @@ type Row struct {
 }
 
 // Table is every figure of every run, run by run, in the order the samples
-// came; only the headline metrics (see Headline) unless all is set.
+// came; only the headline metrics (see results.Headline) unless all is set.
 func Table(runs []Run, all bool) []Row {
 	var rows []Row
 	for i, r := range runs {
 		for _, s := range r.Summaries {
-			if !all && !Headline(s.Metric) {
+			if !all && !results.Headline(s.Metric) {
 				continue
 			}
 			rows = append(rows, Row{Run: i, Test: s.Test, Metric: s.Metric, MsgSize: s.Labels[results.LabelMsgSize],

@@ -76,7 +76,7 @@ func figuresGrid(rows []Row, upper bool) *grid {
 	for _, r := range rows {
 		s := r.Stats
 		cells := []string{r.Test, r.Metric, orDash(r.MsgSize), formatValue(s.Median), formatValue(s.Min), formatValue(s.Max),
-			formatValue(s.Mean), formatValue(s.Stddev), results.FormatCV(s), strconv.Itoa(s.N), displayUnit(r.Unit)}
+			formatValue(s.Mean), formatValue(s.Stddev), results.FormatCV(s), strconv.Itoa(s.N), results.DisplayUnit(r.Unit)}
 		var kept []string
 		for i, c := range cells {
 			if keep(i) {
@@ -118,7 +118,7 @@ func compareGrid(runs []Run, baseline int, rows []CompareRow, upper bool) *grid 
 		if sized {
 			cells = append(cells, orDash(r.MsgSize))
 		}
-		cells = append(cells, displayUnit(r.Unit), direction(r.LowerIsBetter))
+		cells = append(cells, results.DisplayUnit(r.Unit), direction(r.LowerIsBetter))
 		for _, m := range r.Medians {
 			cells = append(cells, formatValue(m))
 		}

@@ -50,9 +50,6 @@ func (e *Events) Flush() {
 	e.pending = nil
 }
 
-// Len is the number of events held.
-func (e *Events) Len() int { return len(e.pending) }
-
 // Written says what Write did.
 type Written int
 
