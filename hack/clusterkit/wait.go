@@ -51,10 +51,16 @@ func wait(args []string) error {
 	defer cancel()
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
+	var missing string
 	for {
-		ok, missing := c(ctx)
+		ok, said := c(ctx)
 		if ok {
 			return nil
+		}
+		// A check the deadline cut short says only that: keep the last
+		// real answer (a loaded machine made the final request time out).
+		if ctx.Err() == nil || missing == "" {
+			missing = said
 		}
 		if *pid > 0 && !processAlive(*pid) {
 			return fmt.Errorf("process %d exited (%s)", *pid, missing)
