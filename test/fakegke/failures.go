@@ -2,6 +2,7 @@ package fakegke
 
 import (
 	"fmt"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
@@ -22,13 +23,32 @@ type Failure struct {
 	Condition containerpb.StatusCondition_Code
 	// Async: the operation fails instead of the call.
 	Async bool
+	// Lost: the call is carried out (the node pool is created or deleting)
+	// but its answer is lost on the way back: the caller gets Code and
+	// Message, as after a dropped connection.
+	Lost bool
+	// Hang: the server holds the call until the caller gives up (its
+	// deadline), then carries it out: the caller sees DeadlineExceeded and
+	// the node pool exists all the same. Code is not used.
+	Hang bool
+	// Slow: the call succeeds and its operation runs at least this long,
+	// then succeeds. Code is not used.
+	Slow time.Duration
 }
 
 // Succeed is the Failure that is no failure, for failure queues.
 var Succeed = Failure{}
 
+// none tells the Failure that is no failure.
+func (f Failure) none() bool { return f.Code == codes.OK && !f.Hang && f.Slow == 0 }
+
 func (f Failure) Error() string {
-	if f.Code == codes.OK {
+	switch {
+	case f.Hang:
+		return "the call hangs until the caller's deadline, then is carried out"
+	case f.Slow > 0:
+		return fmt.Sprintf("the operation takes %s", f.Slow)
+	case f.Code == codes.OK:
 		return "no failure"
 	}
 	return f.status().Err().Error()
@@ -44,6 +64,20 @@ func (f Failure) AsAsync() Failure {
 	f.Async = true
 	return f
 }
+
+// LostAnswer is the same failure with the call carried out on the server: the
+// caller gets the error, the node pool exists (or is deleting).
+func (f Failure) LostAnswer() Failure {
+	f.Lost = true
+	return f
+}
+
+// Hang is a call the server answers only after the caller gave up: it is
+// carried out then (a node pool the caller never heard of).
+func Hang() Failure { return Failure{Hang: true} }
+
+// SlowOperation is a call whose operation runs for d before it succeeds.
+func SlowOperation(d time.Duration) Failure { return Failure{Slow: d} }
 
 // The messages below follow the text GKE and Compute Engine return for these
 // failures, as far as it is known without a live project; classification keys

@@ -59,6 +59,7 @@ type Server struct {
 	requests     []proto.Message
 	failures     []Failure
 	inject       func(*containerpb.CreateNodePoolRequest) error
+	deleteInject func(*containerpb.DeleteNodePoolRequest) error
 }
 
 type operation struct {
@@ -69,6 +70,9 @@ type operation struct {
 	readyAt  time.Time
 	failure  *Failure
 	finished bool
+	// prior is the pool's status before a delete, which a failed delete
+	// leaves it in.
+	prior containerpb.NodePool_Status
 }
 
 // Option configures a Server.
@@ -153,6 +157,17 @@ func (s *Server) SetInject(fn func(*containerpb.CreateNodePoolRequest) error) {
 	s.inject = fn
 }
 
+// SetDeleteInject sets a hook called for each DeleteNodePool request that GKE
+// would accept (the pool exists, no operation of it runs). It returns nil to
+// let the call through or a Failure: synchronous (nothing is deleted), Async
+// (the delete operation ends in error, the pool is left as it was), Lost (the
+// pool is deleting, the caller gets the error) or Hang.
+func (s *Server) SetDeleteInject(fn func(*containerpb.DeleteNodePoolRequest) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deleteInject = fn
+}
+
 // Requests returns copies of every request received, in order.
 func (s *Server) Requests() []proto.Message {
 	s.mu.Lock()
@@ -210,7 +225,7 @@ func (s *Server) begin(req proto.Message) (end func()) {
 
 // CreateNodePool starts creating a node pool: PROVISIONING until its operation
 // is DONE, then RUNNING (or ERROR for an asynchronous failure).
-func (s *Server) CreateNodePool(_ context.Context, req *containerpb.CreateNodePoolRequest) (*containerpb.Operation, error) {
+func (s *Server) CreateNodePool(ctx context.Context, req *containerpb.CreateNodePoolRequest) (*containerpb.Operation, error) {
 	s.record(req)
 	if req.GetProjectId() != "" || req.GetZone() != "" || req.GetClusterId() != "" { //nolint:staticcheck // checking that nobody uses them
 		return nil, status.Error(codes.InvalidArgument, "fakegke: use parent, not the deprecated project_id/zone/cluster_id")
@@ -223,7 +238,10 @@ func (s *Server) CreateNodePool(_ context.Context, req *containerpb.CreateNodePo
 	if err != nil {
 		return nil, err
 	}
-	if failure != nil && !failure.Async {
+	if failure != nil && failure.Hang {
+		<-ctx.Done() // the caller gave up; the request goes on here
+	}
+	if failure != nil && !failure.Async && !failure.Lost && !failure.Hang && failure.Slow == 0 {
 		return nil, failure.status().Err()
 	}
 
@@ -241,7 +259,25 @@ func (s *Server) CreateNodePool(_ context.Context, req *containerpb.CreateNodePo
 	stored.Status = containerpb.NodePool_PROVISIONING
 	stored.SelfLink = "https://container.googleapis.com/v1/" + req.GetParent() + "/nodePools/" + np.GetName()
 	pools[np.GetName()] = stored
-	op := s.startOp(req.GetParent(), np.GetName(), containerpb.Operation_CREATE_NODE_POOL, failure)
+	var opFailure *Failure
+	if failure != nil && failure.Async {
+		opFailure = failure
+	}
+	op := s.startOp(req.GetParent(), np.GetName(), containerpb.Operation_CREATE_NODE_POOL, opFailure)
+	return s.answer(op, failure)
+}
+
+// answer is a call's answer: its operation, or the error that replaced it.
+func (s *Server) answer(op *operation, failure *Failure) (*containerpb.Operation, error) {
+	switch {
+	case failure == nil:
+	case failure.Hang:
+		return nil, status.Error(codes.DeadlineExceeded, "context deadline exceeded")
+	case failure.Lost:
+		return nil, failure.status().Err()
+	case failure.Slow > 0:
+		op.readyAt = op.readyAt.Add(failure.Slow)
+	}
 	return proto.Clone(op.pb).(*containerpb.Operation), nil
 }
 
@@ -252,7 +288,7 @@ func (s *Server) failureFor(req *containerpb.CreateNodePoolRequest) (*Failure, e
 		f := s.failures[0]
 		s.failures = s.failures[1:]
 		s.mu.Unlock()
-		if f.Code == codes.OK {
+		if f.none() {
 			return nil, nil
 		}
 		return &f, nil
@@ -262,13 +298,18 @@ func (s *Server) failureFor(req *containerpb.CreateNodePoolRequest) (*Failure, e
 	if inject == nil {
 		return nil, nil
 	}
-	err := inject(proto.Clone(req).(*containerpb.CreateNodePoolRequest))
+	return hookFailure(inject(proto.Clone(req).(*containerpb.CreateNodePoolRequest)))
+}
+
+// hookFailure is the Failure an inject hook returned: nil for none, or any
+// other error as the call's error.
+func hookFailure(err error) (*Failure, error) {
 	if err == nil {
 		return nil, nil
 	}
 	var f Failure
 	if errors.As(err, &f) {
-		if f.Code == codes.OK {
+		if f.none() {
 			return nil, nil
 		}
 		return &f, nil
@@ -282,18 +323,60 @@ func (s *Server) failureFor(req *containerpb.CreateNodePoolRequest) (*Failure, e
 // DeleteNodePool starts deleting a node pool: STOPPING until its operation is
 // DONE, then gone. A pool with an operation still running is refused the way
 // GKE refuses it (FailedPrecondition, "incompatible operation").
-func (s *Server) DeleteNodePool(_ context.Context, req *containerpb.DeleteNodePoolRequest) (*containerpb.Operation, error) {
-	defer s.begin(req)()
-	parent, name, err := s.lookup(req.GetName())
+func (s *Server) DeleteNodePool(ctx context.Context, req *containerpb.DeleteNodePoolRequest) (*containerpb.Operation, error) {
+	s.record(req)
+	failure, err := s.deleteFailureFor(req)
 	if err != nil {
 		return nil, err
 	}
-	if op := s.runningOp(parent, name); op != nil {
-		return nil, status.Errorf(codes.FailedPrecondition, "Cluster is running incompatible operation %s.", op.pb.GetName())
+	if failure != nil && failure.Hang {
+		<-ctx.Done()
 	}
-	s.clusters[parent][name].Status = containerpb.NodePool_STOPPING
-	op := s.startOp(parent, name, containerpb.Operation_DELETE_NODE_POOL, nil)
-	return proto.Clone(op.pb).(*containerpb.Operation), nil
+	if failure != nil && !failure.Async && !failure.Lost && !failure.Hang && failure.Slow == 0 {
+		return nil, failure.status().Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advance()
+	parent, name, err := s.deletable(req.GetName())
+	if err != nil {
+		return nil, err
+	}
+	np := s.clusters[parent][name]
+	prior := np.Status
+	np.Status = containerpb.NodePool_STOPPING
+	var opFailure *Failure
+	if failure != nil && failure.Async {
+		opFailure = failure
+	}
+	op := s.startOp(parent, name, containerpb.Operation_DELETE_NODE_POOL, opFailure)
+	op.prior = prior
+	return s.answer(op, failure)
+}
+
+// deletable checks that GKE would accept deleting the node pool now.
+func (s *Server) deletable(name string) (parent, pool string, err error) {
+	parent, pool, err = s.lookup(name)
+	if err != nil {
+		return "", "", err
+	}
+	if op := s.runningOp(parent, pool); op != nil {
+		return "", "", status.Errorf(codes.FailedPrecondition, "Cluster is running incompatible operation %s.", op.pb.GetName())
+	}
+	return parent, pool, nil
+}
+
+// deleteFailureFor asks the delete hook about a delete GKE would accept.
+func (s *Server) deleteFailureFor(req *containerpb.DeleteNodePoolRequest) (*Failure, error) {
+	s.mu.Lock()
+	s.advance()
+	inject := s.deleteInject
+	_, _, refused := s.deletable(req.GetName())
+	s.mu.Unlock()
+	if inject == nil || refused != nil {
+		return nil, nil
+	}
+	return hookFailure(inject(proto.Clone(req).(*containerpb.DeleteNodePoolRequest)))
 }
 
 // GetNodePool returns a node pool.
@@ -413,6 +496,12 @@ func (s *Server) finish(op *operation) {
 	np := pools[op.pool]
 	switch op.pb.GetOperationType() {
 	case containerpb.Operation_DELETE_NODE_POOL:
+		if f := op.failure; f != nil {
+			op.pb.Error = f.status().Proto()
+			op.pb.StatusMessage = f.Message //nolint:staticcheck // GKE still fills it
+			np.Status = op.prior
+			return
+		}
 		delete(pools, op.pool)
 	case containerpb.Operation_CREATE_NODE_POOL:
 		if f := op.failure; f != nil {

@@ -93,3 +93,92 @@ func TestRefusalsAndFinish(t *testing.T) {
 		t.Errorf("%d create requests recorded, want 7", n)
 	}
 }
+
+// TestLostAnswersHangsAndSlowOperations: the call is carried out though the
+// caller got an error (lost answer, or a hang past its deadline), and a slow
+// operation stays RUNNING for its time.
+func TestLostAnswersHangsAndSlowOperations(t *testing.T) {
+	ctx := context.Background()
+	srv := fakegke.Start(t, fakegke.WithCluster(parent), fakegke.WithRunningPolls(0))
+	c := client(t, srv)
+	srv.QueueFailures(fakegke.Unavailable().LostAnswer(), fakegke.Hang(), fakegke.SlowOperation(time.Hour))
+	if _, err := c.CreateNodePool(ctx, create("lost")); status.Code(err) != codes.Unavailable {
+		t.Fatalf("lost answer: %v", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.CreateNodePool(short, create("hung")); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("hang: %v", err)
+	}
+	op, err := c.CreateNodePool(ctx, create("slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(srv.NodePools(parent)) == 3 })
+	for _, np := range srv.NodePools(parent) {
+		want := containerpb.NodePool_RUNNING
+		if np.GetName() == "slow" {
+			want = containerpb.NodePool_PROVISIONING
+		}
+		if np.GetStatus() != want {
+			t.Errorf("%s is %v, want %v", np.GetName(), np.GetStatus(), want)
+		}
+	}
+	got, err := c.GetOperation(ctx, &containerpb.GetOperationRequest{Name: "projects/p/locations/europe-west4/operations/" + op.GetName()})
+	if err != nil || got.GetStatus() != containerpb.Operation_RUNNING {
+		t.Errorf("slow operation: %v, %v", got.GetStatus(), err)
+	}
+}
+
+// TestDeleteFailures: a refused delete deletes nothing, a failed delete
+// operation leaves the pool as it was, a lost answer deletes it all the same.
+func TestDeleteFailures(t *testing.T) {
+	ctx := context.Background()
+	srv := fakegke.Start(t, fakegke.WithCluster(parent), fakegke.WithRunningPolls(0))
+	c := client(t, srv)
+	for _, name := range []string{"a", "b"} {
+		if _, err := c.CreateNodePool(ctx, create(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.FinishOperations()
+	plan := []fakegke.Failure{fakegke.InternalError(), fakegke.InternalError().AsAsync(), fakegke.InternalError().LostAnswer()}
+	srv.SetDeleteInject(func(*containerpb.DeleteNodePoolRequest) error {
+		if len(plan) == 0 {
+			return nil
+		}
+		f := plan[0]
+		plan = plan[1:]
+		return f
+	})
+	del := func(name string) (*containerpb.Operation, error) {
+		return c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: parent + "/nodePools/" + name})
+	}
+	if _, err := del("a"); status.Code(err) != codes.Internal || len(srv.NodePools(parent)) != 2 {
+		t.Fatalf("refused delete: %v, %v", err, srv.NodePools(parent))
+	}
+	op, err := del("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		got, err := c.GetOperation(ctx, &containerpb.GetOperationRequest{Name: "projects/p/locations/europe-west4/operations/" + op.GetName()})
+		return err == nil && got.GetStatus() == containerpb.Operation_DONE && got.GetError().GetCode() == int32(codes.Internal)
+	})
+	if pools := srv.NodePools(parent); len(pools) != 2 || pools[0].GetStatus() != containerpb.NodePool_RUNNING {
+		t.Fatalf("after a failed delete operation: %v", pools)
+	}
+	if _, err := del("b"); status.Code(err) != codes.Internal {
+		t.Fatalf("lost answer: %v", err)
+	}
+	waitFor(t, func() bool { return len(srv.NodePools(parent)) == 1 })
+}
+
+func waitFor(t *testing.T, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !done(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}
