@@ -52,6 +52,13 @@ type Reconciler struct {
 	// PollInterval and RetryBackoff pace the GKE work (10 s and 30 s, doubled
 	// per failed attempt, when zero).
 	PollInterval, RetryBackoff time.Duration
+	// CallTimeout bounds each GKE call (1 minute when zero): a call that
+	// hangs fails with DeadlineExceeded, and what it may have done on GKE's
+	// side is found by the next look.
+	CallTimeout time.Duration
+	// OperationTimeout is how long a GKE operation may run before the pool
+	// says it is overdue (30 minutes when zero).
+	OperationTimeout time.Duration
 	// Clock is the time (time.Now when nil).
 	Clock func() time.Time
 }
@@ -65,6 +72,7 @@ type Reconciler struct {
 // Reconcile claims the pool's nodes, reports them and the queue, deletes an
 // idle pool after its TTL, and releases everything on deletion.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	r = r.timed()
 	var p benchv1.BenchmarkPool
 	if err := r.Get(ctx, req.NamespacedName, &p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)

@@ -28,10 +28,13 @@ type NodePools interface {
 
 // Annotations that carry the GKE work in flight across reconciles.
 const (
-	operationAnnotation  = "benchwright.io/gke-operation"
-	attemptsAnnotation   = "benchwright.io/gke-failed-attempts"
-	retryAfterAnnotation = "benchwright.io/gke-retry-after"
-	failedAnnotation     = "benchwright.io/gke-failed"
+	operationAnnotation = "benchwright.io/gke-operation"
+	// operationStartedAnnotation is when the operation in flight started,
+	// for OperationTimeout.
+	operationStartedAnnotation = "benchwright.io/gke-operation-started"
+	attemptsAnnotation         = "benchwright.io/gke-failed-attempts"
+	retryAfterAnnotation       = "benchwright.io/gke-retry-after"
+	failedAnnotation           = "benchwright.io/gke-failed"
 )
 
 // Kinds of operation in operationAnnotation ("create:<op>", "delete:<op>").
@@ -42,8 +45,9 @@ const (
 
 // Waits of the GKE work.
 const (
-	pollEvery       = 10 * time.Second
-	maxRetryBackoff = 10 * time.Minute
+	pollEvery               = 10 * time.Second
+	maxRetryBackoff         = 10 * time.Minute
+	defaultOperationTimeout = 30 * time.Minute
 )
 
 // gkeStep is what one look at the GKE side decided.
@@ -84,14 +88,20 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 	p.Status.NodePoolName = np.Name
 	if what, op, ok := operation(p); ok {
 		done, err := r.GKE.Operation(ctx, cluster, op)
+		verb := strings.TrimSuffix(what, "e") + "ing"
 		switch {
 		case !done && err != nil:
-			return gkeStep{requeue: r.poll()}, nil // the poll failed; look again
+			// The poll failed; look again.
+			setProvisioning(p, metav1.ConditionTrue, gke.KindOf(err).Reason(), fmt.Sprintf("reading GKE operation %s (%s node pool %s): %s", op, verb, np.Name, message(err)))
+			return gkeStep{requeue: r.poll()}, nil
+		case !done && r.overdue(p):
+			r.notReadyOnce(p, metav1.ConditionTrue, benchv1.ReasonProviderError, r.overdueMessage(op, verb, np.Name))
+			return gkeStep{requeue: r.poll()}, nil
 		case !done:
-			setProvisioning(p, metav1.ConditionTrue, benchv1.ReasonCreating, fmt.Sprintf("GKE is %sing node pool %s (operation %s)", strings.TrimSuffix(what, "e"), np.Name, op))
+			setProvisioning(p, metav1.ConditionTrue, benchv1.ReasonCreating, fmt.Sprintf("GKE is %s node pool %s (operation %s)", verb, np.Name, op))
 			return gkeStep{requeue: r.poll()}, nil
 		}
-		delete(p.Annotations, operationAnnotation)
+		clearOperation(p)
 		if err != nil && what == opCreate {
 			return r.createFailed(ctx, p, cluster, np.Name, err)
 		}
@@ -141,12 +151,30 @@ func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, clust
 	}
 	op, err := r.GKE.Create(ctx, cluster, np)
 	if err != nil {
+		if r.adoptLost(ctx, p, cluster, np.Name, err) {
+			return gkeStep{requeue: r.poll()}, nil
+		}
 		return r.createFailed(ctx, p, cluster, np.Name, err)
 	}
-	setOperation(p, opCreate, op)
+	r.setOperation(p, opCreate, op)
 	r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonCreating, "Creating GKE node pool %s (%s x %d)", np.Name, p.Spec.GKE.MachineType, p.Spec.GKE.NodeCount)
 	setProvisioning(p, metav1.ConditionTrue, benchv1.ReasonCreating, fmt.Sprintf("GKE is creating node pool %s (operation %s)", np.Name, op))
 	return gkeStep{requeue: r.poll(), dirty: true}, nil
+}
+
+// adoptLost adopts the node pool a create that failed may have made all the
+// same: GKE carried it out but its answer was lost (a dropped connection, a
+// deadline). The node pool carries this BenchmarkPool's UID, so it is this
+// pool's: it is followed, not deleted and not created a second time.
+func (r *Reconciler) adoptLost(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, name string, cause error) bool {
+	existing, err := r.GKE.Get(ctx, cluster, name)
+	if err != nil || !gke.OwnedBy(existing, string(p.UID)) || gke.PoolError(existing) != nil {
+		return false // none, another's, or failed: createFailed decides
+	}
+	r.notReady(p, metav1.ConditionTrue, gke.KindOf(cause).Reason(), fmt.Sprintf(
+		"GKE's answer to creating node pool %s was lost (%s), but GKE has the node pool, marked with this BenchmarkPool's UID: adopting it",
+		name, message(cause)))
+	return true
 }
 
 // createFailed deletes what a failed create left (GKE keeps a pool in ERROR),
@@ -162,10 +190,13 @@ func (r *Reconciler) createFailed(ctx context.Context, p *benchv1.BenchmarkPool,
 	}
 	op, err := r.GKE.Delete(ctx, cluster, name)
 	if err != nil {
-		return gkeStep{requeue: r.poll(), dirty: true}, nil // clean up first, then decide
+		// Clean up first, then decide.
+		r.notReadyOnce(p, metav1.ConditionTrue, gke.KindOf(cause).Reason(), fmt.Sprintf(
+			"%s; deleting the failed node pool %s failed: %s; trying again", message(cause), name, message(err)))
+		return gkeStep{requeue: r.poll(), dirty: true}, nil
 	}
 	if op != "" {
-		setOperation(p, opDelete, op)
+		r.setOperation(p, opDelete, op)
 	}
 	attempts, _ := strconv.Atoi(p.Annotations[attemptsAnnotation])
 	attempts++
@@ -197,6 +228,16 @@ func (r *Reconciler) notReady(p *benchv1.BenchmarkPool, provisioning metav1.Cond
 	r.Recorder.Event(p, corev1.EventTypeWarning, reason, msg)
 }
 
+// notReadyOnce is notReady, with its warning only when Ready says something new
+// (a condition repeated at every poll is one event).
+func (r *Reconciler) notReadyOnce(p *benchv1.BenchmarkPool, provisioning metav1.ConditionStatus, reason, msg string) {
+	if c := conditions.Get(p, benchv1.PoolConditionReady); c != nil && c.Reason == reason && c.Message == msg {
+		setProvisioning(p, provisioning, reason, msg)
+		return
+	}
+	r.notReady(p, provisioning, reason, msg)
+}
+
 // deleteGKE deletes the node pool, following GKE's operations (a create in
 // flight finishes first); done once GKE no longer has the pool.
 func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (done bool, err error) {
@@ -224,18 +265,27 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 		return true, nil // nothing can have been created
 	}
 	name := gke.NodePoolName(p.Name)
+	var failed error // this reconcile's failed delete, for the condition
 	if _, op, ok := operation(p); ok {
-		if finished, _ := r.GKE.Operation(ctx, cluster, op); !finished {
+		finished, err := r.GKE.Operation(ctx, cluster, op)
+		switch {
+		case !finished && err == nil && r.overdue(p):
+			r.setDeleting(p, name, &gke.Error{Kind: gke.Transient, Message: r.overdueMessage(op, "deleting", name)})
+			return false, nil
+		case !finished:
+			r.setDeleting(p, name, err)
 			return false, nil
 		}
-		delete(p.Annotations, operationAnnotation)
+		clearOperation(p)
 		if err := r.Update(ctx, p); err != nil {
 			return false, err
 		}
+		failed = err
 	}
 	mine, err := r.ownsNodePool(ctx, p, cluster, name)
 	if err != nil {
-		return false, nil // look again
+		r.setDeleting(p, name, err) // look again
+		return false, nil
 	}
 	if !mine {
 		r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonNameConflict,
@@ -246,16 +296,31 @@ func (r *Reconciler) deleteGKE(ctx context.Context, p *benchv1.BenchmarkPool) (d
 	switch {
 	case err == nil && op == "":
 		return true, nil // GKE no longer has the pool
-	case err != nil && !gke.Retryable(err):
-		return false, err
-	case op != "":
-		setOperation(p, opDelete, op)
+	case err != nil:
+		failed = err // whatever it is, the pool is kept until GKE deletes its node pool
+	default:
+		r.setOperation(p, opDelete, op)
 		if err := r.Update(ctx, p); err != nil {
 			return false, err
 		}
 	}
-	conditions.Set(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonDeletingNodePool, "GKE is deleting node pool "+name)
+	r.setDeleting(p, name, failed)
 	return false, nil
+}
+
+// setDeleting says that the node pool is being deleted, or why its delete
+// failed (it is tried again), with a warning for each new failure.
+func (r *Reconciler) setDeleting(p *benchv1.BenchmarkPool, name string, failed error) {
+	if failed == nil {
+		conditions.Set(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, benchv1.ReasonDeletingNodePool, "GKE is deleting node pool "+name)
+		return
+	}
+	reason := gke.KindOf(failed).Reason()
+	msg := fmt.Sprintf("deleting node pool %s: %s; trying again", name, message(failed))
+	if c := conditions.Get(p, benchv1.PoolConditionDeleting); c == nil || c.Reason != reason || c.Message != msg {
+		r.Recorder.Event(p, corev1.EventTypeWarning, reason, msg)
+	}
+	conditions.Set(p, benchv1.PoolConditionDeleting, metav1.ConditionTrue, reason, msg)
 }
 
 // ownsNodePool tells whether GKE's node pool name is absent or carries this
@@ -286,9 +351,38 @@ func operation(p *benchv1.BenchmarkPool) (what, op string, ok bool) {
 	return strings.Cut(p.Annotations[operationAnnotation], ":")
 }
 
-// setOperation records an operation in flight for the next reconciles.
-func setOperation(p *benchv1.BenchmarkPool, what, op string) {
+// setOperation records an operation in flight, and when it started, for the
+// next reconciles.
+func (r *Reconciler) setOperation(p *benchv1.BenchmarkPool, what, op string) {
 	metav1.SetMetaDataAnnotation(&p.ObjectMeta, operationAnnotation, what+":"+op)
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, operationStartedAnnotation, r.now().Format(time.RFC3339Nano))
+}
+
+// clearOperation forgets the operation in flight.
+func clearOperation(p *benchv1.BenchmarkPool) {
+	delete(p.Annotations, operationAnnotation)
+	delete(p.Annotations, operationStartedAnnotation)
+}
+
+// overdue tells an operation in flight for longer than OperationTimeout.
+func (r *Reconciler) overdue(p *benchv1.BenchmarkPool) bool {
+	started, err := time.Parse(time.RFC3339Nano, p.Annotations[operationStartedAnnotation])
+	return err == nil && r.now().Sub(started) > r.operationTimeout()
+}
+
+// overdueMessage says that an operation runs past OperationTimeout. GKE's
+// operations cannot be cancelled: the pool waits for it to end, then cleans
+// up or goes on.
+func (r *Reconciler) overdueMessage(op, verb, name string) string {
+	return fmt.Sprintf("GKE operation %s (%s node pool %s) has not finished within the %s timeout; waiting for it to end",
+		op, verb, name, r.operationTimeout())
+}
+
+func (r *Reconciler) operationTimeout() time.Duration {
+	if r.OperationTimeout > 0 {
+		return r.OperationTimeout
+	}
+	return defaultOperationTimeout
 }
 
 func setProvisioning(p *benchv1.BenchmarkPool, status metav1.ConditionStatus, reason, msg string) {
