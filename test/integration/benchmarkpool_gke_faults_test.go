@@ -28,6 +28,25 @@ import (
 	"github.com/benchwright/benchwright/test/util"
 )
 
+// startGKEControllerOn runs the BenchmarkPool controller against the fake,
+// polling every 50 ms; tweak changes the reconciler's settings.
+func startGKEControllerOn(t *testing.T, fake *fakegke.Server, tweak func(*benchmarkpool.Reconciler)) {
+	t.Helper()
+	provider, err := gke.New(context.Background(), fake.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = provider.Close() })
+	startController(t, testNamespace(t, "gke-faults-"), func(mgr ctrl.Manager, _ *artifacts.Store) error {
+		r := &benchmarkpool.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+			Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
+			GKE:      provider, GKECluster: testCluster, PollInterval: 50 * time.Millisecond, RetryBackoff: 50 * time.Millisecond,
+		}
+		tweak(r)
+		return r.SetupWithManager(mgr)
+	}, func(context.Context) {})
+}
+
 // faultSeedEnv replays a run of TestGKEPoolsUnderFiftyFaults with its seed.
 const faultSeedEnv = "BENCHWRIGHT_GKE_FAULT_SEED"
 
@@ -238,8 +257,10 @@ func TestGKEPoolsUnderFiftyFaults(t *testing.T) {
 	plans := planFaults(rng, pools)
 	byPool := map[string]*poolPlan{}
 	counts := map[string]int{}
+	var names []string
 	for i, p := range plans {
 		name := fmt.Sprintf("%s%02d", prefix, i)
+		names = append(names, name)
 		byPool[name] = p
 		var kinds []string
 		for _, f := range append(append([]fault(nil), p.creates...), p.deletes...) {
@@ -249,6 +270,7 @@ func TestGKEPoolsUnderFiftyFaults(t *testing.T) {
 		t.Logf("%s: %s", name, strings.Join(kinds, ", "))
 	}
 	t.Logf("faults per kind: %v", counts)
+	forgetPools(t, names...)
 
 	fake := fakegke.Start(t, fakegke.WithCluster(testCluster.Parent()), fakegke.WithRunningPolls(0), fakegke.WithDelay(opDelay))
 	// served are the faults GKE returned, by pool, in order.
@@ -286,19 +308,9 @@ func TestGKEPoolsUnderFiftyFaults(t *testing.T) {
 		defer func() { deletes[name] = s }()
 		return next(name, &s)
 	})
-	provider, err := gke.New(context.Background(), fake.ClientOptions()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = provider.Close() })
-	startController(t, testNamespace(t, "gke-faults-"), func(mgr ctrl.Manager, _ *artifacts.Store) error {
-		return (&benchmarkpool.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
-			Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
-			GKE:      provider, GKECluster: testCluster,
-			PollInterval: 50 * time.Millisecond, RetryBackoff: 20 * time.Millisecond,
-			CallTimeout: callTimeout, OperationTimeout: operationTimeout,
-		}).SetupWithManager(mgr)
-	}, func(context.Context) {})
+	startGKEControllerOn(t, fake, func(r *benchmarkpool.Reconciler) {
+		r.RetryBackoff, r.CallTimeout, r.OperationTimeout = 20*time.Millisecond, callTimeout, operationTimeout
+	})
 	log := watchConditions(t, prefix)
 
 	ctx := context.Background()
