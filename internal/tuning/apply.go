@@ -117,6 +117,7 @@ func one(h Host, sf StateFile, st *state, s Setting, heldBy string, write bool) 
 		if err := sf.save(st); err != nil {
 			return sr, err
 		}
+		stopPoint(stopOriginalsSaved)
 	}
 	observed := map[string]string{}
 	var errs []string

@@ -76,6 +76,7 @@ func restore(h Host, originals []Original) ([]SettingReport, []Original) {
 			want[o.Name], got[o.Name] = map[string]string{}, map[string]string{}
 		}
 		cur, err := setOne(o.Name, h.path(o.Name, o.Unit), o.Value, true)
+		stopPoint(stopRestored)
 		want[o.Name][o.Unit], got[o.Name][o.Unit] = o.Value, cur
 		if err != nil || !same(cur, o.Value) {
 			sr.OK = false
