@@ -115,12 +115,13 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 			return ctrl.Result{}, err
 		}
 	case p.Spec.Provider == benchv1.ProviderGKE:
+		base := p.DeepCopy()
 		step, err := r.ensureGKE(ctx, p)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		if step.dirty {
-			if err := r.writeAnnotations(ctx, p); err != nil {
+			if err := r.writeAnnotations(ctx, p, base); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -158,10 +159,12 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 	return ctrl.Result{}, nil
 }
 
-// writeAnnotations stores the GKE bookkeeping, keeping the status computed so far.
-func (r *Reconciler) writeAnnotations(ctx context.Context, p *benchv1.BenchmarkPool) error {
+// writeAnnotations stores the GKE bookkeeping changed since base, keeping the
+// status computed so far. A merge patch, not an update: an update refused
+// for a stale copy would lose the name of an operation GKE already started.
+func (r *Reconciler) writeAnnotations(ctx context.Context, p, base *benchv1.BenchmarkPool) error {
 	status := p.Status.DeepCopy()
-	if err := r.Update(ctx, p); err != nil {
+	if err := r.Patch(ctx, p, client.MergeFrom(base)); err != nil {
 		return err
 	}
 	p.Status = *status

@@ -3,6 +3,8 @@ package benchmarkpool
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -23,25 +25,41 @@ type timedNodePools struct {
 func (t timedNodePools) Create(ctx context.Context, c gke.Cluster, np *containerpb.NodePool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	return t.NodePools.Create(ctx, c, np)
+	v, err := t.NodePools.Create(ctx, c, np)
+	return v, t.cut(ctx, err)
 }
 
 func (t timedNodePools) Operation(ctx context.Context, c gke.Cluster, op string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	return t.NodePools.Operation(ctx, c, op)
+	v, err := t.NodePools.Operation(ctx, c, op)
+	return v, t.cut(ctx, err)
 }
 
 func (t timedNodePools) Get(ctx context.Context, c gke.Cluster, name string) (*containerpb.NodePool, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	return t.NodePools.Get(ctx, c, name)
+	v, err := t.NodePools.Get(ctx, c, name)
+	return v, t.cut(ctx, err)
 }
 
 func (t timedNodePools) Delete(ctx context.Context, c gke.Cluster, name string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	return t.NodePools.Delete(ctx, c, name)
+	v, err := t.NodePools.Delete(ctx, c, name)
+	return v, t.cut(ctx, err)
+}
+
+// cut names the call timeout in the error of a call it cut short. The
+// transport's words for it vary (DeadlineExceeded, or a stream the server
+// cancelled at its copy of the deadline a moment before the caller's).
+func (t timedNodePools) cut(ctx context.Context, err error) error {
+	deadline, _ := ctx.Deadline()
+	if err == nil || (!errors.Is(ctx.Err(), context.DeadlineExceeded) && time.Until(deadline) > t.timeout/10) {
+		return err
+	}
+	return &gke.Error{Kind: gke.Transient, Err: err,
+		Message: fmt.Sprintf("GKE did not answer within the %s call timeout (%s)", t.timeout, message(err))}
 }
 
 // timed is the reconciler with its GKE calls bounded by CallTimeout.

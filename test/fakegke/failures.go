@@ -27,9 +27,9 @@ type Failure struct {
 	// but its answer is lost on the way back: the caller gets Code and
 	// Message, as after a dropped connection.
 	Lost bool
-	// Hang: the server holds the call until the caller gives up (its
-	// deadline), then carries it out: the caller sees DeadlineExceeded and
-	// the node pool exists all the same. Code is not used.
+	// Hang: the server carries the call out at once but holds its answer
+	// until the caller gives up (its deadline): the caller sees
+	// DeadlineExceeded, the node pool exists all the same. Code is not used.
 	Hang bool
 	// Slow: the call succeeds and its operation runs at least this long,
 	// then succeeds. Code is not used.
@@ -72,8 +72,8 @@ func (f Failure) LostAnswer() Failure {
 	return f
 }
 
-// Hang is a call the server answers only after the caller gave up: it is
-// carried out then (a node pool the caller never heard of).
+// Hang is a call the server carries out but answers only after the caller
+// gave up (a node pool the caller never heard of).
 func Hang() Failure { return Failure{Hang: true} }
 
 // SlowOperation is a call whose operation runs for d before it succeeds.

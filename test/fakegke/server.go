@@ -238,13 +238,15 @@ func (s *Server) CreateNodePool(ctx context.Context, req *containerpb.CreateNode
 	if err != nil {
 		return nil, err
 	}
-	if failure != nil && failure.Hang {
-		<-ctx.Done() // the caller gave up; the request goes on here
-	}
 	if failure != nil && !failure.Async && !failure.Lost && !failure.Hang && failure.Slow == 0 {
 		return nil, failure.status().Err()
 	}
+	op, err := s.create(req, failure)
+	return s.answer(ctx, op, failure, err)
+}
 
+func (s *Server) create(req *containerpb.CreateNodePoolRequest, failure *Failure) (*operation, error) {
+	np := req.GetNodePool()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advance()
@@ -263,13 +265,20 @@ func (s *Server) CreateNodePool(ctx context.Context, req *containerpb.CreateNode
 	if failure != nil && failure.Async {
 		opFailure = failure
 	}
-	op := s.startOp(req.GetParent(), np.GetName(), containerpb.Operation_CREATE_NODE_POOL, opFailure)
-	return s.answer(op, failure)
+	return s.startOp(req.GetParent(), np.GetName(), containerpb.Operation_CREATE_NODE_POOL, opFailure), nil
 }
 
 // answer is a call's answer: its operation, or the error that replaced it.
-func (s *Server) answer(op *operation, failure *Failure) (*containerpb.Operation, error) {
+// A hung call's answer waits until the caller gave up.
+func (s *Server) answer(ctx context.Context, op *operation, failure *Failure, err error) (*containerpb.Operation, error) {
+	if failure != nil && failure.Hang {
+		<-ctx.Done()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
+	case err != nil:
+		return nil, err
 	case failure == nil:
 	case failure.Hang:
 		return nil, status.Error(codes.DeadlineExceeded, "context deadline exceeded")
@@ -329,12 +338,14 @@ func (s *Server) DeleteNodePool(ctx context.Context, req *containerpb.DeleteNode
 	if err != nil {
 		return nil, err
 	}
-	if failure != nil && failure.Hang {
-		<-ctx.Done()
-	}
 	if failure != nil && !failure.Async && !failure.Lost && !failure.Hang && failure.Slow == 0 {
 		return nil, failure.status().Err()
 	}
+	op, err := s.startDelete(req, failure)
+	return s.answer(ctx, op, failure, err)
+}
+
+func (s *Server) startDelete(req *containerpb.DeleteNodePoolRequest, failure *Failure) (*operation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advance()
@@ -351,7 +362,7 @@ func (s *Server) DeleteNodePool(ctx context.Context, req *containerpb.DeleteNode
 	}
 	op := s.startOp(parent, name, containerpb.Operation_DELETE_NODE_POOL, opFailure)
 	op.prior = prior
-	return s.answer(op, failure)
+	return op, nil
 }
 
 // deletable checks that GKE would accept deleting the node pool now.

@@ -85,7 +85,7 @@ func TestGKEHungCreateTimesOutAndIsAdopted(t *testing.T) {
 	fake.QueueFailures(fakegke.Hang())
 	start := time.Now()
 	p, log := createOne(t, "hung-create")
-	readyCondition(t, log, p.Name, benchv1.ReasonProviderError, "deadline exceeded")
+	readyCondition(t, log, p.Name, benchv1.ReasonProviderError, "did not answer within the 300ms call timeout")
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("the hung create took %s to be cut", took)
 	}
