@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,6 +19,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -33,6 +35,11 @@ import (
 // finalizer keeps a pool until its nodes are released (or its GKE node pool
 // deleted): a pool is never leaked.
 const finalizer = "benchwright.io/pool-cleanup"
+
+// workers is how many pools are reconciled at once: a GKE call that hangs
+// until CallTimeout holds its own pool, not every other (whose overdue
+// operations, nodes and deletes would wait behind it).
+const workers = 4
 
 // notReadyRetry is how often a pool that is not Ready looks again (new nodes
 // match a selector without any event on the pool).
@@ -91,7 +98,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	step := *r
 	step.Recorder = events
 	res, err := step.observe(ctx, &p)
-	if err != nil {
+	switch {
+	case apierrors.IsConflict(err):
+		// A node read before another pool claimed it: look again.
+		return ctrl.Result{RequeueAfter: statusupdate.ConflictRetry}, nil
+	case err != nil:
 		return ctrl.Result{}, err
 	}
 	p.Status.ObservedGeneration = p.Generation
@@ -287,6 +298,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&benchv1.MPIBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.MPIBenchmark).Spec.Pool })).
 		Watches(&benchv1.NetworkBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.NetworkBenchmark).Spec.Pool })).
 		Named("benchmarkpool").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 

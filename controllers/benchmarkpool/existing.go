@@ -71,14 +71,16 @@ func summarize(conflicts []string) []string {
 	return append(conflicts[:shown:shown], fmt.Sprintf("and %d more", len(conflicts)-shown))
 }
 
-// markNode puts the pool's label, and its taint when asked, on a node.
+// markNode puts the pool's label, and its taint when asked, on a node. The
+// patch holds n's resourceVersion: n read before another pool claimed the
+// node conflicts rather than takes it.
 func (r *Reconciler) markNode(ctx context.Context, n *corev1.Node, pool string, taint bool) error {
 	want := poolTaint(pool)
 	hasTaint := slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&want) && t.Value == pool })
 	if n.Labels[benchv1.PoolLabel] == pool && hasTaint == taint {
 		return nil
 	}
-	patch := client.MergeFrom(n.DeepCopy())
+	patch := client.MergeFromWithOptions(n.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	if n.Labels == nil {
 		n.Labels = map[string]string{}
 	}
@@ -90,12 +92,13 @@ func (r *Reconciler) markNode(ctx context.Context, n *corev1.Node, pool string, 
 	return r.Patch(ctx, n, patch)
 }
 
-// releaseNode removes the pool's label and taint from a node.
+// releaseNode removes the pool's label and taint from a node, if n, read at
+// its resourceVersion, is still the pool's.
 func (r *Reconciler) releaseNode(ctx context.Context, n *corev1.Node, pool string) error {
 	if n.Labels[benchv1.PoolLabel] != pool {
 		return nil
 	}
-	patch := client.MergeFrom(n.DeepCopy())
+	patch := client.MergeFromWithOptions(n.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	delete(n.Labels, benchv1.PoolLabel)
 	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == benchv1.PoolLabel && t.Value == pool })
 	return r.Patch(ctx, n, patch)

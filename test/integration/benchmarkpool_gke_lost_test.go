@@ -110,6 +110,32 @@ func TestGKEOverdueOperationShows(t *testing.T) {
 	deleteAndCheckNothingLeft(t, fake, p)
 }
 
+// A create that hangs until the call timeout holds its own pool, not the
+// others: an operation of another pool that runs past OperationTimeout in
+// the meantime shows on Ready before it ends.
+func TestGKEOverdueOperationShowsWhileAnotherCallHangs(t *testing.T) {
+	fake := fakegke.Start(t, fakegke.WithCluster(testCluster.Parent()), fakegke.WithRunningPolls(0))
+	startGKEControllerOn(t, fake, func(r *benchmarkpool.Reconciler) {
+		r.CallTimeout, r.OperationTimeout = 3*time.Second, 200*time.Millisecond
+	})
+	fake.SetInject(func(req *containerpb.CreateNodePoolRequest) error {
+		if req.GetNodePool().GetName() == "hung-beside" {
+			return fakegke.Hang()
+		}
+		return fakegke.SlowOperation(1500 * time.Millisecond)
+	})
+	slow, log := createOne(t, "slow-beside")
+	util.WaitFor(t, 20*time.Second, "the slow create sent", func() (bool, string) {
+		return len(fake.CreateRequests()) == 1, ""
+	})
+	hung, _ := createOne(t, "hung-beside")
+	readyCondition(t, log, slow.Name, benchv1.ReasonProviderError, "has not finished within the 200ms timeout")
+	if err := k8sClient.Delete(context.Background(), hung); err != nil {
+		t.Fatal(err)
+	}
+	deleteAndCheckNothingLeft(t, fake, slow)
+}
+
 // A delete refused, then one whose operation fails: both show on Deleting
 // with GKE's message, and the pool is kept until its node pool is gone.
 func TestGKEFailedDeletesShowAndAreRetried(t *testing.T) {
