@@ -50,10 +50,12 @@ func startGKEControllerOn(t *testing.T, fake *fakegke.Server, tweak func(*benchm
 // faultSeedEnv replays a run of TestGKEPoolsUnderFiftyFaults with its seed.
 const faultSeedEnv = "BENCHWRIGHT_GKE_FAULT_SEED"
 
-// The paces of the fault test: operations take opDelay; a call that hangs is
+// The paces of the fault test: operations take opDelay, a slow one
+// slowOperation, past the controller's operationTimeout; a call that hangs is
 // cut at callTimeout.
 const (
 	opDelay          = 100 * time.Millisecond
+	slowOperation    = 2 * time.Second
 	operationTimeout = 600 * time.Millisecond
 	callTimeout      = time.Second
 )
@@ -97,11 +99,13 @@ var faultKinds = []struct {
 		}
 		return fault{failure: fakegke.InsufficientQuota(testCluster.Project, "CPUS", 16, 8, 24), reason: benchv1.ReasonQuotaExceeded, text: "Insufficient regional quota"}
 	}},
-	// A create GKE answers past the call timeout. (An operation past
-	// OperationTimeout is TestGKEOverdueOperationShows: in this mix its
-	// condition was missed in some runs, cause not yet found.)
-	{"timeout", 6, true, func(*rand.Rand) fault {
-		return fault{failure: fakegke.Hang(), reason: benchv1.ReasonProviderError, text: "call timeout"}
+	// A create GKE answers past the call timeout, or whose operation runs
+	// past OperationTimeout.
+	{"timeout", 6, true, func(r *rand.Rand) fault {
+		if r.Intn(2) == 0 {
+			return fault{failure: fakegke.Hang(), reason: benchv1.ReasonProviderError, text: "call timeout"}
+		}
+		return fault{failure: fakegke.SlowOperation(slowOperation), reason: benchv1.ReasonProviderError, text: "has not finished within"}
 	}},
 	{"lost answer", 6, true, func(r *rand.Rand) fault {
 		f := []fakegke.Failure{fakegke.Unavailable(), fakegke.InternalError()}[r.Intn(2)].LostAnswer()
