@@ -71,7 +71,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	}
 	logs := podlogs.APILogReader{Client: clientset}
 	pools := &benchmarkpool.Reconciler{
-		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
 		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed,
 	}
 	if cfg.gkeCluster != (gke.Cluster{}) || len(cfg.gkeAllowed) > 0 {

@@ -48,8 +48,12 @@ const notReadyRetry = 15 * time.Second
 // Reconciler reconciles BenchmarkPools.
 type Reconciler struct {
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder record.EventRecorder
+	// APIReader reads a GKE pool around the cache: its annotations are the
+	// GKE work in flight, and a cached copy may predate the last reconcile's
+	// writes (nil: the cache).
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  record.EventRecorder
 	// GKE creates node pools; nil when the manager has no GKE cluster.
 	GKE NodePools
 	// GKECluster is the manager's cluster, which a pool's spec may override
@@ -80,15 +84,15 @@ type Reconciler struct {
 // idle pool after its TTL, and releases everything on deletion.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r = r.timed()
-	var p benchv1.BenchmarkPool
-	if err := r.Get(ctx, req.NamespacedName, &p); err != nil {
+	p, err := r.read(ctx, req.NamespacedName)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !p.DeletionTimestamp.IsZero() {
-		return r.delete(ctx, &p)
+		return r.delete(ctx, p)
 	}
-	if controllerutil.AddFinalizer(&p, finalizer) {
-		if err := r.Update(ctx, &p); err != nil {
+	if controllerutil.AddFinalizer(p, finalizer) {
+		if err := r.Update(ctx, p); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -97,7 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	before, events := p.DeepCopy(), statusupdate.NewEvents(r.Recorder)
 	step := *r
 	step.Recorder = events
-	res, err := step.observe(ctx, &p)
+	res, err := step.observe(ctx, p)
 	switch {
 	case apierrors.IsConflict(err):
 		// A node read before another pool claimed it: look again.
@@ -106,14 +110,34 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	p.Status.ObservedGeneration = p.Generation
-	p.Status.State = state(&p)
-	switch written, err := statusupdate.Write(ctx, r.Client, before, &p, events); {
+	p.Status.State = state(p)
+	switch written, err := statusupdate.Write(ctx, r.Client, before, p, events); {
 	case err != nil:
 		return ctrl.Result{}, err
 	case written == statusupdate.Conflicted:
 		return ctrl.Result{RequeueAfter: statusupdate.ConflictRetry}, nil
 	}
 	return res, nil
+}
+
+// read reads the pool; a GKE pool afresh, around the cache. Its annotations
+// are the GKE work in flight, and a cached copy that predates the last
+// reconcile's writes would create a node pool again (a pool failed for good,
+// or one whose create is in flight) and, since a merge patch of annotations
+// does not conflict, overwrite the status those writes made.
+func (r *Reconciler) read(ctx context.Context, key types.NamespacedName) (*benchv1.BenchmarkPool, error) {
+	var p benchv1.BenchmarkPool
+	if err := r.Get(ctx, key, &p); err != nil {
+		return nil, err
+	}
+	if p.Spec.Provider != benchv1.ProviderGKE || r.APIReader == nil {
+		return &p, nil
+	}
+	var fresh benchv1.BenchmarkPool
+	if err := r.APIReader.Get(ctx, key, &fresh); err != nil {
+		return nil, err
+	}
+	return &fresh, nil
 }
 
 // observe claims the nodes and fills the status: nodes, readiness, queue, TTL.

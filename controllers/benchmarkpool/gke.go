@@ -35,6 +35,11 @@ const (
 	attemptsAnnotation         = "benchwright.io/gke-failed-attempts"
 	retryAfterAnnotation       = "benchwright.io/gke-retry-after"
 	failedAnnotation           = "benchwright.io/gke-failed"
+	// adoptedAnnotation is "<reason>: <message>" of the create whose answer
+	// was lost though GKE made the node pool: Ready says it is adopted until
+	// the node pool runs, whatever became of the status write that said it
+	// first.
+	adoptedAnnotation = "benchwright.io/gke-adopted"
 )
 
 // Kinds of operation in operationAnnotation ("create:<op>", "delete:<op>").
@@ -136,6 +141,10 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 		clearFailures(p)
 		return gkeStep{dirty: true}, nil
 	}
+	if reason, cause, ok := strings.Cut(p.Annotations[adoptedAnnotation], ": "); ok {
+		r.notReadyOnce(p, metav1.ConditionTrue, reason, adoptingMessage(np.Name, cause))
+		return gkeStep{requeue: r.poll()}, nil
+	}
 	msg := fmt.Sprintf("node pool %s is %s", np.Name, eff.Status)
 	if eff.Message != "" {
 		msg += ": " + eff.Message
@@ -151,10 +160,7 @@ func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, clust
 	}
 	op, err := r.GKE.Create(ctx, cluster, np)
 	if err != nil {
-		if r.adoptLost(ctx, p, cluster, np.Name, err) {
-			return gkeStep{requeue: r.poll()}, nil
-		}
-		return r.createFailed(ctx, p, cluster, np.Name, err)
+		return r.adoptLost(ctx, p, cluster, np.Name, err)
 	}
 	r.setOperation(p, opCreate, op)
 	r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonCreating, "Creating GKE node pool %s (%s x %d)", np.Name, p.Spec.GKE.MachineType, p.Spec.GKE.NodeCount)
@@ -164,17 +170,28 @@ func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, clust
 
 // adoptLost adopts the node pool a create that failed may have made all the
 // same: GKE carried it out but its answer was lost (a dropped connection, a
-// deadline). The node pool carries this BenchmarkPool's UID, so it is this
-// pool's: it is followed, not deleted and not created a second time.
-func (r *Reconciler) adoptLost(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, name string, cause error) bool {
+// deadline), or an earlier create made it (GKE's "already exists"). The node
+// pool carries this BenchmarkPool's UID, so it is this pool's: it is
+// followed, not deleted and not created a second time; if it failed, its own
+// error decides. Any other failed create goes to createFailed.
+func (r *Reconciler) adoptLost(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, name string, cause error) (gkeStep, error) {
 	existing, err := r.GKE.Get(ctx, cluster, name)
-	if err != nil || !gke.OwnedBy(existing, string(p.UID)) || gke.PoolError(existing) != nil {
-		return false // none, another's, or failed: createFailed decides
+	switch {
+	case err != nil || !gke.OwnedBy(existing, string(p.UID)):
+		return r.createFailed(ctx, p, cluster, name, cause) // none, or another's
+	case gke.PoolError(existing) != nil:
+		return r.createFailed(ctx, p, cluster, name, gke.PoolError(existing))
 	}
-	r.notReady(p, metav1.ConditionTrue, gke.KindOf(cause).Reason(), fmt.Sprintf(
-		"GKE's answer to creating node pool %s was lost (%s), but GKE has the node pool, marked with this BenchmarkPool's UID: adopting it",
-		name, message(cause)))
-	return true
+	reason := gke.KindOf(cause).Reason()
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, adoptedAnnotation, reason+": "+message(cause))
+	r.notReady(p, metav1.ConditionTrue, reason, adoptingMessage(name, message(cause)))
+	return gkeStep{requeue: r.poll(), dirty: true}, nil
+}
+
+// adoptingMessage says that a create's answer was lost but GKE has the node
+// pool.
+func adoptingMessage(name, cause string) string {
+	return fmt.Sprintf("GKE's answer to creating node pool %s was lost (%s), but GKE has the node pool, marked with this BenchmarkPool's UID: adopting it", name, cause)
 }
 
 // createFailed deletes what a failed create left (GKE keeps a pool in ERROR),
@@ -392,6 +409,7 @@ func setProvisioning(p *benchv1.BenchmarkPool, status metav1.ConditionStatus, re
 func clearFailures(p *benchv1.BenchmarkPool) {
 	delete(p.Annotations, attemptsAnnotation)
 	delete(p.Annotations, retryAfterAnnotation)
+	delete(p.Annotations, adoptedAnnotation)
 }
 
 // message is GKE's own message of an error.

@@ -38,7 +38,7 @@ func startGKEControllerOn(t *testing.T, fake *fakegke.Server, tweak func(*benchm
 	}
 	t.Cleanup(func() { _ = provider.Close() })
 	startController(t, testNamespace(t, "gke-faults-"), func(mgr ctrl.Manager, _ *artifacts.Store) error {
-		r := &benchmarkpool.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+		r := &benchmarkpool.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
 			Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
 			GKE:      provider, GKECluster: testCluster, PollInterval: 50 * time.Millisecond, RetryBackoff: 50 * time.Millisecond,
 		}

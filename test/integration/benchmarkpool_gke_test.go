@@ -41,7 +41,7 @@ func startGKEPoolController(t *testing.T, allowed ...gke.Cluster) *fakegke.Serve
 	t.Cleanup(func() { _ = provider.Close() })
 	ns := testNamespace(t, "gke-")
 	startController(t, ns, func(mgr ctrl.Manager, _ *artifacts.Store) error {
-		return (&benchmarkpool.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+		return (&benchmarkpool.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
 			Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
 			GKE:      provider, GKECluster: testCluster, GKEAllowedClusters: allowed, PollInterval: 50 * time.Millisecond, RetryBackoff: 50 * time.Millisecond,
 		}).SetupWithManager(mgr)

@@ -26,7 +26,7 @@ func startPoolController(t *testing.T) {
 	t.Helper()
 	ns := testNamespace(t, "bp-")
 	startController(t, ns, func(mgr ctrl.Manager, _ *artifacts.Store) error {
-		return (&benchmarkpool.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+		return (&benchmarkpool.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
 			Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller")}).SetupWithManager(mgr)
 	}, func(context.Context) {})
 }
