@@ -34,7 +34,9 @@ const (
 	operationStartedAnnotation = "benchwright.io/gke-operation-started"
 	attemptsAnnotation         = "benchwright.io/gke-failed-attempts"
 	retryAfterAnnotation       = "benchwright.io/gke-retry-after"
-	failedAnnotation           = "benchwright.io/gke-failed"
+	// failedAnnotation is "<reason>: <message>" of a pool failed for good:
+	// Ready says it on every reconcile.
+	failedAnnotation = "benchwright.io/gke-failed"
 	// adoptedAnnotation is "<reason>: <message>" of the create whose answer
 	// was lost though GKE made the node pool: Ready says it is adopted until
 	// the node pool runs, whatever became of the status write that said it
@@ -114,8 +116,12 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 			return gkeStep{requeue: r.poll(), dirty: true}, nil
 		}
 	}
-	if p.Annotations[failedAnnotation] != "" {
-		return gkeStep{}, nil // failed for good: a person must change or delete the pool
+	if failed := p.Annotations[failedAnnotation]; failed != "" {
+		// Failed for good: a person must change or delete the pool.
+		if reason, msg, ok := strings.Cut(failed, ": "); ok {
+			r.notReadyOnce(p, metav1.ConditionFalse, reason, msg)
+		}
+		return gkeStep{}, nil
 	}
 	existing, err := r.GKE.Get(ctx, cluster, np.Name)
 	switch {
@@ -232,9 +238,13 @@ func (r *Reconciler) createFailed(ctx context.Context, p *benchv1.BenchmarkPool,
 // failForGood fails the pool with GKE's reason and message and stops further
 // creates.
 func (r *Reconciler) failForGood(p *benchv1.BenchmarkPool, cause error) {
-	reason := gke.KindOf(cause).Reason()
-	metav1.SetMetaDataAnnotation(&p.ObjectMeta, failedAnnotation, reason)
-	r.notReady(p, metav1.ConditionFalse, reason, message(cause))
+	r.fail(p, gke.KindOf(cause).Reason(), message(cause))
+}
+
+// fail stores why the pool failed for good, and says it.
+func (r *Reconciler) fail(p *benchv1.BenchmarkPool, reason, msg string) {
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, failedAnnotation, reason+": "+msg)
+	r.notReady(p, metav1.ConditionFalse, reason, msg)
 }
 
 // notReady sets Provisioning to provisioning and Ready False, both with the
@@ -356,8 +366,7 @@ func (r *Reconciler) ownsNodePool(ctx context.Context, p *benchv1.BenchmarkPool,
 // nameConflict fails the pool for good: GKE has a node pool of its name that
 // it did not create, which it neither adopts nor deletes.
 func (r *Reconciler) nameConflict(p *benchv1.BenchmarkPool, name string) {
-	metav1.SetMetaDataAnnotation(&p.ObjectMeta, failedAnnotation, benchv1.ReasonNameConflict)
-	r.notReady(p, metav1.ConditionFalse, benchv1.ReasonNameConflict, fmt.Sprintf(
+	r.fail(p, benchv1.ReasonNameConflict, fmt.Sprintf(
 		"GKE already has a node pool %s that this BenchmarkPool did not create (no %s=%s resource label): benchwright neither adopts nor deletes it; give the BenchmarkPool another name",
 		name, gke.OwnerLabel, p.UID))
 }

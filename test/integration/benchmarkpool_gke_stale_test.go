@@ -151,3 +151,19 @@ func wantAdopting(t *testing.T, name string) {
 		t.Errorf("Ready %v, want the node pool adopted", ready)
 	}
 }
+
+// The status write that said the pool failed for good is lost to a conflict:
+// the next reconcile says why, from what the pool stored.
+func TestGKEFailureLostToAConflictIsSaidAgain(t *testing.T) {
+	fake := fakegke.Start(t, fakegke.WithCluster(testCluster.Parent()), fakegke.WithRunningPolls(0))
+	fake.QueueFailures(fakegke.QuotaExceeded("C3_CPUS", 24, "us-central1"))
+	r, lagging, stale := staleReconciler(t, fake, "conflict-failed")
+	lagging.statusConflicts = 1
+	reconcileOnce(t, r, stale.Name)
+	reconcileOnce(t, r, stale.Name)
+	p := getPool(t, stale.Name)
+	ready := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionReady)
+	if p.Status.State != "Failed" || ready == nil || ready.Reason != benchv1.ReasonQuotaExceeded || !strings.Contains(ready.Message, "Quota 'C3_CPUS' exceeded") {
+		t.Errorf("state %s, Ready %v; want Failed with GKE's quota message", p.Status.State, ready)
+	}
+}
