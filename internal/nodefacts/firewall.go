@@ -28,15 +28,15 @@ const xtReturn = -5
 // errEntries: the kernel's table does not parse.
 var errEntries = errors.New("the table's entries do not parse")
 
-// CountLegacyRules counts the rules of one legacy table's entries (the
+// countLegacyRules counts the rules of one legacy table's entries (the
 // entrytable of IPT_SO_GET_ENTRIES): every entry but the built-in chains'
 // policies (at the underflow offsets), the ERROR entries that head user
 // chains and end the table, and the RETURN that ends each user chain.
 func countLegacyRules(l legacyLayout, table []byte, underflows []uint32) (int, error) {
 	type entry struct {
-		off    int
-		target string
-		return_ bool
+		off      int
+		target   string
+		isReturn bool
 	}
 	var entries []entry
 	for off := 0; off < len(table); {
@@ -57,7 +57,7 @@ func countLegacyRules(l legacyLayout, table []byte, underflows []uint32) (int, e
 			name = name[:i]
 		}
 		ret := name == "" && len(t) >= 36 && int32(binary.NativeEndian.Uint32(t[32:])) == xtReturn
-		entries = append(entries, entry{off: off, target: name, return_: ret})
+		entries = append(entries, entry{off: off, target: name, isReturn: ret})
 		off += next
 	}
 	policy := map[int]bool{}
@@ -68,7 +68,7 @@ func countLegacyRules(l legacyLayout, table []byte, underflows []uint32) (int, e
 	for i, e := range entries {
 		switch {
 		case e.target == "ERROR", policy[e.off]:
-		case e.return_ && i+1 < len(entries) && entries[i+1].target == "ERROR":
+		case e.isReturn && i+1 < len(entries) && entries[i+1].target == "ERROR":
 			// A user chain's closing RETURN.
 		default:
 			rules++

@@ -160,4 +160,3 @@ func countNftMessages(b []byte) (done bool, rules int, err error) {
 	}
 	return false, rules, nil
 }
-
