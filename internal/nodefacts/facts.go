@@ -31,6 +31,9 @@ type Facts struct {
 	// where it was read: a pod's eth0, or a hostNetwork pod's node interface.
 	MTU          int    `json:"mtu,omitempty"`
 	MTUInterface string `json:"mtu_interface,omitempty"`
+	// Network is whose network namespace that is: "pod" (the pod network)
+	// or "host" (a hostNetwork pod, or a local run), as the reader was told.
+	Network string `json:"network,omitempty"`
 	// CPUMHz is the effective frequency: the average over CPUs of cpufreq's
 	// scaling_cur_freq, or of /proc/cpuinfo's "cpu MHz" without cpufreq
 	// (CPUMHzSource says which).
