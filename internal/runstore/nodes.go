@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"context"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +29,7 @@ func DescribeNode(ctx context.Context, c client.Reader, name string, tuning benc
 			info.ThreadsPerCore = int(p.Status.Effective.ThreadsPerCore)
 		}
 	}
+	info.FirewallRules = results.FirewallUnknown
 	if tuning == "" {
 		return info, nil
 	}
@@ -48,6 +50,9 @@ func DescribeNode(ctx context.Context, c client.Reader, name string, tuning benc
 		}
 		for _, m := range n.Mismatches {
 			info.TuningSettings[m.Name] = m.Observed
+		}
+		if n.FirewallRules != nil {
+			info.FirewallRules = strconv.Itoa(int(*n.FirewallRules))
 		}
 	}
 	return info, nil

@@ -59,9 +59,9 @@ func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet))
 		hook(context.Background(), env.kubelet)
 	}
 	env.store = startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
-		return (&storagebenchmark.Reconciler{
-			Env: benchrun.NewEnv(mgr, "storagebenchmark-controller", env.kubelet, store), Image: "registry.example/fio:test",
-		}).SetupWithManager(mgr)
+		e := benchrun.NewEnv(mgr, "storagebenchmark-controller", env.kubelet, store)
+		e.NodeFactsImage = managerImage
+		return (&storagebenchmark.Reconciler{Env: e, Image: "registry.example/fio:test"}).SetupWithManager(mgr)
 	}, env.kubelet.run)
 	return env
 }
