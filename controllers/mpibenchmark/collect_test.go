@@ -12,6 +12,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/mpi/imb"
 	"github.com/benchwright/benchwright/internal/mpi/osu"
 	"github.com/benchwright/benchwright/internal/outcome"
@@ -330,7 +331,12 @@ func TestWorkerNodes(t *testing.T) {
 		pod("lat-r0-worker-3", roleWorker, corev1.PodPending).Obj(),
 		wrappers.MakePod("x", "").NodeName("gke-d").Obj(),
 	}
-	if diff := cmp.Diff([]string{"gke-a", "gke-b"}, workerNodes(pods)); diff != "" {
+	if diff := cmp.Diff([]string{"gke-a", "gke-b"}, workerNodes(pods, nil)); diff != "" {
 		t.Errorf("workerNodes (-want +got):\n%s", diff)
+	}
+	// Workers the MPI Operator deleted are known by their kept facts.
+	kept := map[string]nodefacts.Facts{"gke-e": {}, "gke-a": {}}
+	if diff := cmp.Diff([]string{"gke-a", "gke-b", "gke-e"}, workerNodes(pods, kept)); diff != "" {
+		t.Errorf("workerNodes with kept facts (-want +got):\n%s", diff)
 	}
 }
