@@ -52,6 +52,7 @@ type mpiEnv struct {
 
 func newMPIEnv(t *testing.T, script func(*mpiv2.MPIJob) mpiFate) *mpiEnv {
 	t.Helper()
+	benchwrightCLI(t) // built before any clock runs: the workers' node-facts step runs it
 	ns := testNamespace(t, "mb-")
 	env := &mpiEnv{ns: ns, operator: newFakeMPIOperator(t, ns, script)}
 	env.store = startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {

@@ -53,6 +53,7 @@ func requireTool(t *testing.T, name string) {
 // namespace. hook, when not nil, decides each pod's fate.
 func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet)) *storageEnv {
 	t.Helper()
+	benchwrightCLI(t) // built before any clock runs: the node-facts step runs it
 	ns := testNamespace(t, "sb-")
 	env := &storageEnv{ns: ns, kubelet: newFakeKubelet(t, ns)}
 	if hook != nil {
