@@ -45,6 +45,7 @@ func networkEnv(t *testing.T) (string, *artifacts.Store) {
 		t.Fatalf("building the CLI: %v\n%s", err, out)
 	}
 	t.Setenv("PATH", bin+":"+tools+":"+os.Getenv("PATH"))
+	benchwrightCLI(t) // the node-facts step's, built before any clock runs
 	ns := testNamespace(t, "nb-")
 	kubelet := newFakeKubelet(t, ns)
 	store := startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
