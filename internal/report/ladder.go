@@ -32,8 +32,8 @@ const noValue = "—"
 // ladderStep is one run of a ladder: its facts and what changed from the
 // run before.
 type ladderStep struct {
-	run     string // its label
-	name    string // its name, for captions
+	run     string   // its label
+	name    string   // its name, for captions
 	values  []string // by the ladder's facts
 	changed []bool
 	changes []string // "placement — -> COMPACT"

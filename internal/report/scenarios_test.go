@@ -3,9 +3,9 @@ package report
 import (
 	"bytes"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
-	"math"
 	"strings"
 	"testing"
 
