@@ -388,4 +388,3 @@ func checkNodeFacts(t *testing.T, uri string) {
 		}
 	}
 }
-
