@@ -13,8 +13,9 @@ import (
 )
 
 // DescribeNode is NodeInfo plus the settings the benchmark ran with: the
-// pool's effective placement and threads per core, and the tuning profile's
-// values as they read back on the node.
+// pool's effective placement and threads per core, the tuning profile's
+// values as they read back on the node, and the firewall rule count its
+// tuner reported for the node ("unknown" without a profile or a count).
 func DescribeNode(ctx context.Context, c client.Reader, name string, tuning benchv1.TuningProfileName) (results.NodeInfo, error) {
 	info, err := NodeInfo(ctx, c, name)
 	if err != nil {
