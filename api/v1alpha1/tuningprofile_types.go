@@ -196,6 +196,14 @@ type NodeTuningStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
+	// firewallRules is how many iptables and nftables rules the node's host
+	// network namespace has, as the tuner (which alone has CAP_NET_ADMIN
+	// there) last counted them; absent when it could not count them.
+	// Benchmarks on the node record it in nodes.json.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000000
+	FirewallRules *int32 `json:"firewallRules,omitempty"`
 	// lastUpdateTime is when the tuner last reported.
 	// +optional
 	LastUpdateTime *metav1.Time `json:"lastUpdateTime,omitempty"`

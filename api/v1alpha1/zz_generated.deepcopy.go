@@ -1217,6 +1217,11 @@ func (in *NodeTuningStatus) DeepCopyInto(out *NodeTuningStatus) {
 		*out = make([]SettingMismatch, len(*in))
 		copy(*out, *in)
 	}
+	if in.FirewallRules != nil {
+		in, out := &in.FirewallRules, &out.FirewallRules
+		*out = new(int32)
+		**out = **in
+	}
 	if in.LastUpdateTime != nil {
 		in, out := &in.LastUpdateTime, &out.LastUpdateTime
 		*out = (*in).DeepCopy()

@@ -32,6 +32,9 @@ type controllerConfig struct {
 	artifactStore string
 	fioImage      string
 	tunerImage    string
+	// nodeFactsImage is the manager's own image: its /benchwright runs the
+	// node-facts step of every benchmark pod.
+	nodeFactsImage string
 	// hostPathPrefixes is the admin's allow-list for hostPath volumes.
 	hostPathPrefixes []string
 	// allowHostNetwork is the admin's leave for benchmarks on the nodes' network.
@@ -85,7 +88,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		return err
 	}
 	if err := (&storagebenchmark.Reconciler{
-		Env:   benchrun.NewEnv(mgr, "storagebenchmark-controller", logs, cfg.store),
+		Env:   benchEnv(mgr, "storagebenchmark-controller", logs, cfg),
 		Image: cfg.fioImage, HostPathPrefixes: cfg.hostPathPrefixes,
 	}).SetupWithManager(mgr); err != nil {
 		return err
@@ -99,7 +102,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	}
 	// NetworkBenchmarks run in the OpenMPI image: benchwright, fabtests, iperf3.
 	if err := (&networkbenchmark.Reconciler{
-		Env:   benchrun.NewEnv(mgr, "networkbenchmark-controller", logs, cfg.store),
+		Env:   benchEnv(mgr, "networkbenchmark-controller", logs, cfg),
 		Image: *cfg.mpiImages[benchv1.OpenMPI], AllowHostNetwork: cfg.allowHostNetwork,
 	}).SetupWithManager(mgr); err != nil {
 		return err
@@ -115,7 +118,15 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		images[impl] = *image
 	}
 	return (&mpibenchmark.Reconciler{
-		Env:    benchrun.NewEnv(mgr, "mpibenchmark-controller", logs, cfg.store),
+		Env:    benchEnv(mgr, "mpibenchmark-controller", logs, cfg),
 		Images: images, AllowHostNetwork: cfg.allowHostNetwork,
 	}).SetupWithManager(mgr)
+}
+
+// benchEnv is a benchmark controller's Env: the store, and the manager's
+// image for the node-facts step.
+func benchEnv(mgr ctrl.Manager, name string, logs podlogs.LogReader, cfg controllerConfig) benchrun.Env {
+	e := benchrun.NewEnv(mgr, name, logs, cfg.store)
+	e.NodeFactsImage = cfg.nodeFactsImage
+	return e
 }

@@ -60,6 +60,7 @@ func run() int {
 	flag.StringVar(&leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	flag.StringVar(&cfg.artifactStore, "artifact-store", defaultArtifactStore, "where raw output, samples and summaries go: file:///dir, gs://bucket/prefix, s3://bucket/prefix or azblob://container/prefix")
 	flag.StringVar(&cfg.fioImage, "fio-image", defaultFioImage, "image that runs fio and dd when a StorageBenchmark names none")
+	flag.StringVar(&cfg.nodeFactsImage, "nodefacts-image", defaultImageRepo+"manager"+defaultImageTag, "the manager's own image: benchmark pods run its /benchwright nodefacts, unprivileged, to record their node's facts (empty: not recorded)")
 	flag.StringVar(&cfg.tunerImage, "tuner-image", defaultImageRepo+"tuner"+defaultImageTag, "image of the node tuner that TuningProfiles run as a privileged DaemonSet")
 	cfg.mpiImages = map[benchv1.MPIImplementation]*string{
 		benchv1.OpenMPI:  flag.String("mpi-openmpi-image", defaultImageRepo+"mpi-openmpi"+defaultImageTag, "image of MPIBenchmarks with OpenMPI that name none (OSU, IMB, IOR, sshd, benchwright)"),

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
@@ -64,6 +65,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	emit := func(r tuning.Report) {
 		r.Node, r.Profile, r.Generation = o.node, o.profile, o.generation
+		// The tuner runs in the host's network namespace with CAP_NET_ADMIN:
+		// it counts the firewall rules benchmark pods cannot.
+		if n, err := nodefacts.FirewallRules(); err == nil {
+			r.FirewallRules = &n
+		} else {
+			fmt.Fprintln(stderr, "benchwright-tuner: counting the firewall rules:", err)
+		}
 		fmt.Fprintln(stdout, tuning.ReportLine(r))
 	}
 	cfg, err := waitForSettings(ctx, o)

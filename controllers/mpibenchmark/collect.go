@@ -10,6 +10,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
@@ -88,8 +89,12 @@ func labelSamples(b *benchv1.MPIBenchmark, samples []results.Sample, nodes []res
 }
 
 // workerNodes are the nodes the workers ran on, in worker order.
-func workerNodes(pods []*corev1.Pod) []string {
+func workerNodes(pods []*corev1.Pod, facts map[string]nodefacts.Facts) []string {
 	var out []string
+	// The workers' facts name their nodes after the MPI Operator deleted them.
+	for name := range facts {
+		out = append(out, name)
+	}
 	for _, p := range pods {
 		if p.Labels[roleLabel] == roleWorker && p.Spec.NodeName != "" && !slices.Contains(out, p.Spec.NodeName) {
 			out = append(out, p.Spec.NodeName)

@@ -14,6 +14,7 @@ import (
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/mpi/imb"
 	"github.com/benchwright/benchwright/internal/mpi/osu"
+	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
@@ -330,7 +331,12 @@ func TestWorkerNodes(t *testing.T) {
 		pod("lat-r0-worker-3", roleWorker, corev1.PodPending).Obj(),
 		wrappers.MakePod("x", "").NodeName("gke-d").Obj(),
 	}
-	if diff := cmp.Diff([]string{"gke-a", "gke-b"}, workerNodes(pods)); diff != "" {
+	if diff := cmp.Diff([]string{"gke-a", "gke-b"}, workerNodes(pods, nil)); diff != "" {
 		t.Errorf("workerNodes (-want +got):\n%s", diff)
+	}
+	// Workers the MPI Operator deleted are known by their kept facts.
+	kept := map[string]nodefacts.Facts{"gke-e": {}, "gke-a": {}}
+	if diff := cmp.Diff([]string{"gke-a", "gke-b", "gke-e"}, workerNodes(pods, kept)); diff != "" {
+		t.Errorf("workerNodes with kept facts (-want +got):\n%s", diff)
 	}
 }

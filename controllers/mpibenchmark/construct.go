@@ -73,6 +73,9 @@ func constructConfigMap(b *benchv1.MPIBenchmark, l *mpi.Launch) (*corev1.ConfigM
 type jobParams struct {
 	rep, attempt int
 	image        string
+	// nodeFactsImage runs the workers' node-facts step: the manager's
+	// image; empty, none.
+	nodeFactsImage string
 }
 
 // constructMPIJob is the MPIJob of one attempt of a repetition: one worker
@@ -105,7 +108,7 @@ func constructMPIJob(b *benchv1.MPIBenchmark, l *mpi.Launch, p jobParams) *mpiv2
 				},
 				mpiv2.MPIReplicaTypeWorker: {
 					Replicas: ptr.To(b.Spec.Layout.Nodes), RestartPolicy: mpiv2.RestartPolicyNever,
-					Template: workerTemplate(b, labels, p.image),
+					Template: workerTemplate(b, labels, p.image, p.nodeFactsImage),
 				},
 			},
 		},
@@ -134,7 +137,7 @@ func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]
 }
 
 // workerTemplate runs sshd on each of layout.nodes nodes, one worker per node.
-func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image string) corev1.PodTemplateSpec {
+func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image, nodeFactsImage string) corev1.PodTemplateSpec {
 	spec := basePod(b)
 	worker := corev1.Container{
 		Name: workerContainer, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
@@ -165,6 +168,10 @@ func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image str
 		worker.VolumeMounts = append(worker.VolumeMounts, corev1.VolumeMount{Name: dataVolume, MountPath: dataDir})
 	}
 	spec.Containers = []corev1.Container{worker}
+	if nodeFactsImage != "" {
+		// The ranks' nodes are the workers': their facts are the run's.
+		spec.InitContainers = []corev1.Container{children.NodeFactsStep(nodeFactsImage, b.Spec.Layout.HostNetwork, worker.Resources)}
+	}
 	peers := withRole(labels, roleWorker)
 	spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
@@ -547,5 +548,38 @@ func TestMPIJobNameLeavesRoomForWorker1023(t *testing.T) {
 	name := mpiJobName(strings.Repeat("a", 253), 0, 0)
 	if errs := validation.IsDNS1123Label(name + "-worker-1023"); len(errs) > 0 {
 		t.Errorf("worker hostname %q: %v", name+"-worker-1023", errs)
+	}
+}
+
+// Each worker starts with the node-facts step of the manager's image (the
+// ranks' nodes are the workers'); the launcher has none.
+func TestConstructMPIJobNodeFacts(t *testing.T) {
+	b := latBench().Obj()
+	for _, host := range []bool{false, true} {
+		b.Spec.Layout.HostNetwork = host
+		job := constructMPIJob(b, mustLaunch(t, b), jobParams{image: testImage, nodeFactsImage: "manager:v1"})
+		w := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker].Template.Spec
+		want := []corev1.Container{children.NodeFactsStep("manager:v1", host, w.Containers[0].Resources)}
+		if diff := cmp.Diff(want, w.InitContainers); diff != "" {
+			t.Errorf("hostNetwork %v: worker init containers (-want +got):\n%s", host, diff)
+		}
+		if l := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec; len(l.InitContainers) != 0 {
+			t.Errorf("launcher init containers %v", l.InitContainers)
+		}
+	}
+}
+
+func TestKeptFacts(t *testing.T) {
+	job := &mpiv2.MPIJob{}
+	if f, err := keptFacts(job); f != nil || err != nil {
+		t.Errorf("no annotation: %v, %v", f, err)
+	}
+	job.Annotations = map[string]string{nodeFactsAnnotation: `{"gke-a": {"cpu_mhz": 3100, "read": "2026-01-01T00:00:00Z"}}`}
+	if f, err := keptFacts(job); err != nil || f["gke-a"].CPUMHz != 3100 {
+		t.Errorf("kept facts %v, %v", f, err)
+	}
+	job.Annotations[nodeFactsAnnotation] = "{"
+	if _, err := keptFacts(job); err == nil {
+		t.Error("a broken annotation read as facts")
 	}
 }

@@ -34,7 +34,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=benchwright.io,resources=mpibenchmarks/finalizers,verbs=update
-// +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create

@@ -73,6 +73,9 @@ func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error)
 		return a, nil
 	}
 	d.job, d.obs = job, observe(job, st.podsOf(job))
+	if err := d.r.keepWorkerFacts(ctx, job, st.podsOf(job)); err != nil {
+		return a, err
+	}
 	a.Number, a.Phase, a.Created, a.Started, a.Why = attempt, d.obs.phase, d.obs.created, d.obs.started, d.obs.why
 	a.Pending = "the MPI workers were not ready"
 	a.Note = " (MPIJob " + job.Name + ")"
@@ -85,7 +88,7 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 	if image == "" {
 		image = d.r.Images[d.b.Spec.MPI.ImplementationOrDefault()]
 	}
-	job := constructMPIJob(d.b, d.launch, jobParams{rep: rep, attempt: attempt, image: image})
+	job := constructMPIJob(d.b, d.launch, jobParams{rep: rep, attempt: attempt, image: image, nodeFactsImage: d.r.NodeFactsImage})
 	created, err := d.r.Kit().CreateOwned(ctx, d.b, job)
 	if err != nil || !created {
 		return nil, err
@@ -128,10 +131,17 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		}
 		return c, err
 	}
-	for _, name := range workerNodes(d.children.podsOf(d.job)) {
+	facts, err := keptFacts(d.job)
+	if err != nil {
+		return c, err
+	}
+	for _, name := range workerNodes(d.children.podsOf(d.job), facts) {
 		n, err := runstore.DescribeNode(ctx, r.Client, name, b.Spec.Tuning)
 		if err != nil {
 			return c, err
+		}
+		if f, ok := facts[name]; ok {
+			n.Facts = &f
 		}
 		c.Nodes = append(c.Nodes, n)
 	}

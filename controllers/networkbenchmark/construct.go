@@ -75,6 +75,9 @@ func constructService(b *benchv1.NetworkBenchmark) *corev1.Service {
 type jobParams struct {
 	rep, slot, attempt int
 	image              string
+	// nodeFactsImage runs the node-facts step: the manager's image; empty,
+	// none.
+	nodeFactsImage string
 }
 
 // constructJob is the Job of one node slot of one repetition attempt: one
@@ -125,6 +128,9 @@ func constructJob(b *benchv1.NetworkBenchmark, p jobParams) (*batchv1.Job, error
 			RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](nonRootID), RunAsGroup: ptr.To[int64](nonRootID),
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
+	}
+	if p.nodeFactsImage != "" {
+		spec.InitContainers = []corev1.Container{children.NodeFactsStep(p.nodeFactsImage, b.Spec.HostNetwork, c.Resources)}
 	}
 	if b.Spec.HostNetwork {
 		// Cluster DNS still resolves the peers' names.

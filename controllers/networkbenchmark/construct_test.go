@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
@@ -129,5 +130,31 @@ func TestConstructJobSecurity(t *testing.T) {
 				t.Errorf("security (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The node-facts step runs the manager's image whatever image the spec names,
+// and says whose network its MTU is.
+func TestConstructJobNodeFacts(t *testing.T) {
+	for _, tc := range []struct {
+		b       *benchv1.NetworkBenchmark
+		network string
+	}{{seed2(2).Image("example.com/mine:1").Obj(), "--network=pod"}, {seed2(2).HostNetwork().Obj(), "--network=host"}} {
+		job, err := constructJob(tc.b, jobParams{image: "img", nodeFactsImage: "manager:v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod := job.Spec.Template.Spec
+		want := []corev1.Container{children.NodeFactsStep("manager:v1", tc.b.Spec.HostNetwork, pod.Containers[0].Resources)}
+		if diff := cmp.Diff(want, pod.InitContainers); diff != "" {
+			t.Errorf("init containers (-want +got):\n%s", diff)
+		}
+		if got := pod.InitContainers[0].Args; !slices.Contains(got, tc.network) {
+			t.Errorf("args %v lack %s", got, tc.network)
+		}
+	}
+	job, err := constructJob(seed2(2).Obj(), jobParams{image: "img"})
+	if err != nil || len(job.Spec.Template.Spec.InitContainers) != 0 {
+		t.Errorf("without the manager's image: init containers %v (%v)", job.Spec.Template.Spec.InitContainers, err)
 	}
 }

@@ -68,7 +68,7 @@ func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error)
 func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.Object, error) {
 	image := cmp.Or(d.b.Spec.Image, d.r.Image)
 	return d.r.Kit().CreateSlotJobs(ctx, d.b, d.nodes(), func(slot int) (*batchv1.Job, error) {
-		return constructJob(d.b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image})
+		return constructJob(d.b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, nodeFactsImage: d.r.NodeFactsImage})
 	})
 }
 
@@ -100,6 +100,9 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 			return c, err
 		}
 		log, err := podlogs.ReadOutput(ctx, r.Logs, pod, container)
+		if err == nil {
+			node.Facts, err = children.ReadNodeFacts(ctx, r.Logs, pod)
+		}
 		if oe := (*outcome.Outcome)(nil); errors.As(err, &oe) {
 			oe.Message = fmt.Sprintf("repetition %d/%d, pod %s on node %s: %s", rep+1, total, pod.Name, podlogs.NodeOf(pod), oe.Message)
 			return c, oe

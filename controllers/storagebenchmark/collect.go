@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
@@ -68,7 +69,7 @@ func (r *Reconciler) readOutput(ctx context.Context, b *benchv1.StorageBenchmark
 func toolContainers(pod *corev1.Pod) []corev1.Container {
 	var out []corev1.Container
 	for _, c := range append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...) {
-		if c.Name != dropCachesContainer {
+		if c.Name != dropCachesContainer && c.Name != children.NodeFactsContainer {
 			out = append(out, c)
 		}
 	}

@@ -132,6 +132,9 @@ type jobParams struct {
 	// dropCachesImage runs the privileged page-cache drop: always the
 	// manager's own fio image, never one a user named.
 	dropCachesImage string
+	// nodeFactsImage runs the node-facts step: the manager's image; empty,
+	// none.
+	nodeFactsImage string
 }
 
 // constructJob is the Job of one node slot of one repetition attempt. It runs
@@ -189,7 +192,7 @@ func toolSteps(b *benchv1.StorageBenchmark, image string) ([]corev1.Container, e
 		steps = append(steps, tool(ddPrepareContainer, prep))
 	}
 	for _, t := range b.Spec.DD.Tests {
-		if t.Name == ddPrepareContainer || t.Name == dropCachesContainer {
+		if t.Name == ddPrepareContainer || t.Name == dropCachesContainer || t.Name == children.NodeFactsContainer {
 			return nil, fmt.Errorf("dd test name %q is reserved for benchwright's own step: rename the test", t.Name)
 		}
 		argv, err := fio.DDArgs(t, dir)

@@ -515,3 +515,33 @@ func TestChildLabelsOfLongName(t *testing.T) {
 		}
 	}
 }
+
+// The node-facts step runs first, unprivileged, from the manager's image
+// whatever image the spec names, with the tool's resources.
+func TestNodeFactsStep(t *testing.T) {
+	read := benchv1.DDTest{Name: "read", Operation: benchv1.DDRead, Count: 10}
+	b := dbBench().DD(read).DropCaches().Obj()
+	pod := mustJob(t, b, jobParams{image: "example.com/team/fio:custom", nodeFactsImage: "ghcr.io/benchwright/manager:v1"}).Spec.Template.Spec
+	var names []string
+	for _, c := range pod.InitContainers {
+		names = append(names, c.Name)
+	}
+	if diff := cmp.Diff([]string{"node-facts", "dd-prepare", "drop-caches"}, names); diff != "" {
+		t.Fatalf("init containers (-want +got):\n%s", diff)
+	}
+	want := children.NodeFactsStep("ghcr.io/benchwright/manager:v1", false, pod.Containers[0].Resources)
+	if diff := cmp.Diff(want, pod.InitContainers[0]); diff != "" {
+		t.Errorf("node-facts step (-want +got):\n%s", diff)
+	}
+	c := pod.InitContainers[0]
+	if sc := c.SecurityContext; c.Image != "ghcr.io/benchwright/manager:v1" || sc.Privileged != nil || !*sc.RunAsNonRoot || *sc.AllowPrivilegeEscalation ||
+		len(c.VolumeMounts) != 0 || len(c.Env) != 0 {
+		t.Errorf("node-facts step %+v: want the manager's image, non-root, unprivileged, nothing mounted", c)
+	}
+	if diff := cmp.Diff([]string{"/benchwright", "nodefacts", "--network=pod"}, append(c.Command, c.Args...)); diff != "" {
+		t.Errorf("argv (-want +got):\n%s", diff)
+	}
+	if _, err := toolSteps(dbBench().DD(benchv1.DDTest{Name: "node-facts", Operation: benchv1.DDWrite, Count: 1}).Obj(), "fio"); err == nil {
+		t.Error("a dd test named node-facts was accepted")
+	}
+}

@@ -89,7 +89,7 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 		image = d.r.Image
 	}
 	return d.r.Kit().CreateSlotJobs(ctx, b, int(b.Spec.Nodes), func(slot int) (*batchv1.Job, error) {
-		return constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image})
+		return constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image, nodeFactsImage: d.r.NodeFactsImage})
 	})
 }
 
@@ -131,6 +131,9 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		}
 		out, err := r.readOutput(ctx, b, pod)
 		out.node = node
+		if err == nil {
+			out.node.Facts, err = children.ReadNodeFacts(ctx, r.Logs, pod)
+		}
 		if len(out.raw) > 0 {
 			if serr := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, a.Rep, pod.Name, out.raw); serr != nil {
 				return c, serr

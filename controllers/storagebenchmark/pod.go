@@ -43,6 +43,10 @@ func constructPodSpec(b *benchv1.StorageBenchmark, p jobParams) (*corev1.PodSpec
 		}
 		init = slices.Insert(init, at, dropCachesStep(p.dropCachesImage))
 	}
+	if p.nodeFactsImage != "" {
+		// First: the facts as the repetition starts.
+		init = slices.Insert(init, 0, children.NodeFactsStep(p.nodeFactsImage, false, steps[len(steps)-1].Resources))
+	}
 
 	spec := &corev1.PodSpec{
 		RestartPolicy:                 corev1.RestartPolicyNever,

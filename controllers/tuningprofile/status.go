@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"k8s.io/utils/ptr"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -29,6 +31,10 @@ var (
 	// node's CPUs.
 	maxValue = crdbounds.MustMaxLength("TuningProfile", "status.nodes[].mismatches[].requested")
 )
+
+// maxFirewallRules is status.nodes[].firewallRules' maximum in the CRD: a
+// count above it is not shown.
+const maxFirewallRules = 10_000_000
 
 // setCondition sets a condition with its message bounded for `kubectl describe`.
 func setCondition(p *benchv1.TuningProfile, typ string, status metav1.ConditionStatus, reason, message string) {
@@ -56,6 +62,9 @@ func nodeStatus(s nodeState) benchv1.NodeTuningStatus {
 		return st
 	}
 	st.Tuned = r.Tuned && r.Phase == tuning.PhaseApplied
+	if n := r.FirewallRules; n != nil && *n >= 0 && *n <= maxFirewallRules {
+		st.FirewallRules = ptr.To(int32(*n))
+	}
 	t := statusupdate.MetaTime(r.Time)
 	st.LastUpdateTime = &t
 	var notes []string

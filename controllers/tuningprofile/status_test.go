@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -202,5 +204,20 @@ func TestSetRestoreStatus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The tuner's firewall count shows per node; a count outside the CRD's
+// bounds does not.
+func TestNodeStatusFirewallRules(t *testing.T) {
+	for _, c := range []struct {
+		count *int
+		want  *int32
+	}{{nil, nil}, {ptr.To(0), ptr.To[int32](0)}, {ptr.To(42), ptr.To[int32](42)}, {ptr.To(-1), nil}, {ptr.To(maxFirewallRules + 1), nil}} {
+		s := good("a")
+		s.report.FirewallRules = c.count
+		if got := nodeStatus(s).FirewallRules; !cmp.Equal(got, c.want) {
+			t.Errorf("count %v: firewallRules %v, want %v", c.count, got, c.want)
+		}
 	}
 }

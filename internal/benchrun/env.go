@@ -28,6 +28,10 @@ type Env struct {
 	Store *artifacts.Store
 	// Clock is the time (time.Now when nil).
 	Clock func() time.Time
+	// NodeFactsImage is the manager's image: its /benchwright runs the
+	// node-facts step of every benchmark pod (children.NodeFactsStep).
+	// Empty: the pods have no such step and nodes.json no facts.
+	NodeFactsImage string
 }
 
 // Now is the reconciler's time.

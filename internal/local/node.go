@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -17,6 +19,14 @@ func readNodeInfo() results.NodeInfo {
 	n.Kernel = readTrimmed("/proc/sys/kernel/osrelease")
 	n.SMTActive = readTrimmed("/sys/devices/system/cpu/smt/active")
 	n.THP = readTrimmed("/sys/kernel/mm/transparent_hugepage/enabled")
+	n.Facts = readFacts()
+	// Counting needs CAP_NET_ADMIN: root can, anyone else says so.
+	n.FirewallRules = results.FirewallUnknown
+	if os.Geteuid() == 0 {
+		if rules, err := nodefacts.FirewallRules(); err == nil {
+			n.FirewallRules = strconv.Itoa(rules)
+		}
+	}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		defer func() { _ = f.Close() }()
 		sc := bufio.NewScanner(f)
@@ -28,6 +38,14 @@ func readNodeInfo() results.NodeInfo {
 		}
 	}
 	return n
+}
+
+// readFacts reads this machine's facts over the CPUs this process may use;
+// a local run is in the host's network namespace.
+func readFacts() *nodefacts.Facts {
+	f := nodefacts.Host{}.Read(nil)
+	f.Network = "host"
+	return &f
 }
 
 func readTrimmed(path string) string {

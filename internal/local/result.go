@@ -70,6 +70,7 @@ func (r *Result) label(s *results.Sample, rep int, warmup bool) {
 	if warmup {
 		s.Labels[results.LabelWarmup] = "true"
 	}
+	maps.Copy(s.Labels, r.Node.NodeLabels())
 	maps.Copy(s.Labels, r.sampleLabels)
 }
 
@@ -92,6 +93,7 @@ func (r *Result) repeat(ctx context.Context, opts Options, reps, warmups int, gr
 			warm = " (warm-up, not counted)"
 		}
 		opts.progress("repetition %d/%d%s", rep+1, reps, warm)
+		r.Node.Facts = readFacts() // the frequency as this repetition starts
 		samples, err := runOne(ctx, rep)
 		if err != nil && ctx.Err() != nil {
 			// Ctrl-C, SIGTERM, or a reader of the output gone (SIGPIPE): the

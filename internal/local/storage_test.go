@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -90,6 +91,9 @@ func TestRunStorageWithRealFio(t *testing.T) {
 			if s.RunUID != res.RunUID || s.Benchmark != "small" || s.Labels[results.LabelCampaign] != "test" {
 				t.Errorf("sample not labelled: %+v", s)
 			}
+			if mhz, err := strconv.ParseFloat(s.Labels[results.LabelCPUMHz], 64); err != nil || mhz <= 0 {
+				t.Errorf("rep %d: cpu_mhz label %q, want this machine's frequency", rep, s.Labels[results.LabelCPUMHz])
+			}
 			if (rep == 0) != (s.Labels[results.LabelWarmup] == "true") {
 				t.Errorf("rep %d warmup label = %q", rep, s.Labels[results.LabelWarmup])
 			}
@@ -97,6 +101,17 @@ func TestRunStorageWithRealFio(t *testing.T) {
 		if n != len(own) {
 			t.Errorf("rep %d: %d samples stored, fio's output has %d", rep, n, len(own))
 		}
+	}
+	nodesJSON, err := os.ReadFile(filepath.Join(res.Dir, "nodes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []results.NodeInfo
+	if err := json.Unmarshal(nodesJSON, &nodes); err != nil || len(nodes) != 1 {
+		t.Fatalf("nodes.json: %v\n%s", err, nodesJSON)
+	}
+	if f := nodes[0].Facts; f == nil || f.CPUMHz <= 0 || f.Network != "host" || f.SELinux == "" || nodes[0].FirewallRules == "" {
+		t.Errorf("nodes.json lacks this machine's facts:\n%s", nodesJSON)
 	}
 	var iops *results.Summary
 	for i := range res.Summaries {

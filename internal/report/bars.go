@@ -107,6 +107,13 @@ func barPlot(c *categories, runs []Run, title string) (Plot, bool) {
 	names := c.names
 	if ladder {
 		p.XLabel, names = c.names[0]+" (runs in order)", nil
+		drawn := make([]Run, len(c.runs))
+		for k, ri := range c.runs {
+			drawn[k] = runs[ri]
+		}
+		if _, steps := ladderOf(drawn); steps != nil {
+			p.Caption += ladderCaption(steps)
+		}
 	}
 	series := make([][]*results.Stats, len(c.runs))
 	var lows []float64

@@ -90,12 +90,23 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		})
 		compare = &t
 	}
+	var steps *htmlTable
+	if facts, ladder := ladderOf(r.Runs); ladder != nil {
+		t := htmlGrid(ladderGrid(facts, ladder), func(row, col int) string {
+			if j := col - 2; j >= 0 && j < len(facts) && ladder[row].changed[j] {
+				return "changed"
+			}
+			return ""
+		})
+		steps = &t
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	err := page.Execute(bw, map[string]any{
 		"Title":    r.Title,
 		"Summary":  r.summaryLine(),
 		"Runs":     runs,
 		"RunsList": htmlGrid(runsGrid(r.Runs), nil),
+		"Ladder":   steps,
 		"Plots":    plan(r.Runs),
 		"Compare":  compare,
 		"Baseline": r.Runs[r.Baseline].Label(),

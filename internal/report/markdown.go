@@ -39,6 +39,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if err := runsGrid(r.Runs).writeMarkdown(w); err != nil {
 		return err
 	}
+	if facts, steps := ladderOf(r.Runs); steps != nil {
+		if _, err := io.WriteString(w, "\n## Tuning ladder: node settings per step\n\n"); err != nil {
+			return err
+		}
+		if err := ladderGrid(facts, steps).writeMarkdown(w); err != nil {
+			return err
+		}
+	}
 	if len(r.Runs) > 1 {
 		if _, err := io.WriteString(w, "\n## Comparison\n\n"); err != nil {
 			return err

@@ -2,7 +2,10 @@ package report
 
 import (
 	"bytes"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -207,33 +210,92 @@ func TestScenarioS2(t *testing.T) {
 }
 
 // TestScenarioS3 is seed 003: the tuning ladder, one run per step in
-// campaign order, as bars of the latency at 8 bytes. The steps are the GKE
-// osu_latency output scaled down as the seed's steps go (about 32 -> 9.6 µs).
+// campaign order, as bars of the latency at 8 bytes, and a table of the node
+// settings each step recorded, the changed ones marked. The steps are the
+// GKE osu_latency output scaled down as the seed's steps go (about 32 ->
+// 9.6 µs); each step's labels are what its nodes record (pool placement and
+// threads per core, the tuning, the tuner's firewall count, the node-facts
+// step's mitigations, SELinux, MTU and SMT).
 func TestScenarioS3(t *testing.T) {
 	lat := parseFixture(t, "osu", "osu/osu_latency_v5.8_gke_flux.txt")
+	base := map[string]string{results.LabelThreadsPerCore: "2", results.LabelSMT: "1", results.LabelFirewallRules: "14",
+		results.LabelMitigations: "on", results.LabelSELinux: "absent", results.LabelMTU: "1460"}
 	steps := []struct {
 		name   string
 		factor float64
-	}{{"s3-0-default", 1}, {"s3-1-compact", 0.86}, {"s3-2-smt-off", 0.72}, {"s3-3-network-latency", 0.5}, {"s3-4-mitigations-off", 0.3}}
+		set    map[string]string
+	}{
+		{"s3-0-default", 1, nil},
+		{"s3-1-compact", 0.86, map[string]string{results.LabelPlacement: "COMPACT"}},
+		{"s3-2-smt-off", 0.72, map[string]string{results.LabelThreadsPerCore: "1", results.LabelSMT: "0"}},
+		{"s3-3-network-latency", 0.5, map[string]string{results.LabelTuning: "network-latency"}},
+		{"s3-4-firewall-off", 0.4, map[string]string{results.LabelFirewallRules: "0"}},
+		{"s3-5-mitigations-off", 0.3, map[string]string{results.LabelMitigations: "off"}},
+	}
 	var samples [][]results.Sample
 	var names []string
+	labels := maps.Clone(base)
 	for _, s := range steps {
+		maps.Copy(labels, s.set) // each step keeps the ones before
 		r := newRun(mpiKind)
 		for rep := range 3 {
 			r.add(lat, s.name, "c2-standard-60", "", rep, s.factor*(1+0.02*float64(rep-1)))
+		}
+		for i := range r.samples {
+			maps.Copy(r.samples[i].Labels, labels)
+			// The frequency is read per repetition: it differs, and is no
+			// run-wide setting.
+			r.samples[i].Labels[results.LabelCPUMHz] = strconv.Itoa(3100 - r.samples[i].Repetition)
 		}
 		samples = append(samples, r.obj())
 		names = append(names, s.name+" (c2-standard-60)")
 	}
 	runs := group(t, samples...)
 	rep, plots, md := render(t, "s3-ladder", runs, Options{Title: "S3: the MPI tuning ladder"})
-	wantSeries(t, findPlot(t, plots, PlotBars, "latency at 8 B"), names...)
+	bars := findPlot(t, plots, PlotBars, "latency at 8 B")
+	wantSeries(t, bars, names...)
 	r := row(t, rep.Comparison, "osu_latency", "latency", "8")
-	if !near(r.Speedups[4], 1/0.3) {
-		t.Errorf("last step speedup = %v, want %v", r.Speedups[4], 1/0.3)
+	if !near(r.Speedups[5], 1/0.3) {
+		t.Errorf("last step speedup = %v, want %v", r.Speedups[5], 1/0.3)
 	}
 	if !strings.Contains(md, "3.33x") {
 		t.Errorf("markdown lacks the 3.33x speedup:\n%s", md)
+	}
+	// The ladder table: a row per step, a column per recorded setting, and
+	// what each step changed.
+	facts, ladder := ladderOf(runs)
+	var columns []string
+	for _, f := range facts {
+		columns = append(columns, f.name)
+	}
+	if want := []string{"placement", "threads/core", "SMT active", "tuning", "firewall rules", "mitigations", "SELinux", "MTU"}; !slices.Equal(columns, want) {
+		t.Errorf("ladder columns %v, want %v", columns, want)
+	}
+	wantChanges := [][]string{nil, {"placement — → COMPACT"}, {"threads/core 2 → 1", "SMT active 1 → 0"},
+		{"tuning — → network-latency"}, {"firewall rules 14 → 0"}, {"mitigations on → off"}}
+	for i, s := range ladder {
+		if !slices.Equal(s.changes, wantChanges[i]) {
+			t.Errorf("step %d changed %q, want %q", i+1, s.changes, wantChanges[i])
+		}
+	}
+	for _, want := range []string{"## Tuning ladder: node settings per step", "| 6 | s3-5-mitigations-off (c2-standard-60) | COMPACT | 1 | 0 | network-latency | 0 | off | absent | 1460 | mitigations on → off |"} {
+		if !strings.Contains(strings.Join(strings.Fields(md), " "), want) { // the columns' padding aside
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.Contains(bars.Caption, "s3-4-firewall-off: firewall rules 14 → 0") {
+		t.Errorf("the ladder chart's caption does not say what the steps changed: %s", bars.Caption)
+	}
+	var html bytes.Buffer
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(html.String(), `class="changed"`); got != 6 {
+		t.Errorf("%d changed cells marked in the HTML ladder table, want 6", got)
+	}
+	// Runs on the same settings are no ladder.
+	if _, same := ladderOf(runs[:1]); same != nil {
+		t.Error("one run makes a ladder")
 	}
 }
 

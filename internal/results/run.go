@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/topology"
 )
 
@@ -50,15 +52,35 @@ type NodeInfo struct {
 	Topology *topology.Topology `json:"topology,omitempty"`
 	// AllowedCPUs is that pod's cpuset.
 	AllowedCPUs string `json:"allowed_cpus,omitempty"`
+	// Facts are what benchwright read on the node at the start of the
+	// repetition (in the cluster: the benchmark pod's node-facts step):
+	// mitigations, SELinux, MTU, effective CPU frequency.
+	Facts *nodefacts.Facts `json:"facts,omitempty"`
+	// FirewallRules is the count of the host network namespace's iptables
+	// and nftables rules, as the TuningProfile's tuner counted it (it alone
+	// has CAP_NET_ADMIN there), or "unknown".
+	FirewallRules string `json:"firewall_rules,omitempty"`
 }
+
+// FirewallUnknown is FirewallRules where nobody could count them.
+const FirewallUnknown = "unknown"
 
 // Sample labels that describe the node settings a figure was measured with.
 const (
 	LabelPlacement      = "placement"
 	LabelThreadsPerCore = "threads_per_core"
+	// LabelCPUMHz is the node's effective CPU frequency at the start of the
+	// repetition (nodefacts.Facts.CPUMHz); report code plots against it.
+	LabelCPUMHz = "cpu_mhz"
+	// The node facts a tuning ladder changes (see NodeLabels).
+	LabelSMT           = "smt_active"
+	LabelMitigations   = "mitigations"
+	LabelFirewallRules = "firewall_rules"
+	LabelMTU           = "mtu"
+	LabelSELinux       = "selinux"
 )
 
-// NodeLabels are the sample labels of a node's settings.
+// NodeLabels are the sample labels of a node's settings and facts.
 func (n NodeInfo) NodeLabels() map[string]string {
 	out := map[string]string{}
 	if n.Placement != "" {
@@ -66,6 +88,28 @@ func (n NodeInfo) NodeLabels() map[string]string {
 	}
 	if n.ThreadsPerCore > 0 {
 		out[LabelThreadsPerCore] = fmt.Sprint(n.ThreadsPerCore)
+	}
+	if n.FirewallRules != "" {
+		out[LabelFirewallRules] = n.FirewallRules
+	}
+	f := n.Facts
+	if f == nil {
+		return out
+	}
+	if f.CPUMHz > 0 {
+		out[LabelCPUMHz] = strconv.FormatFloat(f.CPUMHz, 'f', -1, 64)
+	}
+	if f.SMTActive != "" {
+		out[LabelSMT] = f.SMTActive
+	}
+	if m := nodefacts.Summary(f.Mitigations); m != "" {
+		out[LabelMitigations] = m
+	}
+	if f.MTU > 0 {
+		out[LabelMTU] = strconv.Itoa(f.MTU)
+	}
+	if f.SELinux != "" {
+		out[LabelSELinux] = f.SELinux
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"context"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,8 +13,9 @@ import (
 )
 
 // DescribeNode is NodeInfo plus the settings the benchmark ran with: the
-// pool's effective placement and threads per core, and the tuning profile's
-// values as they read back on the node.
+// pool's effective placement and threads per core, the tuning profile's
+// values as they read back on the node, and the firewall rule count its
+// tuner reported for the node ("unknown" without a profile or a count).
 func DescribeNode(ctx context.Context, c client.Reader, name string, tuning benchv1.TuningProfileName) (results.NodeInfo, error) {
 	info, err := NodeInfo(ctx, c, name)
 	if err != nil {
@@ -28,6 +30,7 @@ func DescribeNode(ctx context.Context, c client.Reader, name string, tuning benc
 			info.ThreadsPerCore = int(p.Status.Effective.ThreadsPerCore)
 		}
 	}
+	info.FirewallRules = results.FirewallUnknown
 	if tuning == "" {
 		return info, nil
 	}
@@ -48,6 +51,9 @@ func DescribeNode(ctx context.Context, c client.Reader, name string, tuning benc
 		}
 		for _, m := range n.Mismatches {
 			info.TuningSettings[m.Name] = m.Observed
+		}
+		if n.FirewallRules != nil {
+			info.FirewallRules = strconv.Itoa(int(*n.FirewallRules))
 		}
 	}
 	return info, nil

@@ -35,6 +35,9 @@ type Report struct {
 	Settings []SettingReport `json:"settings"`
 	Refused  []Refusal       `json:"refused,omitempty"`
 	Error    string          `json:"error,omitempty"`
+	// FirewallRules counts the rules of the tuner's network namespace, the
+	// host's (nodefacts.FirewallRules); nil when they could not be counted.
+	FirewallRules *int `json:"firewall_rules,omitempty"`
 }
 
 // SettingReport is one setting on one node.

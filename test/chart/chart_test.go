@@ -95,6 +95,7 @@ func TestDefaults(t *testing.T) {
 		"--artifact-store=file:///var/lib/benchwright/artifacts",
 		"--fio-image=ghcr.io/benchwright/fio:v0.1.0",
 		"--tuner-image=ghcr.io/benchwright/tuner:v0.1.0",
+		"--nodefacts-image=ghcr.io/benchwright/manager:v0.1.0",
 		"--mpi-openmpi-image=ghcr.io/benchwright/mpi-openmpi:v0.1.0",
 		"--mpi-intel-image=ghcr.io/benchwright/mpi-intel:v0.1.0",
 		"--mpi-mpich-image=ghcr.io/benchwright/mpi-mpich:v0.1.0",
@@ -262,7 +263,7 @@ func TestVariants(t *testing.T) {
 				if c.Image != "r.example/bw/manager:v9" || c.ImagePullPolicy != corev1.PullAlways {
 					t.Errorf("manager image %q, pull policy %q", c.Image, c.ImagePullPolicy)
 				}
-				for _, a := range []string{"--fio-image=r.example/bw/fio:v9", "--tuner-image=t.example/tuner@sha256:abc",
+				for _, a := range []string{"--fio-image=r.example/bw/fio:v9", "--tuner-image=t.example/tuner@sha256:abc", "--nodefacts-image=r.example/bw/manager:v9",
 					"--mpi-intel-image=my/intel:1", "--mpi-mpich-image=r.example/bw/mpi-mpich:v9"} {
 					wantArg(t, d, a)
 				}

@@ -26,7 +26,9 @@ import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/tuning"
 )
 
@@ -157,6 +159,26 @@ func (s *logServer) serve(ctx context.Context, pod *corev1.Pod) error {
 
 // outputs are what the pod's containers print, by container name.
 func (s *logServer) outputs(ctx context.Context, pod *corev1.Pod) (map[string][]byte, error) {
+	outputs, err := s.toolOutputs(ctx, pod)
+	if err == nil && children.HasNodeFacts(pod) {
+		if outputs == nil {
+			outputs = map[string][]byte{}
+		}
+		outputs[children.NodeFactsContainer] = nodeFactsOutput()
+	}
+	return outputs, err
+}
+
+// nodeFactsOutput is what the node-facts step prints: this machine's facts,
+// read for real, play every kwok node's.
+func nodeFactsOutput() []byte {
+	f := nodefacts.Host{}.Read(nil)
+	f.Network = "pod"
+	return []byte(nodefacts.Line(f) + "\n")
+}
+
+// toolOutputs are the outputs of the pod's tools.
+func (s *logServer) toolOutputs(ctx context.Context, pod *corev1.Pod) (map[string][]byte, error) {
 	switch pod.Labels[benchv1.KindLabel] {
 	case "StorageBenchmark":
 		b := &benchv1.StorageBenchmark{}
@@ -166,7 +188,7 @@ func (s *logServer) outputs(ctx context.Context, pod *corev1.Pod) (map[string][]
 		return storageOutputs(b, pod)
 	case "MPIBenchmark":
 		if pod.Labels[roleLabel] != "launcher" {
-			return nil, nil // workers run sshd: nobody reads them
+			return nil, nil // workers run sshd: nobody reads it
 		}
 		b := &benchv1.MPIBenchmark{}
 		if err := ownerChain(ctx, pod, b, &batchv1.Job{}, &mpiv2.MPIJob{}); err != nil {

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -65,7 +66,7 @@ func TestScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := serveNamespace(ctx, t.TempDir(), ns, map[string][]byte{fioContainer: fioOut, launcherContainer: launcherOut})
+	cl, err := serveNamespace(ctx, t.TempDir(), ns, map[string][]byte{fioContainer: fioOut, launcherContainer: launcherOut, children.NodeFactsContainer: nodeFactsOutput()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/mpi"
+	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/fixtures"
 )
 
@@ -50,11 +52,14 @@ type mpiEnv struct {
 
 func newMPIEnv(t *testing.T, script func(*mpiv2.MPIJob) mpiFate) *mpiEnv {
 	t.Helper()
+	benchwrightCLI(t) // built before any clock runs: the workers' node-facts step runs it
 	ns := testNamespace(t, "mb-")
 	env := &mpiEnv{ns: ns, operator: newFakeMPIOperator(t, ns, script)}
 	env.store = startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
+		e := benchrun.NewEnv(mgr, "mpibenchmark-controller", env.operator, store)
+		e.NodeFactsImage = managerImage
 		return (&mpibenchmark.Reconciler{
-			Env:    benchrun.NewEnv(mgr, "mpibenchmark-controller", env.operator, store),
+			Env:    e,
 			Images: map[benchv1.MPIImplementation]string{benchv1.OpenMPI: "registry.example/mpi-openmpi:test", benchv1.IntelMPI: "registry.example/mpi-intel:test"},
 		}).SetupWithManager(mgr)
 	}, env.operator.run)
@@ -127,6 +132,21 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 	keys, err := env.store.List(context.Background(), prefix)
 	if err != nil || len(keys) != 7 { // 2 raw logs, samples x2, summary, nodes, report
 		t.Errorf("stored %v (%v)", keys, err)
+	}
+	// The workers' node-facts steps ran; their facts, kept on the MPIJob,
+	// are in nodes.json, one entry per worker node.
+	data, err := env.store.Get(context.Background(), prefix+"nodes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []results.NodeInfo
+	if err := json.Unmarshal(data, &nodes); err != nil || len(nodes) != 2 {
+		t.Fatalf("nodes.json: %v\n%s", err, data)
+	}
+	for _, n := range nodes {
+		if f := n.Facts; f == nil || f.CPUMHz <= 0 || f.Network != "pod" || n.FirewallRules != results.FirewallUnknown {
+			t.Errorf("nodes.json lacks %s's facts:\n%s", n.Hostname, data)
+		}
 	}
 }
 

@@ -3,8 +3,12 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"sync"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/retry"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,7 +30,7 @@ type fakeMPIOperator struct {
 	script func(job *mpiv2.MPIJob) mpiFate
 
 	mu   sync.Mutex
-	logs map[string][]byte // launcher pod name -> log
+	logs map[string][]byte // "<pod>/<container>" -> log
 }
 
 // mpiFate is how an MPIJob ends.
@@ -48,8 +52,8 @@ func newFakeMPIOperator(t *testing.T, namespace string, script func(*mpiv2.MPIJo
 func (o *fakeMPIOperator) ReadLog(_ context.Context, namespace, pod, container string) ([]byte, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	out, ok := o.logs[pod]
-	if !ok || namespace != o.namespace || container != "launcher" {
+	out, ok := o.logs[pod+"/"+container]
+	if !ok || namespace != o.namespace {
 		return nil, fmt.Errorf("pods %q not found or container %q has no log", pod, container)
 	}
 	return out, nil
@@ -79,14 +83,14 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 				Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: fate.pending, LastTransitionTime: now,
 			}}}
 		} else {
-			pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &now}
+			pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &now, InitContainerStatuses: o.runInit(pod)}
 		}
 		o.report(ctx, "worker status: %v", k8sClient.Status().Update(ctx, pod))
 	}
 	job.Status.Conditions = []mpiv2.JobCondition{cond(mpiv2.JobCreated, "MPIJobCreated", now)}
 	job.Status.StartTime = &now
 	if fate.pending != "" {
-		o.report(ctx, "MPIJob status: %v", k8sClient.Status().Update(ctx, job))
+		o.report(ctx, "MPIJob status: %v", updateJobStatus(ctx, job))
 		return
 	}
 	// Workers ready: the launcher starts (launcherCreationPolicy: WaitForWorkersReady).
@@ -96,10 +100,10 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 		return
 	}
 	o.mu.Lock()
-	o.logs[launcher.Name] = fate.log
+	o.logs[launcher.Name+"/launcher"] = fate.log
 	o.mu.Unlock()
 	job.Status.Conditions = append(job.Status.Conditions, cond(mpiv2.JobRunning, "MPIJobRunning", now))
-	o.report(ctx, "MPIJob running: %v", k8sClient.Status().Update(ctx, job))
+	o.report(ctx, "MPIJob running: %v", updateJobStatus(ctx, job))
 
 	end := metav1.Now()
 	code, phase := int32(0), corev1.PodSucceeded
@@ -120,7 +124,7 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 		job.Status.Conditions = append(job.Status.Conditions, cond(mpiv2.JobSucceeded, "MPIJobSucceeded", end))
 		job.Status.CompletionTime = &end
 	}
-	o.report(ctx, "MPIJob finished: %v", k8sClient.Status().Update(ctx, job))
+	o.report(ctx, "MPIJob finished: %v", updateJobStatus(ctx, job))
 }
 
 // pod creates one pod from a replica template, labelled as the operator labels it.
@@ -136,6 +140,50 @@ func (o *fakeMPIOperator) pod(ctx context.Context, job *mpiv2.MPIJob, tmpl corev
 		return nil
 	}
 	return pod
+}
+
+// runInit runs a worker's node-facts step for real, as the kubelet would
+// run it before sshd, and records its log.
+func (o *fakeMPIOperator) runInit(pod *corev1.Pod) []corev1.ContainerStatus {
+	var states []corev1.ContainerStatus
+	for _, c := range pod.Spec.InitContainers {
+		if c.Image != managerImage || c.Command[0] != "/benchwright" {
+			o.t.Errorf("worker init container %s runs %s %v, not the manager's /benchwright", c.Name, c.Image, c.Command)
+			continue
+		}
+		began := metav1.Now()
+		out, err := exec.Command(benchwrightCLI(o.t), c.Args...).CombinedOutput()
+		code := int32(0)
+		if err != nil {
+			code = 1
+		}
+		o.mu.Lock()
+		o.logs[pod.Name+"/"+c.Name] = out
+		o.mu.Unlock()
+		states = append(states, corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: corev1.ContainerState{
+			Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: began, FinishedAt: metav1.Now(), Reason: reasonFor(code)},
+		}})
+	}
+	return states
+}
+
+// updateJobStatus writes the MPIJob's status as the MPI Operator does: on a
+// conflict (benchwright annotates its MPIJobs) it reads the job again and
+// writes the same status over it.
+func updateJobStatus(ctx context.Context, job *mpiv2.MPIJob) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := k8sClient.Status().Update(ctx, job)
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+		var latest mpiv2.MPIJob
+		if gerr := k8sClient.Get(ctx, client.ObjectKeyFromObject(job), &latest); gerr != nil {
+			return gerr
+		}
+		latest.Status = job.Status
+		*job = latest
+		return err
+	})
 }
 
 func cond(t mpiv2.JobConditionType, reason string, at metav1.Time) mpiv2.JobCondition {

@@ -45,12 +45,13 @@ func networkEnv(t *testing.T) (string, *artifacts.Store) {
 		t.Fatalf("building the CLI: %v\n%s", err, out)
 	}
 	t.Setenv("PATH", bin+":"+tools+":"+os.Getenv("PATH"))
+	benchwrightCLI(t) // the node-facts step's, built before any clock runs
 	ns := testNamespace(t, "nb-")
 	kubelet := newFakeKubelet(t, ns)
 	store := startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
-		return (&networkbenchmark.Reconciler{
-			Env: benchrun.NewEnv(mgr, "networkbenchmark-controller", kubelet, store), Image: "registry.example/mpi:test",
-		}).SetupWithManager(mgr)
+		e := benchrun.NewEnv(mgr, "networkbenchmark-controller", kubelet, store)
+		e.NodeFactsImage = managerImage
+		return (&networkbenchmark.Reconciler{Env: e, Image: "registry.example/mpi:test"}).SetupWithManager(mgr)
 	}, kubelet.run)
 	createNode(t, "nb-node-0", "c3-standard-8")
 	return ns, store
@@ -117,6 +118,9 @@ repetitions: 2
 	}
 	if len(nodes) == 0 || nodes[0].Topology == nil || len(nodes[0].Topology.CPUs) != runtime.NumCPU() {
 		t.Errorf("nodes.json has no topology: %s", data)
+	}
+	if f := nodes[0].Facts; f == nil || f.CPUMHz <= 0 || f.Network != "pod" || f.MTU <= 0 {
+		t.Errorf("nodes.json has no node facts: %s", data)
 	}
 	out := kubectl(t, "get", "netbench", "-n", ns)
 	for _, want := range []string{"PAIRS", "PEAK(MB/S)", "SLOWEST", "1 pair on 1 node", "Succeeded"} {

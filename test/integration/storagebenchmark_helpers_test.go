@@ -53,15 +53,16 @@ func requireTool(t *testing.T, name string) {
 // namespace. hook, when not nil, decides each pod's fate.
 func newStorageEnv(t *testing.T, hook func(ctx context.Context, k *fakeKubelet)) *storageEnv {
 	t.Helper()
+	benchwrightCLI(t) // built before any clock runs: the node-facts step runs it
 	ns := testNamespace(t, "sb-")
 	env := &storageEnv{ns: ns, kubelet: newFakeKubelet(t, ns)}
 	if hook != nil {
 		hook(context.Background(), env.kubelet)
 	}
 	env.store = startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
-		return (&storagebenchmark.Reconciler{
-			Env: benchrun.NewEnv(mgr, "storagebenchmark-controller", env.kubelet, store), Image: "registry.example/fio:test",
-		}).SetupWithManager(mgr)
+		e := benchrun.NewEnv(mgr, "storagebenchmark-controller", env.kubelet, store)
+		e.NodeFactsImage = managerImage
+		return (&storagebenchmark.Reconciler{Env: e, Image: "registry.example/fio:test"}).SetupWithManager(mgr)
 	}, env.kubelet.run)
 	return env
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,10 @@ func checkStoredResults(t *testing.T, store *artifacts.Store, b *benchv1.Storage
 		if s.RunUID != string(b.UID) || s.Benchmark != b.Name || s.Labels[results.LabelNode] == "" || s.Labels[results.LabelMachineType] == "" || s.Labels[results.LabelAttempt] == "" {
 			t.Fatalf("sample lacks run facts: %+v", s)
 		}
+		// The node-facts step read the frequency as the repetition started.
+		if mhz, err := strconv.ParseFloat(s.Labels[results.LabelCPUMHz], 64); err != nil || mhz <= 0 || s.Labels[results.LabelFirewallRules] != results.FirewallUnknown {
+			t.Fatalf("sample lacks the node facts (cpu_mhz, firewall_rules): %+v", s.Labels)
+		}
 	}
 	if len(seen) != reps {
 		t.Errorf("samples cover repetitions %v, want %d", seen, reps)
@@ -205,7 +210,21 @@ func checkStoredResults(t *testing.T, store *artifacts.Store, b *benchv1.Storage
 		t.Fatal(err)
 	}
 	if sum.Name != b.Name || len(sum.Summaries) == 0 || len(sum.Nodes) == 0 || sum.Nodes[0].MachineType == "" || sum.Nodes[0].Kernel == "" {
-		t.Errorf("summary.json: %+v", sum)
+		t.Fatalf("summary.json: %+v", sum)
+	}
+	key, _ = loc.Nodes()
+	data, err = store.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []results.NodeInfo
+	if err := json.Unmarshal(data, &nodes); err != nil || len(nodes) == 0 {
+		t.Fatalf("nodes.json: %v\n%s", err, data)
+	}
+	for _, n := range nodes {
+		if f := n.Facts; f == nil || f.CPUMHz <= 0 || f.Network != "pod" || f.SELinux == "" || n.FirewallRules != results.FirewallUnknown {
+			t.Errorf("nodes.json lacks the node facts:\n%s", data)
+		}
 	}
 }
 

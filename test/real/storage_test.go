@@ -78,6 +78,7 @@ func TestQuickstartFio(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(storeDir(t, b.Status.ArtifactURI), "report.html")); err != nil {
 		t.Errorf("the run's report: %v", err)
 	}
+	checkNodeFacts(t, b.Status.ArtifactURI)
 
 	out := kc.Run(t, "get", "storagebenchmarks", "-n", ns)
 	t.Logf("kubectl get storagebenchmarks:\n%s", out)
@@ -347,4 +348,43 @@ func storageBenchmark(t *testing.T, ns, name, spec string) *benchv1.StorageBench
 		t.Fatal(err)
 	}
 	return b
+}
+
+// checkNodeFacts: the pods' unprivileged node-facts step (the manager image's
+// /benchwright nodefacts) ran on the real node: nodes.json has the node's
+// facts, the pod's eth0 MTU among them, and the stored samples its cpu_mhz.
+func checkNodeFacts(t *testing.T, uri string) {
+	t.Helper()
+	dir := storeDir(t, uri)
+	data, err := os.ReadFile(filepath.Join(dir, results.NodesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("nodes.json:\n%s", data)
+	var nodes []results.NodeInfo
+	if err := json.Unmarshal(data, &nodes); err != nil || len(nodes) == 0 {
+		t.Fatalf("nodes.json: %v", err)
+	}
+	for _, n := range nodes {
+		f := n.Facts
+		if f == nil || f.CPUMHz <= 0 || f.MTU <= 0 || f.MTUInterface != "eth0" || f.Network != "pod" || f.SELinux == "" || f.CPUs == "" {
+			t.Errorf("node %s: facts %+v, want the frequency, the pod's eth0 MTU, SELinux and the CPUs read", n.Hostname, f)
+		}
+		if n.FirewallRules != results.FirewallUnknown {
+			t.Errorf("node %s: firewall_rules %q without a TuningProfile, want unknown", n.Hostname, n.FirewallRules)
+		}
+	}
+	stored, err := os.ReadFile(filepath.Join(dir, results.SamplesNDJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := results.ReadNDJSON(bytes.NewReader(stored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range samples {
+		if s.Labels[results.LabelCPUMHz] == "" {
+			t.Fatalf("stored sample without cpu_mhz: %+v", s.Labels)
+		}
+	}
 }

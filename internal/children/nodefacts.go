@@ -1,0 +1,77 @@
+package children
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/nodefacts"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/internal/podlogs"
+)
+
+// NodeFactsContainer is the node-facts step of every benchmark pod: an init
+// container that prints the node's facts (internal/nodefacts) as the
+// repetition starts.
+const NodeFactsContainer = "node-facts"
+
+// nodeFactsUser runs the step: the manager image's own non-root user.
+const nodeFactsUser = 65532
+
+// NodeFactsStep is the node-facts init container. It runs the benchwright
+// binary of the manager's image (/benchwright; image is the manager's, never
+// the spec's), with a fixed argv, as a non-root user without any capability
+// on a read-only root: /sys and /proc are world-readable. It gets the
+// resources of the pod's tool container, so that a Guaranteed pod stays
+// Guaranteed and, under the static CPU manager, the step reads the frequency
+// of the very CPUs the tool gets.
+func NodeFactsStep(image string, hostNetwork bool, resources corev1.ResourceRequirements) corev1.Container {
+	network := "pod"
+	if hostNetwork {
+		network = "host"
+	}
+	return corev1.Container{
+		Name: NodeFactsContainer, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:   []string{"/benchwright"},
+		Args:      []string{"nodefacts", "--network=" + network},
+		Resources: *resources.DeepCopy(),
+		SecurityContext: &corev1.SecurityContext{
+			RunAsUser: ptr.To[int64](nodeFactsUser), RunAsGroup: ptr.To[int64](nodeFactsUser), RunAsNonRoot: ptr.To(true),
+			AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
+			Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+	}
+}
+
+// HasNodeFacts tells whether a pod has the node-facts step (pods of an
+// older manager do not).
+func HasNodeFacts(pod *corev1.Pod) bool {
+	return slices.ContainsFunc(pod.Spec.InitContainers, func(c corev1.Container) bool { return c.Name == NodeFactsContainer })
+}
+
+// ReadNodeFacts reads the facts the pod's node-facts step printed: nil for a
+// pod without the step; an error to try again when its log cannot be read
+// yet; an UnparsableOutput failure when it has no facts line.
+func ReadNodeFacts(ctx context.Context, logs podlogs.LogReader, pod *corev1.Pod) (*nodefacts.Facts, error) {
+	if !HasNodeFacts(pod) {
+		return nil, nil
+	}
+	log, err := podlogs.ReadLog(ctx, logs, pod, NodeFactsContainer)
+	if tl := (*podlogs.LogTooLargeError)(nil); errors.As(err, &tl) {
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the node facts of pod %s on node %s: %v", pod.Name, podlogs.NodeOf(pod), err))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the node facts of pod %s: %w", pod.Name, err)
+	}
+	f, err := nodefacts.ParseLine(log)
+	if err != nil {
+		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("the node facts of pod %s on node %s: %v\n%s", pod.Name, podlogs.NodeOf(pod), err, podlogs.Tail(log)))
+	}
+	return &f, nil
+}
