@@ -155,6 +155,8 @@ func TestRunStorageDDWithRealDD(t *testing.T) {
 	b := wrappers.MakeStorageBenchmark("dd", "").Repetitions(2).EmptyDir("", "").DD(
 		benchv1.DDTest{Name: "write-dsync", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 4, OFlag: "dsync"},
 		benchv1.DDTest{Name: "read-buffered", Operation: benchv1.DDRead, BlockSize: "1M", Count: 4},
+		// More processes than the write made files: dd-prepare makes the rest.
+		benchv1.DDTest{Name: "read-4", Operation: benchv1.DDRead, BlockSize: "1M", Count: 2, Processes: 4},
 	).Obj()
 	res, err := RunStorage(context.Background(), b, Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "r")})
 	if err != nil {
@@ -164,9 +166,14 @@ func TestRunStorageDDWithRealDD(t *testing.T) {
 	for _, s := range res.Summaries {
 		got[s.Test+"/"+s.Metric] = s.Stats.N == 2 && s.Stats.Median > 0
 	}
-	for _, k := range []string{"write-dsync/write_bw", "read-buffered/read_bw", "write-dsync/write_bytes"} {
+	for _, k := range []string{"write-dsync/write_bw", "read-buffered/read_bw", "write-dsync/write_bytes", "read-4/read_bw", "read-4/read_bw_process"} {
 		if !got[k] {
 			t.Errorf("no summary over 2 repetitions for %s (have %v)", k, got)
+		}
+	}
+	for _, s := range res.Summaries {
+		if s.Test == "read-4" && s.Metric == "read_bytes" && s.Stats.Median != 4*2<<20 {
+			t.Errorf("read-4 read %v bytes, want 4 processes x 2 MiB", s.Stats.Median)
 		}
 	}
 }

@@ -42,6 +42,7 @@ const (
 	LabelBlockSize   = "block_size"
 	LabelIODepth     = "io_depth"
 	LabelNumJobs     = "num_jobs"
+	LabelProcesses   = "processes"
 	LabelNode        = "node"
 	LabelCampaign    = "campaign"
 	LabelTool        = "tool"

@@ -163,6 +163,18 @@ tests: [PingPong]
 layout: {nodes: 2}
 mpi: {implementation: Intel}
 warmupIterations: 10`, "warmupIterations (-x) apply to osu only"},
+	{"dd: no processes", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: w, operation: write, count: 10, processes: 0}]}`, "processes is how many dd processes run at once: 1 to 256"},
+	{"dd: too many processes", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: w, operation: write, count: 10, processes: 257}]}`, "processes is how many dd processes run at once: 1 to 256"},
+	{"dd: processes as a string", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: w, operation: write, count: 10, processes: "4"}]}`, "spec.dd.tests[0].processes: Invalid value: \"string\""},
 	{"dd on a raw block device", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {size: 10Gi, volumeMode: Block}
