@@ -111,7 +111,7 @@ type CPUTuning struct {
 	// is reported as not applied (the kernel would clamp it), never written.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16
-	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+([.][0-9]+)?(GHz|MHz|kHz)$')",message="maxFrequency is a number with the unit GHz, MHz or kHz, e.g. 2.2GHz or 2200MHz"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]{1,3}([.][0-9]{1,6})?GHz|[0-9]{1,6}([.][0-9]{1,3})?MHz|[0-9]{1,9}kHz)$')",message="maxFrequency is a whole number of kHz written with the unit GHz, MHz or kHz, e.g. 2.2GHz, 2200MHz or 2200000kHz"
 	MaxFrequency string `json:"maxFrequency,omitempty"`
 
 	// boost turns turbo frequencies on or off: written to

@@ -366,6 +366,21 @@ sysctls: [{name: Net.Core.Busy_Poll, value: "50"}]`, "sysctl names are dotted lo
 	{"tuning: sysctl value with a newline", "TuningProfile", `
 pool: p
 sysctls: [{name: net.core.busy_poll, value: "50\nkernel.x=1"}]`, "sysctl values are numbers or words separated by spaces"},
+	{"tuning: maxFrequency with a space", "TuningProfile", `
+pool: p
+cpu: {maxFrequency: "2.2 GHz"}`, "maxFrequency is a whole number of kHz written with the unit GHz, MHz or kHz"},
+	{"tuning: maxFrequency without a unit", "TuningProfile", `
+pool: p
+cpu: {maxFrequency: "2200000"}`, "maxFrequency is a whole number of kHz written with the unit GHz, MHz or kHz"},
+	{"tuning: maxFrequency finer than a kHz", "TuningProfile", `
+pool: p
+cpu: {maxFrequency: "2.2000001GHz"}`, "maxFrequency is a whole number of kHz written with the unit GHz, MHz or kHz"},
+	{"tuning: boost neither on nor off", "TuningProfile", `
+pool: p
+cpu: {boost: "true"}`, `supported values: "on", "off"`},
+	{"tuning: cpu without a setting", "TuningProfile", `
+pool: p
+cpu: {}`, "cpu needs at least one of governor, smt, maxFrequency and boost"},
 	{"tuning: nothing to tune", "TuningProfile", `
 pool: p`, "a tuning profile needs at least one of preset, sysctls, cpu and transparentHugepages"},
 	// Durations: a string Go cannot parse would be stored, and then every
