@@ -33,8 +33,8 @@ func needTool(t *testing.T, name string) {
 func i32(v int32) *int32 { return &v }
 
 func smallFioBench() *benchv1.StorageBenchmark {
-	return wrappers.MakeStorageBenchmark("small", "").Label(benchv1.CampaignLabel, "test").Repetitions(3).WarmupRepetitions(1).
-		EmptyDir("", "").VolumeCount(2).
+	return wrappers.MakeStorageBenchmark("small", "").Label(benchv1.CampaignLabel, "test").Label(benchv1.AxisLabelPrefix+"disks", "2").
+		Repetitions(3).WarmupRepetitions(1).EmptyDir("", "").VolumeCount(2).
 		Fio(benchv1.FioSpec{Size: "8M", Runtime: &metav1.Duration{Duration: time.Second}, Jobs: []benchv1.FioJob{
 			{Name: "randread-4k", RW: "randread", IODepth: i32(4)},
 			{Name: "write-64k", RW: "write", BlockSize: "64k", IOEngine: "psync"},
@@ -87,8 +87,8 @@ func TestRunStorageWithRealFio(t *testing.T) {
 			if v, ok := want[s.Test+"/"+s.Metric]; !ok || v != s.Value {
 				t.Errorf("rep %d %s/%s = %v, fio printed %v (present %v)", rep, s.Test, s.Metric, s.Value, v, ok)
 			}
-			if s.RunUID != res.RunUID || s.Benchmark != "small" || s.Labels[results.LabelCampaign] != "test" {
-				t.Errorf("sample not labelled: %+v", s)
+			if s.RunUID != res.RunUID || s.Benchmark != "small" || s.Labels[results.LabelCampaign] != "test" || s.Labels["x-disks"] != "2" {
+				t.Errorf("sample not labelled (campaign test, axis x-disks 2): %+v", s)
 			}
 			if (rep == 0) != (s.Labels[results.LabelWarmup] == "true") {
 				t.Errorf("rep %d warmup label = %q", rep, s.Labels[results.LabelWarmup])
