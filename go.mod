@@ -15,6 +15,7 @@ require (
 	github.com/spf13/cobra v1.8.1
 	gocloud.dev v0.45.0
 	golang.org/x/sys v0.40.0
+	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/api v0.256.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20251124214823-79d6a2a48846

@@ -12,6 +12,11 @@ const (
 	PoolLabel = "benchwright.io/pool"
 	// CampaignLabel groups benchmarks of one campaign for reports.
 	CampaignLabel = "benchwright.io/campaign"
+	// AxisLabelPrefix starts a benchmark label that names a number the user
+	// varied outside benchwright: benchwright.io/x-NAME: "VALUE" is copied onto
+	// every sample as label x-NAME, and a report plots the figures of runs
+	// that differ in it against it, with a least-squares fit.
+	AxisLabelPrefix = "benchwright.io/x-"
 	// BenchmarkLabel names the benchmark a child object belongs to.
 	BenchmarkLabel = "benchwright.io/benchmark"
 	// KindLabel names the kind of the benchmark a child object belongs to.

@@ -41,3 +41,6 @@ func (s IPerf3Settings) StreamsOrDefault() int32 { return max(s.Streams, 1) }
 
 // CountOrDefault is the number of volumes, or 1 when unset.
 func (v StorageVolumes) CountOrDefault() int32 { return max(v.Count, 1) }
+
+// ProcessesOrDefault is how many dd processes run the test at once, or 1 when unset.
+func (t DDTest) ProcessesOrDefault() int32 { return max(t.Processes, 1) }

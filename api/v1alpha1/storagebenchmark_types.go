@@ -256,12 +256,12 @@ type FioJob struct {
 
 // DDSpec is a list of dd tests, run one after the other.
 type DDSpec struct {
-	// tests to run.
+	// tests to run, in order (up to 32: e.g. 5 I/O modes by 1, 2, 4 and 8 processes).
 	// +required
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:XValidation:rule="self.all(t, !(t.name in ['drop-caches', 'dd-prepare', 'node-facts']))",message="drop-caches, dd-prepare and node-facts are the names of benchwright's own steps: give the test another name"
 	Tests []DDTest `json:"tests"`
 }
@@ -276,8 +276,8 @@ const (
 	DDRead  DDOperation = "read"
 )
 
-// DDTest is one dd run: write /data/N/dd.<name> from /dev/zero, or read it to
-// /dev/null.
+// DDTest is one dd run: write the test file(s) in /data/0 from /dev/zero, or
+// read them to /dev/null, with one or several dd processes at once.
 // +kubebuilder:validation:XValidation:rule="!has(self.oflag) || self.operation == 'write'",message="oflag applies to write tests; use iflag for reads"
 // +kubebuilder:validation:XValidation:rule="!has(self.iflag) || self.operation == 'read'",message="iflag applies to read tests; use oflag for writes"
 type DDTest struct {
@@ -314,6 +314,17 @@ type DDTest struct {
 	// +optional
 	// +kubebuilder:validation:Enum=direct
 	IFlag string `json:"iflag,omitempty"`
+
+	// processes is how many dd processes run this test at once, each on its own
+	// file (file per process: benchwright-dd.dat, benchwright-dd.dat.1, ...).
+	// The result is the aggregate bandwidth, all bytes over the time of the
+	// slowest process; each process's figures are kept as samples too. More
+	// than one process needs /bin/sh in the image (a fixed POSIX sh script
+	// starts them together).
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 256",message="processes is how many dd processes run at once: 1 to 256"
+	Processes int32 `json:"processes,omitempty"`
 }
 
 // StorageBenchmarkStatus is what was measured.

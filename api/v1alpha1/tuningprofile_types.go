@@ -75,7 +75,7 @@ type TuningProfileSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	Sysctls []Sysctl `json:"sysctls,omitempty"`
 
-	// cpu sets the frequency governor and SMT.
+	// cpu sets the frequency governor, the maximum frequency, turbo boost and SMT.
 	// +optional
 	CPU *CPUTuning `json:"cpu,omitempty"`
 
@@ -92,7 +92,7 @@ type TuningProfileSpec struct {
 }
 
 // CPUTuning sets CPU frequency and SMT.
-// +kubebuilder:validation:XValidation:rule="has(self.governor) || has(self.smt)",message="cpu needs governor and/or smt"
+// +kubebuilder:validation:XValidation:rule="has(self.governor) || has(self.smt) || has(self.maxFrequency) || has(self.boost)",message="cpu needs at least one of governor, smt, maxFrequency and boost"
 type CPUTuning struct {
 	// governor is the cpufreq scaling governor of every CPU.
 	// +optional
@@ -104,6 +104,23 @@ type CPUTuning struct {
 	// +optional
 	// +kubebuilder:validation:Enum=on;off
 	SMT string `json:"smt,omitempty"`
+
+	// maxFrequency caps every online CPU's frequency: written to
+	// cpufreq/scaling_max_freq (in kHz) of each, e.g. "2.2GHz", "2200MHz" or
+	// "2200000kHz". A value outside a CPU's cpuinfo_min_freq..cpuinfo_max_freq
+	// is reported as not applied (the kernel would clamp it), never written.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]{1,3}([.][0-9]{1,6})?GHz|[0-9]{1,6}([.][0-9]{1,3})?MHz|[0-9]{1,9}kHz)$')",message="maxFrequency is a whole number of kHz written with the unit GHz, MHz or kHz, e.g. 2.2GHz, 2200MHz or 2200000kHz"
+	MaxFrequency string `json:"maxFrequency,omitempty"`
+
+	// boost turns turbo frequencies on or off: written to
+	// /sys/devices/system/cpu/cpufreq/boost (acpi-cpufreq, amd-pstate) or,
+	// inverted, to /sys/devices/system/cpu/intel_pstate/no_turbo, whichever
+	// the node has.
+	// +optional
+	// +kubebuilder:validation:Enum=on;off
+	Boost string `json:"boost,omitempty"`
 }
 
 // TuningState is a TuningProfile's one-word state, derived from its conditions.
@@ -163,7 +180,8 @@ type TuningProfileStatus struct {
 
 // RequestedSetting is one setting the profile asks for.
 type RequestedSetting struct {
-	// name is a sysctl name, or cpu.governor, cpu.smt, transparent_hugepage.
+	// name is a sysctl name, or cpu.governor, cpu.smt, cpu.max_freq_khz,
+	// cpu.boost, transparent_hugepage.
 	// +required
 	// +kubebuilder:validation:MaxLength=128
 	Name string `json:"name"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/fabtests"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/iperf3"
@@ -45,6 +46,7 @@ var parsers = map[string]func(data []byte, test, direction string) ([]results.Sa
 
 func newParseCommand() *cobra.Command {
 	var tool, test, direction string
+	var processes int32
 	cmd := &cobra.Command{
 		Use:   "parse --tool TOOL FILE",
 		Short: "Print the samples of a raw tool output as NDJSON",
@@ -53,7 +55,8 @@ samples (one JSON object per line), so runs made outside benchwright can be
 compared and reported with runs made by it.
 
 Tools: fio (JSON or JSON+ output of fio 2.x/3.x), dd (GNU or BSD summary
-lines), osu (OSU micro-benchmarks 5.x-7.x; the test is read from the output's
+lines; with --processes N the log of a dd test of N processes at once),
+osu (OSU micro-benchmarks 5.x-7.x; the test is read from the output's
 header), imb (IMB-MPI1 3.x-2021.x, every benchmark in the log), ior (IOR 3.x/4.x
 text or JSON summary, or the file of -O summaryFile=), fabtests (libfabric's
 fi_msg_bw, fi_rma_bw, fi_rdm_tagged_bw, fi_*pingpong, ...: either side's table;
@@ -77,6 +80,14 @@ repetitions).`,
 			if test == "" {
 				test = tool
 			}
+			if processes > 1 && tool != "dd" {
+				return fmt.Errorf("--processes is for dd's multi-process output, not %s", tool)
+			}
+			if processes > 1 {
+				parse = func(data []byte, test, direction string) ([]results.Sample, error) {
+					return fio.DDTestSamples(benchv1.DDTest{Name: test, Operation: benchv1.DDOperation(direction), Processes: processes}, data)
+				}
+			}
 			samples, err := parse(data, test, direction)
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
@@ -87,6 +98,7 @@ repetitions).`,
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool that wrote FILE: "+strings.Join(toolNames(), ", "))
 	cmd.Flags().StringVar(&test, "test", "", "test name for tools whose output does not name one (dd, fabtests, iperf3)")
 	cmd.Flags().StringVar(&direction, "direction", "", "dd only: write or read, to name the metrics write_bw / read_bw")
+	cmd.Flags().Int32Var(&processes, "processes", 1, "dd only: FILE is the log of a test of this many processes at once (benchwright's raw log of one such dd step): the aggregate and each process's figures")
 	_ = cmd.MarkFlagRequired("tool")
 	_ = cmd.RegisterFlagCompletionFunc("tool", cobra.FixedCompletions(toolNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd

@@ -28,7 +28,11 @@ HTML (one self-contained file: inline CSS and SVG plots, nothing fetched) it
 also has plots chosen by the data: latency and bandwidth against message size
 on log-log axes, a curve per run; box plots over repetitions; bars per test
 and run (fio workloads per machine type, a tuning ladder in run order).
---format md and csv write the tables only.
+--format md and csv write the tables only. When the runs differ in a numeric
+label (cpu_mhz, the CPU frequency recorded with each run, or x-NAME from a
+benchmark label benchwright.io/x-NAME), the report plots each headline figure
+against it with a least-squares line per machine type and lists slope,
+intercept and r²; --format fits-csv (or -o NAME.fits.csv) writes those fits.
 
 --publish stores the report, as html, md and csv, in the manager's artifact
 store as the campaign's (the value of benchwright.io/campaign in -l, or
@@ -46,8 +50,11 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			if format == "" {
 				format = formatOf(out)
 			}
-			if !slices.Contains(reportFormats, format) {
-				return fmt.Errorf("unknown --format %q (html, md or csv)", format)
+			if !slices.Contains(reportFormats, format) && format != fitsFormat {
+				return fmt.Errorf("unknown --format %q (html, md, csv or %s)", format, fitsFormat)
+			}
+			if pub.publish && format == fitsFormat {
+				return fmt.Errorf("--publish stores html, md and csv: write --format %s to a file instead", fitsFormat)
 			}
 			runs, err := cluster.loadRuns(cmd.Context(), args)
 			if err != nil {
@@ -77,7 +84,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write (default: standard output)")
-	cmd.Flags().StringVar(&format, "format", "", "html, md or csv (default: from the -o extension, else html)")
+	cmd.Flags().StringVar(&format, "format", "", "html, md, csv or fits-csv (default: from the -o extension, else html)")
 	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
@@ -85,7 +92,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 	cluster.register(cmd)
 	pub.register(cmd)
 	_ = cmd.MarkFlagFilename("output", "html", "md", "markdown", "csv")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(append(slices.Clone(reportFormats), fitsFormat), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -93,13 +100,20 @@ token needs create on campaignreports.benchwright.io in the namespace.
 // --publish stores them.
 var reportFormats = []string{"html", "md", "csv"}
 
-// writerOf is rep's writer of format, one of reportFormats.
+// fitsFormat writes the report's fits (figures against a numeric label) as CSV.
+const fitsFormat = "fits-csv"
+
+// writerOf is rep's writer of format, one of reportFormats or fitsFormat.
 func writerOf(rep *report.Report, format string) func(io.Writer) error {
-	return map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV}[format]
+	return map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV,
+		fitsFormat: func(w io.Writer) error { return report.WriteFitsCSV(w, rep.Fits) }}[format]
 }
 
 // formatOf is the format a file name asks for.
 func formatOf(name string) string {
+	if strings.HasSuffix(strings.ToLower(name), ".fits.csv") {
+		return fitsFormat
+	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".md", ".markdown":
 		return "md"

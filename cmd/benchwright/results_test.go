@@ -84,3 +84,33 @@ func TestResultsCommandRejectsRawOutput(t *testing.T) {
 		t.Errorf("raw output: %v", err)
 	}
 }
+
+// The raw log of a multi-process dd step parses into its aggregate and each
+// process's figures.
+func TestParseDDProcesses(t *testing.T) {
+	file := filepath.Join("..", "..", "internal", "fio", "testdata", "dd_gnu9.1_write_4_processes.txt")
+	out, _, err := runCLI(t, "parse", "--tool", "dd", "--test", "write-4", "--direction", "write", "--processes", "4", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := results.ReadNDJSON(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bytesTotal float64
+	perProcess := 0
+	for _, s := range samples {
+		if s.Metric == "write_bytes" {
+			bytesTotal = s.Value
+		}
+		if s.Metric == "write_bw_process" {
+			perProcess++
+		}
+	}
+	if bytesTotal != 4*8<<20 || perProcess != 4 {
+		t.Errorf("write_bytes %v, %d per-process bandwidths; want 32 MiB and 4:\n%s", bytesTotal, perProcess, out)
+	}
+	if _, _, err := runCLI(t, "parse", "--tool", "fio", "--processes", "4", file); err == nil || !strings.Contains(err.Error(), "--processes is for dd") {
+		t.Errorf("--processes with fio: %v", err)
+	}
+}

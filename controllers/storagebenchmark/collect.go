@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,7 +46,7 @@ func (r *Reconciler) readOutput(ctx context.Context, b *benchv1.StorageBenchmark
 				podlogs.MaxLogBytes>>20, podlogs.Tail(log)))
 		}
 		if b.Spec.DD != nil {
-			raw = fmt.Appendf(raw, "==> container %s: %s <==\n", c.Name, strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
+			raw = fmt.Appendf(raw, "==> container %s: %s <==\n", c.Name, shownArgv(append(slices.Clone(c.Command), c.Args...)))
 		}
 		raw = append(raw, log...)
 		samples, err := parseStep(b, c.Name, log)
@@ -62,6 +63,19 @@ func (r *Reconciler) readOutput(ctx context.Context, b *benchv1.StorageBenchmark
 		}
 	}
 	return out, nil
+}
+
+// shownArgv is an argv on one line: an argument of several lines (the dd
+// group script) is quoted, so the header stays one line.
+func shownArgv(argv []string) string {
+	shown := make([]string, len(argv))
+	for i, a := range argv {
+		shown[i] = a
+		if strings.Contains(a, "\n") {
+			shown[i] = strconv.Quote(a)
+		}
+	}
+	return strings.Join(shown, " ")
 }
 
 // toolContainers are the containers whose output is the result: every step
@@ -108,21 +122,13 @@ func parseStep(b *benchv1.StorageBenchmark, container string, log []byte) ([]res
 		return nil, nil
 	}
 	t := b.Spec.DD.Tests[i]
-	parsed, err := fio.ParseDD(log)
+	samples, err := fio.DDTestSamples(t, log)
 	var ddErr *fio.DDError
 	switch {
 	case errors.As(err, &ddErr):
 		return nil, outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("dd test %s: %v\n%s", t.Name, err, podlogs.Tail(log)))
 	case err != nil:
 		return nil, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("dd test %s printed no summary line (%v)\n%s", t.Name, err, podlogs.Tail(log)))
-	}
-	var samples []results.Sample
-	for _, p := range parsed {
-		for _, s := range fio.DDSamples(p, t.Name, string(t.Operation)) {
-			s.Labels[results.LabelBlockSize] = t.BlockSize
-			s.Labels["flags"] = t.OFlag + t.IFlag
-			samples = append(samples, s)
-		}
 	}
 	return samples, nil
 }

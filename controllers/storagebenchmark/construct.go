@@ -169,7 +169,8 @@ func constructJob(b *benchv1.StorageBenchmark, p jobParams) (*batchv1.Job, error
 }
 
 // toolSteps are the containers that run the benchmark, in order: the fio run,
-// or the dd tests (each its own container, so each log is one test's output).
+// or the dd tests (each its own container, so each log is one test's output;
+// a test of several processes runs them all in its one container).
 func toolSteps(b *benchv1.StorageBenchmark, image string) ([]corev1.Container, error) {
 	tool := func(name string, argv []string) corev1.Container {
 		return corev1.Container{
@@ -188,14 +189,14 @@ func toolSteps(b *benchv1.StorageBenchmark, image string) ([]corev1.Container, e
 	}
 	dir := dataDir + "0"
 	var steps []corev1.Container
-	if prep := fio.DDPrepareArgs(b.Spec.DD.Tests, dir); prep != nil {
+	if prep := fio.DDPrepareArgs(b.Spec.DD.Tests, dir, fio.PodDDExec); prep != nil {
 		steps = append(steps, tool(ddPrepareContainer, prep))
 	}
 	for _, t := range b.Spec.DD.Tests {
 		if t.Name == ddPrepareContainer || t.Name == dropCachesContainer || t.Name == children.NodeFactsContainer {
 			return nil, fmt.Errorf("dd test name %q is reserved for benchwright's own step: rename the test", t.Name)
 		}
-		argv, err := fio.DDArgs(t, dir)
+		argv, err := fio.DDArgs(t, dir, fio.PodDDExec)
 		if err != nil {
 			return nil, err
 		}

@@ -355,9 +355,30 @@ func TestDDSteps(t *testing.T) {
 			},
 			main: [][]string{writeArgv},
 		},
+		{
+			// One container runs every process: init containers run one
+			// after the other, so processes in several would not overlap.
+			name: "several processes: one container, the group script, the spec's values as arguments",
+			bench: dbBench().DD(
+				benchv1.DDTest{Name: "write-4", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 100, Processes: 4},
+				benchv1.DDTest{Name: "read-8", Operation: benchv1.DDRead, BlockSize: "1M", Count: 50, Processes: 8}),
+			init: [][]string{
+				{"dd-prepare:", "/bin/sh", "-c", "SCRIPT", "benchwright-dd", "8", "dd", "/tmp", "of", file, "if=/dev/zero", "bs=1M", "count=50", "conv=fsync"},
+				{"write-4:", "/bin/sh", "-c", "SCRIPT", "benchwright-dd", "4", "dd", "/tmp", "of", file, "if=/dev/zero", "bs=1M", "count=100"},
+			},
+			main: [][]string{{"read-8:", "/bin/sh", "-c", "SCRIPT", "benchwright-dd", "8", "dd", "/tmp", "if", file, "of=/dev/null", "bs=1M", "count=50"}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := mustJob(t, tc.bench.Obj(), jobParams{}).Spec.Template.Spec
+			for _, c := range append(pod.InitContainers, pod.Containers...) {
+				if len(c.Args) > 1 && c.Args[0] == "-c" {
+					if !strings.Contains(c.Args[1], `"$dd" "$key=$f" "$@"`) {
+						t.Errorf("%s: not the group script: %q", c.Name, c.Args[1])
+					}
+					c.Args[1] = "SCRIPT"
+				}
+			}
 			init, main := containerArgv(pod)
 			if diff := cmp.Diff(tc.init, init); diff != "" {
 				t.Errorf("init containers (-want +got):\n%s", diff)

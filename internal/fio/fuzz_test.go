@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/test/fixtures"
 )
 
@@ -40,6 +41,32 @@ func FuzzParseDD(f *testing.F) {
 			}
 			for _, s := range DDSamples(r, "t", "write") {
 				if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+					t.Fatalf("%s = %v", s.Metric, s.Value)
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseDDProcesses(f *testing.F) {
+	fixtures.AddSeeds(f, "testdata/dd_*", "dd/*.txt")
+	f.Add([]byte("==> benchwright dd process 0 <==\n9223372036854775807 bytes copied, 1 s, x\n==> benchwright dd process 1 <==\n1 bytes copied, 0 s, x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for n := 1; n <= 4; n++ {
+			got, err := ParseDDProcesses(data, n)
+			if err == nil && len(got) != n {
+				t.Fatalf("%d results for %d processes", len(got), n)
+			}
+			agg := DDAggregate(got)
+			if agg.Bytes < 0 || agg.Seconds < 0 {
+				t.Fatalf("bad aggregate %+v", agg)
+			}
+			samples, err := DDTestSamples(benchv1.DDTest{Name: "t", Operation: benchv1.DDRead, Processes: int32(n)}, data)
+			if err == nil && len(samples) == 0 {
+				t.Fatal("no samples and no error")
+			}
+			for _, s := range samples {
+				if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) || s.Value < 0 {
 					t.Fatalf("%s = %v", s.Metric, s.Value)
 				}
 			}

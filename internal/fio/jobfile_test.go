@@ -159,25 +159,25 @@ func TestJobFilesParseWithRealFio(t *testing.T) {
 }
 
 func TestDDArgs(t *testing.T) {
-	args, err := DDArgs(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 10000, OFlag: "dsync"}, "/data/0")
+	args, err := DDArgs(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 10000, OFlag: "dsync"}, "/data/0", PodDDExec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"dd", "if=/dev/zero", "of=/data/0/benchwright-dd.dat", "oflag=dsync", "bs=1M", "count=10000"}, args); diff != "" {
 		t.Errorf("write (-want +got):\n%s", diff)
 	}
-	args, _ = DDArgs(benchv1.DDTest{Name: "r", Operation: benchv1.DDRead, Count: 5, IFlag: "direct"}, "/data/0/")
+	args, _ = DDArgs(benchv1.DDTest{Name: "r", Operation: benchv1.DDRead, Count: 5, IFlag: "direct"}, "/data/0/", PodDDExec)
 	if diff := cmp.Diff([]string{"dd", "if=/data/0/benchwright-dd.dat", "of=/dev/null", "iflag=direct", "bs=1M", "count=5"}, args); diff != "" {
 		t.Errorf("read (-want +got):\n%s", diff)
 	}
-	if _, err := DDArgs(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, BlockSize: "1M; rm", Count: 1}, "/d"); err == nil {
+	if _, err := DDArgs(benchv1.DDTest{Name: "w", Operation: benchv1.DDWrite, BlockSize: "1M; rm", Count: 1}, "/d", PodDDExec); err == nil {
 		t.Error("bad block size accepted")
 	}
-	prep := DDPrepareArgs([]benchv1.DDTest{{Name: "r", Operation: benchv1.DDRead, Count: 5}, {Name: "r2", Operation: benchv1.DDRead, Count: 9}}, "/d")
+	prep := DDPrepareArgs([]benchv1.DDTest{{Name: "r", Operation: benchv1.DDRead, Count: 5}, {Name: "r2", Operation: benchv1.DDRead, Count: 9}}, "/d", PodDDExec)
 	if diff := cmp.Diff([]string{"dd", "if=/dev/zero", "of=/d/benchwright-dd.dat", "bs=1M", "count=9", "conv=fsync"}, prep); diff != "" {
 		t.Errorf("prepare (-want +got):\n%s", diff)
 	}
-	if DDPrepareArgs([]benchv1.DDTest{{Name: "w", Operation: benchv1.DDWrite, Count: 1}, {Name: "r", Operation: benchv1.DDRead, Count: 1}}, "/d") != nil {
+	if DDPrepareArgs([]benchv1.DDTest{{Name: "w", Operation: benchv1.DDWrite, Count: 1}, {Name: "r", Operation: benchv1.DDRead, Count: 1}}, "/d", PodDDExec) != nil {
 		t.Error("prepare should be nil when a write comes first")
 	}
 }

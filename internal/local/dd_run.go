@@ -16,22 +16,33 @@ import (
 // errNoOutput is a tool run that printed no summary at all.
 var errNoOutput = errors.New("the tool printed nothing")
 
-// runDD runs every dd test of one repetition on the first volume directory.
+// runDD runs every dd test of one repetition on the first volume directory,
+// with the very argv a pod runs (fio.DDArgs), only the dd binary and the
+// scratch directory of multi-process tests being the local ones.
 func runDD(ctx context.Context, res *Result, opts Options, rep int, tests []benchv1.DDTest, dirs []string) ([]results.Sample, error) {
 	dir := dirs[0]
-	if prep := fio.DDPrepareArgs(tests, dir); prep != nil {
-		if out, err := exec.CommandContext(ctx, opts.DDPath, prep[1:]...).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("preparing the dd test file: %w\n%s", err, tail(out))
+	scratch, err := os.MkdirTemp(opts.WorkDir, "benchwright-dd-")
+	if err != nil {
+		return nil, fmt.Errorf("creating dd's scratch directory under %s: %w", opts.WorkDir, err)
+	}
+	defer os.RemoveAll(scratch)
+	x := fio.DDExec{DD: opts.DDPath, Scratch: scratch}
+	if prep := fio.DDPrepareArgs(tests, dir, x); prep != nil {
+		if out, err := exec.CommandContext(ctx, prep[0], prep[1:]...).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("preparing the dd test files: %w\n%s", err, tail(out))
 		}
 	}
 	var all []results.Sample
 	for _, t := range tests {
-		args, err := fio.DDArgs(t, dir)
+		args, err := fio.DDArgs(t, dir, x)
 		if err != nil {
 			return nil, err
 		}
-		opts.progress("  dd %s: %v", t.Name, args[1:])
-		cmd := exec.CommandContext(ctx, opts.DDPath, args[1:]...)
+		one := t
+		one.Processes = 1
+		shown, _ := fio.DDArgs(one, dir, fio.DDExec{DD: "dd"})
+		opts.progress("  dd %s: %d x %v", t.Name, t.ProcessesOrDefault(), shown[1:])
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		runErr := cmd.Run()
@@ -45,21 +56,14 @@ func runDD(ctx context.Context, res *Result, opts Options, rep int, tests []benc
 		if runErr != nil {
 			return nil, fmt.Errorf("dd %s failed: %w\n%s", t.Name, runErr, tail(out.Bytes()))
 		}
-		parsed, err := fio.ParseDD(out.Bytes())
+		if out.Len() == 0 {
+			return nil, fmt.Errorf("dd %s: %w", t.Name, errNoOutput)
+		}
+		samples, err := fio.DDTestSamples(t, out.Bytes())
 		if err != nil {
 			return nil, fmt.Errorf("parsing dd %s output: %w\n%s", t.Name, err, tail(out.Bytes()))
 		}
-		if len(parsed) == 0 {
-			return nil, fmt.Errorf("dd %s: %w", t.Name, errNoOutput)
-		}
-		for _, p := range parsed {
-			samples := fio.DDSamples(p, t.Name, string(t.Operation))
-			for i := range samples {
-				samples[i].Labels[results.LabelBlockSize] = t.BlockSize
-				samples[i].Labels["flags"] = t.OFlag + t.IFlag
-			}
-			all = append(all, samples...)
-		}
+		all = append(all, samples...)
 	}
 	return all, nil
 }

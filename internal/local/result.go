@@ -67,6 +67,7 @@ func (r *Result) label(s *results.Sample, rep int, warmup bool) {
 	if c := r.labels[benchv1.CampaignLabel]; c != "" {
 		s.Labels[results.LabelCampaign] = c
 	}
+	maps.Copy(s.Labels, results.AxisLabels(r.labels))
 	if warmup {
 		s.Labels[results.LabelWarmup] = "true"
 	}

@@ -34,8 +34,8 @@ func needTool(t *testing.T, name string) {
 func i32(v int32) *int32 { return &v }
 
 func smallFioBench() *benchv1.StorageBenchmark {
-	return wrappers.MakeStorageBenchmark("small", "").Label(benchv1.CampaignLabel, "test").Repetitions(3).WarmupRepetitions(1).
-		EmptyDir("", "").VolumeCount(2).
+	return wrappers.MakeStorageBenchmark("small", "").Label(benchv1.CampaignLabel, "test").Label(benchv1.AxisLabelPrefix+"disks", "2").
+		Repetitions(3).WarmupRepetitions(1).EmptyDir("", "").VolumeCount(2).
 		Fio(benchv1.FioSpec{Size: "8M", Runtime: &metav1.Duration{Duration: time.Second}, Jobs: []benchv1.FioJob{
 			{Name: "randread-4k", RW: "randread", IODepth: i32(4)},
 			{Name: "write-64k", RW: "write", BlockSize: "64k", IOEngine: "psync"},
@@ -88,8 +88,8 @@ func TestRunStorageWithRealFio(t *testing.T) {
 			if v, ok := want[s.Test+"/"+s.Metric]; !ok || v != s.Value {
 				t.Errorf("rep %d %s/%s = %v, fio printed %v (present %v)", rep, s.Test, s.Metric, s.Value, v, ok)
 			}
-			if s.RunUID != res.RunUID || s.Benchmark != "small" || s.Labels[results.LabelCampaign] != "test" {
-				t.Errorf("sample not labelled: %+v", s)
+			if s.RunUID != res.RunUID || s.Benchmark != "small" || s.Labels[results.LabelCampaign] != "test" || s.Labels["x-disks"] != "2" {
+				t.Errorf("sample not labelled (campaign test, axis x-disks 2): %+v", s)
 			}
 			if mhz, err := strconv.ParseFloat(s.Labels[results.LabelCPUMHz], 64); err != nil || mhz <= 0 {
 				t.Errorf("rep %d: cpu_mhz label %q, want this machine's frequency", rep, s.Labels[results.LabelCPUMHz])
@@ -170,6 +170,8 @@ func TestRunStorageDDWithRealDD(t *testing.T) {
 	b := wrappers.MakeStorageBenchmark("dd", "").Repetitions(2).EmptyDir("", "").DD(
 		benchv1.DDTest{Name: "write-dsync", Operation: benchv1.DDWrite, BlockSize: "1M", Count: 4, OFlag: "dsync"},
 		benchv1.DDTest{Name: "read-buffered", Operation: benchv1.DDRead, BlockSize: "1M", Count: 4},
+		// More processes than the write made files: dd-prepare makes the rest.
+		benchv1.DDTest{Name: "read-4", Operation: benchv1.DDRead, BlockSize: "1M", Count: 2, Processes: 4},
 	).Obj()
 	res, err := RunStorage(context.Background(), b, Options{WorkDir: dir, ResultsDir: filepath.Join(dir, "r")})
 	if err != nil {
@@ -179,9 +181,14 @@ func TestRunStorageDDWithRealDD(t *testing.T) {
 	for _, s := range res.Summaries {
 		got[s.Test+"/"+s.Metric] = s.Stats.N == 2 && s.Stats.Median > 0
 	}
-	for _, k := range []string{"write-dsync/write_bw", "read-buffered/read_bw", "write-dsync/write_bytes"} {
+	for _, k := range []string{"write-dsync/write_bw", "read-buffered/read_bw", "write-dsync/write_bytes", "read-4/read_bw", "read-4/read_bw_process"} {
 		if !got[k] {
 			t.Errorf("no summary over 2 repetitions for %s (have %v)", k, got)
+		}
+	}
+	for _, s := range res.Summaries {
+		if s.Test == "read-4" && s.Metric == "read_bytes" && s.Stats.Median != 4*2<<20 {
+			t.Errorf("read-4 read %v bytes, want 4 processes x 2 MiB", s.Stats.Median)
 		}
 	}
 }

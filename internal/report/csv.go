@@ -73,3 +73,25 @@ func num(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
+
+// fitsColumns are the columns of WriteFitsCSV.
+var fitsColumns = []string{"test", "metric", "unit", "axis", "machine_type", "runs", "points", "slope", "intercept", "r2"}
+
+// WriteFitsCSV writes one line per fit: the figure, the axis label, the
+// machine type, how many runs and points, and the line (slope in the unit
+// per axis unit), numbers exact; empty where there is no line.
+func WriteFitsCSV(w io.Writer, fits []Fit) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(fitsColumns); err != nil {
+		return err
+	}
+	for _, f := range fits {
+		rec := []string{f.Test, f.Metric, f.Unit, f.Axis, f.Series, strconv.Itoa(len(f.Runs)), strconv.Itoa(len(f.X)),
+			num(f.Slope), num(f.Intercept), num(f.R2)}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

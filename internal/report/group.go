@@ -55,6 +55,7 @@ type acc struct {
 	machine []string
 	labels  map[string]string
 	origins map[string]bool
+	axes    map[string]*axisSum
 }
 
 // keptSample is what Summarize needs of a counted sample.
@@ -112,6 +113,7 @@ func (g *grouper) add(input string, s results.Sample) {
 		a.machine = append(a.machine, m)
 	}
 	a.labels = agree(a.labels, s.Labels, len(a.counted) == 0)
+	a.addAxes(s.Labels)
 	a.counted = append(a.counted, keptSample{test: g.str(s.Test), metric: g.str(s.Metric), unit: g.str(s.Unit),
 		value: s.Value, rep: s.Repetition, labels: g.sizeLabels(s.Labels)})
 }
@@ -141,6 +143,7 @@ func (g *grouper) runs() ([]Run, error) {
 		r.MachineType = strings.Join(a.machine, ", ")
 		r.Labels = a.labels
 		r.Repetitions, r.Warmups, r.Samples = len(a.reps), len(a.warmups), len(a.counted)
+		r.Axes = a.axisValues()
 		samples := make([]results.Sample, len(a.counted))
 		for i, f := range a.counted {
 			samples[i] = results.Sample{Test: f.test, Metric: f.metric, Unit: f.unit, Value: f.value, Repetition: f.rep, Labels: f.labels}

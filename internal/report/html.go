@@ -58,6 +58,15 @@ type htmlRun struct {
 	Open   bool
 }
 
+// fitsTable is the fits' table, nil without fits.
+func fitsTable(r *Report) *htmlTable {
+	if len(r.Fits) == 0 {
+		return nil
+	}
+	t := htmlGrid(fitsGrid(r.Fits), nil)
+	return &t
+}
+
 // WriteHTML writes the report as one self-contained page: inline CSS and
 // SVG, no script, no link, nothing fetched. Plots are drawn one at a time
 // as the page is written.
@@ -111,6 +120,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		"Compare":  compare,
 		"Baseline": r.Runs[r.Baseline].Label(),
 		"Note":     compareNote(r.Comparison),
+		"Fits":     fitsTable(r),
+		"FitsNote": fitsNote,
 	})
 	if err != nil {
 		return err

@@ -55,6 +55,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			return err
 		}
 	}
+	if len(r.Fits) > 0 {
+		if _, err := io.WriteString(w, "\n## Fits\n\n"+fitsNote+"\n\n"); err != nil {
+			return err
+		}
+		if err := fitsGrid(r.Fits).writeMarkdown(w); err != nil {
+			return err
+		}
+	}
 	if _, err := io.WriteString(w, "\n## Figures\n\n"); err != nil {
 		return err
 	}

@@ -10,7 +10,8 @@ import (
 // spread when there are repetitions), then bars of each such test's headline
 // number per run (latency at 8 B, peak bandwidth: the tuning ladder), then
 // per metric of tests without sizes (fio, dd, IOR) bars per test and run,
-// and their spread.
+// and their spread; last, each figure against a numeric label the runs
+// differ in (CPU frequency), with a least-squares line per machine type.
 func Plots(runs []Run) ([]Plot, error) {
 	plots := plan(runs)
 	for i := range plots {
@@ -57,6 +58,9 @@ func plan(runs []Run) []Plot {
 		if c.maxN >= minBoxRepetitions {
 			add(boxPlot(c, runs, c.metric+" over repetitions", "test"))
 		}
+	}
+	for _, p := range scatterPlots(Fits(runs)) {
+		add(p, true)
 	}
 	return out
 }

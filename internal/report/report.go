@@ -27,6 +27,7 @@ type Report struct {
 	Rows       []Row // every figure of every run
 	Baseline   int
 	Comparison []CompareRow // against Runs[Baseline]; nil for one run
+	Fits       []Fit        // figures against the numeric labels the runs differ in
 }
 
 // New builds the report of runs.
@@ -34,7 +35,7 @@ func New(runs []Run, opts Options) (*Report, error) {
 	if len(runs) == 0 {
 		return nil, ErrNoRuns
 	}
-	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Baseline: opts.Baseline}
+	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Baseline: opts.Baseline, Fits: Fits(runs)}
 	if r.Title == "" {
 		r.Title = "benchwright report"
 	}

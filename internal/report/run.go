@@ -26,6 +26,9 @@ type Run struct {
 	// Labels are the run-wide labels (campaign, pool, tuning, MPI) every
 	// counted sample agrees on.
 	Labels map[string]string
+	// Axes are the run's numeric axis labels (cpu_mhz, x-NAME): the mean of
+	// each over the counted samples, when every one has it as a number.
+	Axes map[string]float64
 	// Origins are the inputs its samples came from.
 	Origins []string
 	// Repetitions and Warmups count the counted and the warm-up

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,9 +17,24 @@ func runsGrid(runs []Run) *grid {
 		right: []bool{false, false, false, false, true, true, true, false, false}}
 	for _, r := range runs {
 		g.add(r.Name, orDash(r.Kind), qualified(r), orDash(r.MachineType), strconv.Itoa(r.Repetitions),
-			strconv.Itoa(r.Warmups), formatCount(r.Samples), orDash(joinLabels(r.Labels)), source(r))
+			strconv.Itoa(r.Warmups), formatCount(r.Samples), orDash(joinLabels(runLabelsAndAxes(r))), source(r))
 	}
 	return g
+}
+
+// runLabelsAndAxes are a run's labels and its axes' values.
+func runLabelsAndAxes(r Run) map[string]string {
+	if len(r.Axes) == 0 {
+		return r.Labels
+	}
+	out := maps.Clone(r.Labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, v := range r.Axes {
+		out[k] = strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	return out
 }
 
 // joinLabels prints labels as sorted k=v pairs.

@@ -12,7 +12,10 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
 // Sample is one figure a tool printed (or an exact conversion of it, with the
@@ -42,6 +45,7 @@ const (
 	LabelBlockSize   = "block_size"
 	LabelIODepth     = "io_depth"
 	LabelNumJobs     = "num_jobs"
+	LabelProcesses   = "processes"
 	LabelNode        = "node"
 	LabelCampaign    = "campaign"
 	LabelTool        = "tool"
@@ -50,6 +54,21 @@ const (
 	LabelWarmup      = "warmup"
 	LabelAttempt     = "attempt"
 )
+
+// AxisLabels are the sample labels of a benchmark's axis labels
+// (benchv1.AxisLabelPrefix): benchwright.io/x-NAME becomes x-NAME.
+func AxisLabels(objectLabels map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range objectLabels {
+		if name, ok := strings.CutPrefix(k, benchv1.AxisLabelPrefix); ok && name != "" {
+			out[LabelAxisPrefix+name] = v
+		}
+	}
+	return out
+}
+
+// LabelAxisPrefix starts the sample labels AxisLabels makes.
+const LabelAxisPrefix = "x-"
 
 // WriteNDJSON writes one JSON object per line.
 func WriteNDJSON(w io.Writer, samples []Sample) error {

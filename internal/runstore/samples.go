@@ -1,6 +1,7 @@
 package runstore
 
 import (
+	"maps"
 	"strconv"
 	"time"
 
@@ -26,9 +27,11 @@ type Origin struct {
 
 // Label completes parsed samples with their origin: the run, repetition and
 // attempt, the node's machine type and settings, the pool, tuning and
-// campaign, and whether the repetition is a warm-up.
+// campaign, the benchmark's axis labels (x-NAME), and whether the repetition
+// is a warm-up.
 func (o Origin) Label(samples []results.Sample) {
 	obj := o.Object
+	axes := results.AxisLabels(obj.GetLabels())
 	for i := range samples {
 		s := &samples[i]
 		s.RunUID, s.Kind, s.Namespace, s.Benchmark, s.Repetition = string(obj.GetUID()), o.Kind, obj.GetNamespace(), obj.GetName(), o.Repetition
@@ -52,6 +55,7 @@ func (o Origin) Label(samples []results.Sample) {
 		if c := obj.GetLabels()[benchv1.CampaignLabel]; c != "" {
 			s.Labels[results.LabelCampaign] = c
 		}
+		maps.Copy(s.Labels, axes)
 		if o.Repetition < int(o.WarmupRepetitions) {
 			s.Labels[results.LabelWarmup] = "true"
 		}

@@ -103,7 +103,7 @@ type Refusal struct {
 // refuse says why a valid setting may not be applied, or nothing when it may.
 func refuse(name string, allowUnlisted bool) string {
 	switch {
-	case name == Governor || name == SMT || name == THP:
+	case ownSetting(name):
 		return ""
 	case actions[name]:
 		return "a write-only action, not a setting: there is no value to restore"

@@ -121,13 +121,22 @@ func one(h Host, sf StateFile, st *state, s Setting, heldBy string, write bool) 
 	}
 	observed := map[string]string{}
 	var errs []string
+	refused := map[string][]string{} // why a maximum frequency is not written -> CPUs
 	for _, t := range targets {
-		v, err := setOne(s.Name, t.path, s.Value, write)
+		set := write
+		if s.Name == MaxFrequency {
+			if why := h.outOfRange(t.unit, s.Value); why != "" {
+				refused[why] = append(refused[why], t.unit)
+				set = false
+			}
+		}
+		v, err := setOne(s.Name, t.path, s.Value, set)
 		if err != nil {
 			errs = append(errs, err.Error())
 		}
 		observed[t.unit] = v
 	}
+	errs = append(errs, outOfRangeErrors(refused)...)
 	sr.Observed, sr.Original = join(observed), join(originals)
 	sr.Error = strings.Join(errs, "; ")
 	sr.OK = sr.Error == ""
@@ -144,17 +153,36 @@ func setOne(name, path, value string, set bool) (string, error) {
 	if err != nil || !set || satisfied(name, cur, value) {
 		return cur, err
 	}
-	werr := write(path, value)
+	werr := write(path, fileValue(name, path, value))
 	if cur, err = read(name, path); err != nil {
 		return cur, err
 	}
 	return cur, werr
 }
 
+// outOfRangeErrors are the refused maximum frequencies, one message per reason.
+func outOfRangeErrors(refused map[string][]string) []string {
+	var out []string
+	for why, cpus := range refused {
+		out = append(out, fmt.Sprintf("%s: %s on %d CPU(s) (%s): not written, the kernel would clamp it", MaxFrequency, why, len(cpus), shortList(cpus)))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// shortList names a few units, and how many more there are.
+func shortList(units []string) string {
+	if len(units) <= 4 {
+		return strings.Join(units, ", ")
+	}
+	return fmt.Sprintf("%s, ... %s", strings.Join(units[:3], ", "), units[len(units)-1])
+}
+
 // ordered is the order settings are applied in: SMT first (it takes CPUs
-// offline), then the governor of the CPUs still online, THP, the sysctls.
+// offline), then the governor, boost and maximum frequency of the CPUs still
+// online, THP, the sysctls.
 func ordered(settings []Setting) []Setting {
-	rank := map[string]int{SMT: -3, Governor: -2, THP: -1} // sysctls: 0
+	rank := map[string]int{SMT: -5, Governor: -4, Boost: -3, MaxFrequency: -2, THP: -1} // sysctls: 0
 	out := append([]Setting(nil), settings...)
 	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Name] < rank[out[j].Name] })
 	return out

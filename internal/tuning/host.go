@@ -29,20 +29,35 @@ var errMissing = errors.New("not present on this node")
 func (h Host) procSys() string { return cmp.Or(h.ProcSys, "/proc/sys") }
 func (h Host) sysFS() string   { return cmp.Or(h.SysFS, "/sys") }
 
-// target is one file of a setting: one per online CPU for the governor, one
-// for anything else.
+// target is one file of a setting: one per online CPU for the governor and
+// the maximum frequency, one for anything else.
 type target struct {
-	unit string // "cpu3" for the governor, "" otherwise
+	unit string // "cpu3" for per-CPU settings, the driver for Boost, "" otherwise
 	path string
 }
 
-// path is the file of a validated setting; unit names the CPU of a governor.
+// Boost's units: the driver whose file turns turbo on and off.
+const (
+	boostCPUFreq     = "cpufreq"      // cpufreq/boost: 1 is on (acpi-cpufreq, amd-pstate)
+	boostIntelPState = "intel_pstate" // intel_pstate/no_turbo: 1 is off
+)
+
+// path is the file of a validated setting; unit names the CPU of a per-CPU
+// setting, or Boost's driver.
 func (h Host) path(name, unit string) string {
+	cpus := filepath.Join(h.sysFS(), "devices/system/cpu")
 	switch name {
 	case Governor:
-		return filepath.Join(h.sysFS(), "devices/system/cpu", unit, "cpufreq/scaling_governor")
+		return filepath.Join(cpus, unit, "cpufreq/scaling_governor")
+	case MaxFrequency:
+		return filepath.Join(cpus, unit, "cpufreq/scaling_max_freq")
+	case Boost:
+		if unit == boostIntelPState {
+			return filepath.Join(cpus, "intel_pstate/no_turbo")
+		}
+		return filepath.Join(cpus, "cpufreq/boost")
 	case SMT:
-		return filepath.Join(h.sysFS(), "devices/system/cpu/smt/control")
+		return filepath.Join(cpus, "smt/control")
 	case THP:
 		return filepath.Join(h.sysFS(), "kernel/mm/transparent_hugepage/enabled")
 	}
@@ -51,8 +66,11 @@ func (h Host) path(name, unit string) string {
 
 // targets resolves a validated setting to its files.
 func (h Host) targets(name string) ([]target, error) {
-	if name == Governor {
-		return h.governors()
+	switch name {
+	case Governor, MaxFrequency:
+		return h.perCPU(name)
+	case Boost:
+		return h.boost()
 	}
 	path := h.path(name, "")
 	fi, err := os.Stat(path)
@@ -67,8 +85,9 @@ func (h Host) targets(name string) ([]target, error) {
 	return []target{{path: path}}, nil
 }
 
-// governors are the scaling_governor files of the online CPUs, in CPU order.
-func (h Host) governors() ([]target, error) {
+// perCPU are the cpufreq files of a per-CPU setting of the online CPUs, in
+// CPU order.
+func (h Host) perCPU(name string) ([]target, error) {
 	dirs, err := filepath.Glob(filepath.Join(h.sysFS(), "devices/system/cpu/cpu[0-9]*"))
 	if err != nil {
 		return nil, err
@@ -80,18 +99,64 @@ func (h Host) governors() ([]target, error) {
 			continue
 		}
 		if online, err := os.ReadFile(filepath.Join(d, "online")); err == nil && strings.TrimSpace(string(online)) == "0" {
-			continue // offline (SMT off): it has no governor of its own to set
+			continue // offline (SMT off): it has no cpufreq policy of its own to set
 		}
-		gov := h.path(Governor, cpu)
-		if _, err := os.Stat(gov); err == nil {
-			out = append(out, target{unit: cpu, path: gov})
+		file := h.path(name, cpu)
+		if _, err := os.Stat(file); err == nil {
+			out = append(out, target{unit: cpu, path: file})
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: %w (no online CPU has cpufreq/scaling_governor: no cpufreq driver, as on most cloud VMs)", Governor, errMissing)
+		return nil, fmt.Errorf("%s: %w (no online CPU has cpufreq/%s: no cpufreq driver, as on most cloud VMs)",
+			name, errMissing, filepath.Base(h.path(name, "cpu0")))
 	}
 	sort.Slice(out, func(i, j int) bool { return cpuNumber(out[i].unit) < cpuNumber(out[j].unit) })
 	return out, nil
+}
+
+// boost is the file that turns turbo on and off: cpufreq/boost, or
+// intel_pstate/no_turbo.
+func (h Host) boost() ([]target, error) {
+	for _, unit := range []string{boostCPUFreq, boostIntelPState} {
+		if _, err := os.Stat(h.path(Boost, unit)); err == nil {
+			return []target{{unit: unit, path: h.path(Boost, unit)}}, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %w (neither cpufreq/boost nor intel_pstate/no_turbo: the cpufreq driver, if any, has no turbo switch)", Boost, errMissing)
+}
+
+// frequencyLimits are a CPU's cpuinfo_min_freq and cpuinfo_max_freq (kHz);
+// ok is false when the driver does not tell them.
+func (h Host) frequencyLimits(cpu string) (lo, hi int64, ok bool) {
+	dir := filepath.Join(h.sysFS(), "devices/system/cpu", cpu, "cpufreq")
+	var vals [2]int64
+	for i, f := range []string{"cpuinfo_min_freq", "cpuinfo_max_freq"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return 0, 0, false
+		}
+		if vals[i], err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err != nil {
+			return 0, 0, false
+		}
+	}
+	return vals[0], vals[1], true
+}
+
+// outOfRange says why a maximum frequency is not written to a CPU: the kernel
+// would silently clamp a value outside the hardware's range. "" when in range
+// (or the range is unknown).
+func (h Host) outOfRange(cpu, khz string) string {
+	want, err := strconv.ParseInt(khz, 10, 64)
+	lo, hi, ok := h.frequencyLimits(cpu)
+	switch {
+	case err != nil || !ok:
+		return ""
+	case want > hi:
+		return fmt.Sprintf("%d kHz is above cpuinfo_max_freq %d kHz", want, hi)
+	case want < lo:
+		return fmt.Sprintf("%d kHz is below cpuinfo_min_freq %d kHz", want, lo)
+	}
+	return ""
 }
 
 func cpuNumber(unit string) int {
@@ -105,7 +170,42 @@ func read(name, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading %s: %w", path, err)
 	}
-	return normalise(name, string(b)), nil
+	v := normalise(name, string(b))
+	if name == Boost {
+		v = boostState(path, v)
+	}
+	return v, nil
+}
+
+// boostState is Boost's file value as on or off: no_turbo is inverted.
+func boostState(path, v string) string {
+	on, off := "1", "0"
+	if filepath.Base(path) == "no_turbo" {
+		on, off = off, on
+	}
+	switch v {
+	case on:
+		return "on"
+	case off:
+		return "off"
+	}
+	return v
+}
+
+// fileValue is what to write to a setting's file for value: Boost's on or off
+// as the file's 1 or 0.
+func fileValue(name, path, value string) string {
+	if name != Boost {
+		return value
+	}
+	on := value == "on"
+	if filepath.Base(path) == "no_turbo" {
+		on = !on
+	}
+	if on {
+		return "1"
+	}
+	return "0"
 }
 
 // write sets a file's value. It never creates a file: a sysctl that does not

@@ -1,11 +1,13 @@
 package tuning
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -17,6 +19,10 @@ const (
 	Governor = "cpu.governor"
 	// SMT is /sys/devices/system/cpu/smt/control.
 	SMT = "cpu.smt"
+	// MaxFrequency is every online CPU's cpufreq/scaling_max_freq, in kHz.
+	MaxFrequency = "cpu.max_freq_khz"
+	// Boost is turbo on or off: cpufreq/boost, or intel_pstate/no_turbo inverted.
+	Boost = "cpu.boost"
 	// THP is /sys/kernel/mm/transparent_hugepage/enabled.
 	THP = "transparent_hugepage"
 )
@@ -26,7 +32,7 @@ const SourceSpec = "spec"
 
 // Setting is one value to set on a node and where it comes from.
 type Setting struct {
-	// Name is a sysctl in dotted form, or Governor, SMT, THP.
+	// Name is a sysctl in dotted form, or Governor, SMT, MaxFrequency, Boost, THP.
 	Name string `json:"name"`
 	// Value as written; several numbers are separated by spaces.
 	Value string `json:"value"`
@@ -63,12 +69,55 @@ const maxValue = 256
 var choices = map[string][]string{
 	Governor: {"performance", "powersave", "ondemand", "schedutil", "conservative"},
 	SMT:      {"on", "off"},
+	Boost:    {"on", "off"},
 	THP:      {"always", "madvise", "never"},
+}
+
+// ownSetting tells whether a name is one of the settings that are not sysctls.
+func ownSetting(name string) bool { return choices[name] != nil || name == MaxFrequency }
+
+// frequencyKHz bounds a maximum frequency: 1 MHz to 100 GHz.
+const minFrequencyKHz, maxFrequencyKHz = 1_000, 100_000_000
+
+var frequencyPattern = regexp.MustCompile(`^([0-9]+)(?:[.]([0-9]+))?(GHz|MHz|kHz)$`)
+
+// ParseFrequency is a frequency such as "2.2GHz", "2200MHz" or "2200000kHz" in
+// kHz, the unit of cpufreq's files. It must be a whole number of kHz between
+// 1 MHz and 100 GHz.
+func ParseFrequency(s string) (int64, error) {
+	m := frequencyPattern.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("maxFrequency %q is not a number with the unit GHz, MHz or kHz, e.g. 2.2GHz or 2200MHz", s)
+	}
+	digits := map[string]int{"GHz": 6, "MHz": 3, "kHz": 0}[m[3]] // decimal places of kHz in one unit
+	frac := strings.TrimRight(m[2], "0")
+	if len(frac) > digits {
+		return 0, fmt.Errorf("maxFrequency %q is not a whole number of kHz, the unit the kernel takes", s)
+	}
+	whole := strings.TrimLeft(m[1], "0") + frac + strings.Repeat("0", digits-len(frac))
+	if len(whole) > 12 {
+		return 0, fmt.Errorf("maxFrequency %q is above 100 GHz", s)
+	}
+	khz, err := strconv.ParseInt(cmp.Or(strings.TrimLeft(whole, "0"), "0"), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("maxFrequency %q: %w", s, err)
+	}
+	if khz < minFrequencyKHz || khz > maxFrequencyKHz {
+		return 0, fmt.Errorf("maxFrequency %q is %d kHz: it must be between 1 MHz and 100 GHz", s, khz)
+	}
+	return khz, nil
 }
 
 // Validate checks a setting's name and value: a name maps to a file, so
 // nothing but a well-formed sysctl or one of Governor, SMT, THP gets through.
 func Validate(s Setting) error {
+	if s.Name == MaxFrequency {
+		khz, err := strconv.ParseInt(s.Value, 10, 64)
+		if err != nil || khz < minFrequencyKHz || khz > maxFrequencyKHz || strconv.FormatInt(khz, 10) != s.Value {
+			return fmt.Errorf("%s: %q is not a frequency in kHz between %d and %d", s.Name, s.Value, minFrequencyKHz, maxFrequencyKHz)
+		}
+		return nil
+	}
 	if allowed, ok := choices[s.Name]; ok {
 		if slices.Contains(allowed, s.Value) {
 			return nil
@@ -79,7 +128,7 @@ func Validate(s Setting) error {
 		return fmt.Errorf("%q is not a sysctl name: dotted lower-case words such as net.core.busy_poll", s.Name)
 	}
 	if strings.HasPrefix(s.Name, "cpu.") {
-		return fmt.Errorf("%s: cpu.* names are reserved for spec.cpu (governor, smt)", s.Name)
+		return fmt.Errorf("%s: cpu.* names are reserved for spec.cpu (governor, smt, maxFrequency, boost)", s.Name)
 	}
 	if len(s.Value) > maxValue || !sysctlValue.MatchString(s.Value) {
 		return fmt.Errorf("%s: value %q must be numbers or words separated by spaces (at most %d characters)", s.Name, s.Value, maxValue)
@@ -108,7 +157,7 @@ func Expand(spec *benchv1.TuningProfileSpec) ([]Setting, error) {
 			errs = append(errs, fmt.Errorf("sysctl %s is listed twice", sc.Name))
 		}
 		seen[sc.Name] = true
-		if choices[sc.Name] != nil {
+		if ownSetting(sc.Name) {
 			errs = append(errs, fmt.Errorf("%s is not a sysctl: use spec.cpu or spec.transparentHugepages", sc.Name))
 			continue
 		}
@@ -120,6 +169,17 @@ func Expand(spec *benchv1.TuningProfileSpec) ([]Setting, error) {
 		}
 		if c.SMT != "" {
 			byName[SMT] = Setting{Name: SMT, Value: c.SMT, Source: SourceSpec}
+		}
+		if c.MaxFrequency != "" {
+			khz, err := ParseFrequency(c.MaxFrequency)
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				byName[MaxFrequency] = Setting{Name: MaxFrequency, Value: strconv.FormatInt(khz, 10), Source: SourceSpec}
+			}
+		}
+		if c.Boost != "" {
+			byName[Boost] = Setting{Name: Boost, Value: c.Boost, Source: SourceSpec}
 		}
 	}
 	if spec.TransparentHugepages != "" {

@@ -27,7 +27,7 @@ type StateFile struct {
 // Original is a value as it was before the first change.
 type Original struct {
 	Name string `json:"name"`
-	// Unit is the CPU of a governor ("cpu3").
+	// Unit is the CPU of a per-CPU setting ("cpu3"), or Boost's driver.
 	Unit  string `json:"unit,omitempty"`
 	Value string `json:"value"`
 }
@@ -87,19 +87,24 @@ func (s StateFile) load(h Host) (*state, error) {
 	return &st, nil
 }
 
-// cpuUnit is a governor's unit: a CPU directory of sysfs.
+// cpuUnit is a per-CPU setting's unit: a CPU directory of sysfs.
 var cpuUnit = regexp.MustCompile(`^cpu[0-9]{1,4}$`)
 
 // checkOriginal checks a recorded setting as Validate checks a requested one.
 func checkOriginal(o Original) error {
 	switch {
-	case o.Name == Governor:
+	case o.Name == Governor || o.Name == MaxFrequency:
 		if !cpuUnit.MatchString(o.Unit) {
 			return fmt.Errorf("%s has unit %q, not a CPU such as cpu3", o.Name, o.Unit)
 		}
 		return nil
+	case o.Name == Boost:
+		if o.Unit != boostCPUFreq && o.Unit != boostIntelPState {
+			return fmt.Errorf("%s has unit %q, not %s or %s", o.Name, o.Unit, boostCPUFreq, boostIntelPState)
+		}
+		return nil
 	case o.Unit != "":
-		return fmt.Errorf("%s has unit %q: only %s has one", o.Name, o.Unit, Governor)
+		return fmt.Errorf("%s has unit %q: only %s, %s and %s have one", o.Name, o.Unit, Governor, MaxFrequency, Boost)
 	case o.Name == SMT || o.Name == THP:
 		return nil
 	case !sysctlName.MatchString(o.Name) || len(o.Name) > 128 || strings.HasPrefix(o.Name, "cpu."):

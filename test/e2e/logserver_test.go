@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -228,9 +229,25 @@ func storageOutputs(b *benchv1.StorageBenchmark, pod *corev1.Pod) (map[string][]
 		if err != nil {
 			return nil, err
 		}
-		outputs[c.Name] = data
+		outputs[c.Name] = ddProcessesOutput(data, c.Args)
 	}
 	return outputs, nil
+}
+
+// ddProcessesOutput is what the group script of a multi-process dd step
+// prints when every process prints data: each process's output after its
+// marker line. One process is dd itself: data as it is.
+func ddProcessesOutput(data []byte, args []string) []byte {
+	if len(args) < 4 || args[0] != "-c" {
+		return data
+	}
+	n, _ := strconv.Atoi(args[3]) // sh -c script $0 $1=processes ...
+	var out []byte
+	for i := range n {
+		out = fmt.Appendf(out, "==> benchwright dd process %d <==\n", i)
+		out = append(out, data...)
+	}
+	return out
 }
 
 // ownerChain follows controller references from obj through the kinds of

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -138,8 +137,9 @@ func checkArtifacts(t *testing.T, uri string, reps int) {
 	}
 }
 
-// Seed 004's dd study on a persistent disk: five dd tests per repetition,
-// each its own container, after a privileged page-cache drop. The claim is
+// Seed 004's dd study on a persistent disk: five I/O modes by 1, 2, 4 and 8
+// processes per repetition, each test its own container, after a privileged
+// page-cache drop. The claim is
 // bound to a volume made here (the dev cluster has no provisioner).
 func TestStorageDDOnPersistentVolume(t *testing.T) {
 	ns := newNamespace(t)
@@ -152,7 +152,7 @@ func TestStorageDDOnPersistentVolume(t *testing.T) {
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: ns + "-data0"},
 		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("50Gi")},
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: *b.Spec.Volumes.Size},
 			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			StorageClassName:              *b.Spec.Volumes.StorageClassName,
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
@@ -175,6 +175,8 @@ func TestStorageDDOnPersistentVolume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Every process printed the fixture: n times the bytes in the same time.
+		want *= float64(test.ProcessesOrDefault())
 		var d *benchv1.DirectionResult
 		for _, r := range b.Status.Results {
 			if r.Test == test.Name {
@@ -195,8 +197,8 @@ func TestStorageDDOnPersistentVolume(t *testing.T) {
 	out := kubectl(t, "get", "storagebenchmarks", "-n", ns)
 	t.Logf("kubectl get storagebenchmarks:\n%s", out)
 	row := util.Table(t, out)[0]
-	if row["STATE"] != "Succeeded" || row["VOLUMES"] != "1x50Gi premium-rwo" || !strings.Contains(row["RESULT"], "/s") {
-		t.Errorf("kubectl get: row %v, want state Succeeded, volumes 1x50Gi premium-rwo, a bandwidth result", row)
+	if row["STATE"] != "Succeeded" || row["VOLUMES"] != "1x100Gi premium-rwo" || !strings.Contains(row["RESULT"], "/s") {
+		t.Errorf("kubectl get: row %v, want state Succeeded, volumes 1x100Gi premium-rwo, a bandwidth result", row)
 	}
 	var got corev1.PersistentVolumeClaim
 	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: claim}, &got); err != nil {

@@ -207,6 +207,12 @@ func (k *fakeKubelet) exec(pod *corev1.Pod, c corev1.Container, dataRoot string)
 	}
 	for i, a := range argv {
 		argv[i] = strings.ReplaceAll(a, "/data/", dataRoot+"/data/")
+		if a == "/tmp" || strings.HasPrefix(a, "/tmp/") { // the pod's own /tmp (an emptyDir)
+			argv[i] = dataRoot + a
+			if err := os.MkdirAll(dataRoot+"/tmp", 0o755); err != nil {
+				return []byte(err.Error()), 127
+			}
+		}
 		if strings.HasPrefix(a, "/etc/benchwright/") {
 			argv[i] = k.configFile(pod, a, dataRoot)
 		}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -16,6 +17,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // dd on a persistent disk, in the modes of seed 004, with the page cache
@@ -73,6 +75,60 @@ dd:
 	}
 	checkStoredResults(t, env.store, b, 2)
 	checkChildren(t, b)
+}
+
+// dd by several processes at once, run for real from the pod's argv: the
+// processes' files, the untimed preparation of the files a read needs, the
+// aggregate bandwidth in the status and each process's figures in the samples.
+func TestStorageBenchmarkRunsDDProcesses(t *testing.T) {
+	requireTool(t, "dd")
+	requireTool(t, "sh")
+	createNode(t, "node-a", "n2-standard-4")
+	env := newStorageEnv(t, nil)
+	b := waitFinished(t, env.createBenchmark(t, "ddp", `
+nodeSelector: {kubernetes.io/os: linux}
+repetitions: 1
+volumes: {size: 1Gi, storageClassName: premium-rwo}
+dd:
+  tests:
+  - {name: write-3, operation: write, blockSize: 1M, count: 4, oflag: dsync, processes: 3}
+  - {name: read-4, operation: read, blockSize: 1M, count: 4, processes: 4}
+`), 60*time.Second)
+	if c := condition(t, b, benchv1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
+		t.Fatalf("not Succeeded: %+v", b.Status.Conditions)
+	}
+	if len(b.Status.Results) != 2 || b.Status.Results[0].Write == nil || b.Status.Results[1].Read == nil {
+		t.Fatalf("results %+v", b.Status.Results)
+	}
+	ctx := context.Background()
+	key, _ := storageLocation(b).SamplesNDJSON()
+	data, err := env.store.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := results.ReadNDJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	perProcess := map[string]int{}
+	for _, s := range samples {
+		got[s.Test+"/"+s.Metric] = s.Value
+		if strings.HasSuffix(s.Metric, "_bw_process") {
+			perProcess[s.Test]++
+		}
+	}
+	if got["write-3/write_bytes"] != 3*4<<20 || got["read-4/read_bytes"] != 4*4<<20 || perProcess["write-3"] != 3 || perProcess["read-4"] != 4 {
+		t.Errorf("samples: bytes %v / %v, per-process bandwidths %v; want 3 and 4 processes of 4 MiB", got["write-3/write_bytes"], got["read-4/read_bytes"], perProcess)
+	}
+	if bw := b.Status.Results[1].Read.BandwidthMiBps.Median; math.Abs(bw-got["read-4/read_bw"]) > 1e-9*bw {
+		t.Errorf("status read bandwidth %v, samples' aggregate %v", bw, got["read-4/read_bw"])
+	}
+	for _, log := range rawLogs(t, env.store, b) {
+		if !strings.Contains(string(log), "==> container dd-prepare: /bin/sh -c ") || strings.Count(string(log), "\n==> benchwright dd process ") != 4+3+4 {
+			t.Errorf("stored dd log lacks the preparation or a process:\n%s", log)
+		}
+	}
 }
 
 // Distributed fio: one pod per node, figures summed over nodes.

@@ -165,11 +165,11 @@ func TestDDOnRealVolumes(t *testing.T) {
 			if test == nil {
 				continue // dd-prepare and drop-caches measure nothing
 			}
-			parsed, err := fio.ParseDD(sec.log)
+			parsed, err := fio.DDTestSamples(*test, sec.log)
 			if err != nil || len(parsed) == 0 {
 				t.Fatalf("%s, container %s: dd's output does not parse (%v):\n%s", name, sec.container, err, sec.log)
 			}
-			samples = append(samples, fio.DDSamples(parsed[len(parsed)-1], test.Name, string(test.Operation))...)
+			samples = append(samples, parsed...)
 		}
 	}
 	checkFiguresEqual(t, b, summarize(samples))
@@ -199,7 +199,7 @@ func TestDDOnRealVolumes(t *testing.T) {
 	}
 	out := kc.Run(t, "get", "storagebenchmarks", "-n", ns)
 	t.Logf("kubectl get storagebenchmarks:\n%s", out)
-	if row := util.Table(t, out)[0]; row["STATE"] != "Succeeded" || row["VOLUMES"] != "1x50Gi premium-rwo" || !strings.HasSuffix(row["RESULT"], "write-buffered") {
+	if row := util.Table(t, out)[0]; row["STATE"] != "Succeeded" || row["VOLUMES"] != "1x100Gi premium-rwo" || !strings.HasSuffix(row["RESULT"], "write-buffered-1") {
 		t.Errorf("kubectl get: %v", row)
 	}
 	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
@@ -244,7 +244,7 @@ func localVolume(t *testing.T, name, class, node, ns, claim string) *corev1.Pers
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("50Gi")},
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("100Gi")},
 			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			StorageClassName:              class,
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,

@@ -163,6 +163,18 @@ tests: [PingPong]
 layout: {nodes: 2}
 mpi: {implementation: Intel}
 warmupIterations: 10`, "warmupIterations (-x) apply to osu only"},
+	{"dd: no processes", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: w, operation: write, count: 10, processes: 0}]}`, "processes is how many dd processes run at once: 1 to 256"},
+	{"dd: too many processes", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: w, operation: write, count: 10, processes: 257}]}`, "processes is how many dd processes run at once: 1 to 256"},
+	{"dd: processes as a string", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: w, operation: write, count: 10, processes: "4"}]}`, "spec.dd.tests[0].processes: Invalid value: \"string\""},
 	{"dd on a raw block device", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {size: 10Gi, volumeMode: Block}
@@ -358,6 +370,21 @@ sysctls: [{name: Net.Core.Busy_Poll, value: "50"}]`, "sysctl names are dotted lo
 	{"tuning: sysctl value with a newline", "TuningProfile", `
 pool: p
 sysctls: [{name: net.core.busy_poll, value: "50\nkernel.x=1"}]`, "sysctl values are numbers or words separated by spaces"},
+	{"tuning: maxFrequency with a space", "TuningProfile", `
+pool: p
+cpu: {maxFrequency: "2.2 GHz"}`, "maxFrequency is a whole number of kHz written with the unit GHz, MHz or kHz"},
+	{"tuning: maxFrequency without a unit", "TuningProfile", `
+pool: p
+cpu: {maxFrequency: "2200000"}`, "maxFrequency is a whole number of kHz written with the unit GHz, MHz or kHz"},
+	{"tuning: maxFrequency finer than a kHz", "TuningProfile", `
+pool: p
+cpu: {maxFrequency: "2.2000001GHz"}`, "maxFrequency is a whole number of kHz written with the unit GHz, MHz or kHz"},
+	{"tuning: boost neither on nor off", "TuningProfile", `
+pool: p
+cpu: {boost: "true"}`, `supported values: "on", "off"`},
+	{"tuning: cpu without a setting", "TuningProfile", `
+pool: p
+cpu: {}`, "cpu needs at least one of governor, smt, maxFrequency and boost"},
 	{"tuning: nothing to tune", "TuningProfile", `
 pool: p`, "a tuning profile needs at least one of preset, sysctls, cpu and transparentHugepages"},
 	// Durations: a string Go cannot parse would be stored, and then every
