@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/crashpoint"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -98,6 +99,7 @@ func (r Run) write(ctx context.Context, rep int, samples []results.Sample, label
 	if err != nil {
 		return err
 	}
+	crashpoint.Reach(crashpoint.Uploading)
 	err = r.putStream(ctx, prefix+results.SamplesCSVFile, "text/csv", func(w io.Writer) error {
 		cw, err := results.NewCSVWriter(w, labelKeys)
 		if err != nil {
