@@ -1,7 +1,8 @@
 // Package crashpoint lets the chaos test (test/e2e/chaos_test.go) SIGKILL
 // the manager at a chosen point of its work: creating a child, collecting a
-// repetition, writing a status, uploading to the artifact store. It is inert
-// unless the manager's environment sets BENCHWRIGHT_TEST_CRASHPOINT_DIR.
+// repetition, writing a status, half-way through an upload to the artifact
+// store. It is inert unless the manager's environment sets
+// BENCHWRIGHT_TEST_CRASHPOINT_DIR.
 //
 // With it set, Reach(name) looks for the file arm-<name> in that directory.
 // If the test put it there, the first goroutine to reach the point removes
@@ -11,6 +12,7 @@
 package crashpoint
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -30,7 +32,8 @@ const (
 	Collected = "collected"
 	// StatusWrite: a benchmark's new status is about to be written.
 	StatusWrite = "status-write"
-	// Uploading: samples.ndjson is stored, the CSV and summaries not yet.
+	// Uploading: a streamed upload to the artifact store (samples.ndjson,
+	// samples.csv) has begun and is not done.
 	Uploading = "uploading"
 )
 
@@ -49,4 +52,29 @@ func Reach(name string) {
 	}
 	_ = os.WriteFile(filepath.Join(dir, "at-"+name), nil, 0o644)
 	time.Sleep(hold)
+}
+
+// Writer is w, or, with the points enabled, w reaching point name after
+// its first write returned (an upload reading from a pipe is under way
+// then).
+func Writer(w io.Writer, name string) io.Writer {
+	if dir == "" {
+		return w
+	}
+	return &reachWriter{w: w, name: name}
+}
+
+type reachWriter struct {
+	w       io.Writer
+	name    string
+	reached bool
+}
+
+func (r *reachWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if !r.reached {
+		r.reached = true
+		Reach(r.name)
+	}
+	return n, err
 }

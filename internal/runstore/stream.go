@@ -99,7 +99,6 @@ func (r Run) write(ctx context.Context, rep int, samples []results.Sample, label
 	if err != nil {
 		return err
 	}
-	crashpoint.Reach(crashpoint.Uploading)
 	err = r.putStream(ctx, prefix+results.SamplesCSVFile, "text/csv", func(w io.Writer) error {
 		cw, err := results.NewCSVWriter(w, labelKeys)
 		if err != nil {
@@ -142,7 +141,7 @@ func (r Run) putStream(ctx context.Context, key, contentType string, produce fun
 	pr, pw := io.Pipe()
 	produced := make(chan error, 1)
 	go func() {
-		err := produce(pw)
+		err := produce(crashpoint.Writer(pw, crashpoint.Uploading))
 		if err != nil {
 			cancel() // before the upload sees the error, so that it aborts
 		}

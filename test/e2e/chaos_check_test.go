@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -45,6 +47,9 @@ type chaosCounts struct {
 	retries int
 	// overlaps: benchmarks of one pool that ran at once.
 	overlaps int
+	// stray: files in a run's directory of the store that are no object
+	// of it.
+	stray int
 }
 
 // childKey is one child of a repetition: its benchmark, repetition, attempt
@@ -248,7 +253,7 @@ func auditCreates(t *testing.T, ns string) map[string]int {
 			// ImpersonatedUser is the manager's ServiceAccount (the dev
 			// cluster's manager impersonates it).
 			ImpersonatedUser struct{ Username string }
-			ObjectRef   struct{ Resource, Namespace, Name string }
+			ObjectRef        struct{ Resource, Namespace, Name string }
 			// ResponseStatus.Code is 201 for a create that made the object.
 			ResponseStatus struct{ Code int }
 		}
@@ -318,6 +323,7 @@ func checkStored(t *testing.T, c *chaosCounts, bench benchmark, kind, id string,
 			t.Errorf("%s: %v", id, err)
 		}
 	}
+	c.stray += strayFiles(t, id, dir)
 	f, err := os.Open(filepath.Join(dir, "samples.ndjson"))
 	if err != nil {
 		t.Errorf("%s: %v", id, err)
@@ -364,6 +370,32 @@ func checkStored(t *testing.T, c *chaosCounts, bench benchmark, kind, id string,
 			c.duplicates++
 		}
 	}
+}
+
+// runFile is what a run's directory may hold: the results, the raw logs
+// and the file store's .attrs beside each.
+var runFile = regexp.MustCompile(`^((samples\.ndjson|samples\.csv|summary\.json|nodes\.json|report\.html)|raw/[0-9]+/[^/]+\.log)(\.attrs)?$`)
+
+// strayFiles reports and counts the files of a run's directory that are no
+// object the manager stores (a half-written upload's temporary file, say).
+func strayFiles(t *testing.T, id, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if !runFile.MatchString(filepath.ToSlash(rel)) {
+			t.Errorf("%s: stray file %s in the store", id, rel)
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	return n
 }
 
 func keys(m map[string]bool) []string {

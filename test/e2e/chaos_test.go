@@ -103,7 +103,8 @@ func TestChaos(t *testing.T) {
 	c := checkChaos(t, ns, benches)
 	fmt.Printf("\nbenchwright chaos (seed %d): %d benchmarks, %d repetitions, in %s\n", seed, len(benches), c.repetitions, time.Since(began).Round(time.Second))
 	fmt.Printf("kills %d (%s), manager restarts %d, kube-apiserver restarts %d\n", st.kills, st.byPoint(), st.restarts, st.apiRestarts)
-	fmt.Printf("duplicates %d, lost repetitions %d, leaked children %d, retries %d, pool overlaps %d\n\n", c.duplicates, c.lost, c.leaked, c.retries, c.overlaps)
+	fmt.Printf("duplicates %d, lost repetitions %d, leaked children %d, stray store files %d, retries %d, pool overlaps %d\n\n",
+		c.duplicates, c.lost, c.leaked, c.stray, c.retries, c.overlaps)
 	if st.kills != nKills {
 		t.Errorf("%d kills, want %d", st.kills, nKills)
 	}
