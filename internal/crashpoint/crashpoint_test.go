@@ -1,6 +1,8 @@
 package crashpoint
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,5 +46,34 @@ func TestReachArmedReportsOnceAndHolds(t *testing.T) {
 	Reach(Uploading) // disarmed: goes on
 	if d := time.Since(began); d > time.Second {
 		t.Errorf("a disarmed point took %s", d)
+	}
+}
+
+func TestWriterUnarmedIsTheWriter(t *testing.T) {
+	dir = ""
+	var b bytes.Buffer
+	if w := Writer(&b, Uploading); w != io.Writer(&b) {
+		t.Errorf("with the points off, Writer wraps its writer: %T", w)
+	}
+}
+
+func TestWriterReachesAfterTheFirstWrite(t *testing.T) {
+	dir = t.TempDir()
+	t.Cleanup(func() { dir = "" })
+	if err := os.WriteFile(filepath.Join(dir, "arm-"+Uploading), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := Writer(&b, Uploading)
+	go func() { _, _ = w.Write([]byte("first")) }() // holds once written
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "at-"+Uploading)); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first write did not reach the point")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
