@@ -100,7 +100,7 @@ func TestChaos(t *testing.T) {
 	<-ran
 	t.Logf("chaos: all finished %s after creation", time.Since(began).Round(time.Second))
 
-	c := checkChaos(t, ns, benches)
+	c := checkChaos(t, ns, benches, st.apiDown)
 	fmt.Printf("\nbenchwright chaos (seed %d): %d benchmarks, %d repetitions, in %s\n", seed, len(benches), c.repetitions, time.Since(began).Round(time.Second))
 	fmt.Printf("kills %d (%s), manager restarts %d, kube-apiserver restarts %d\n", st.kills, st.byPoint(), st.restarts, st.apiRestarts)
 	fmt.Printf("duplicates %d, lost repetitions %d, leaked children %d, stray store files %d, retries %d, pool overlaps %d\n\n",
@@ -211,6 +211,8 @@ func chaosPlan(rng *rand.Rand, n int) []chaosStep {
 
 type chaosStats struct {
 	kills, restarts, apiRestarts int
+	// apiDown is when kube-apiserver was restarting.
+	apiDown window
 	// hit counts the kills by the point they landed at; "unaimed" when the
 	// armed point was not reached in time.
 	hit map[string]int
@@ -274,6 +276,7 @@ func runChaos(t *testing.T, rng *rand.Rand, m *managerProc, plan []chaosStep, do
 			began := time.Now()
 			restartAPIServer(t)
 			st.apiRestarts++
+			st.apiDown = window{began, time.Now()}
 			t.Logf("chaos: kube-apiserver restarted in %s", time.Since(began).Round(100*time.Millisecond))
 		}
 		m.restart(t)
