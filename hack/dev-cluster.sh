@@ -171,7 +171,8 @@ restart_apiserver() {
     if [[ -d "/proc/$pid" ]]; then kill -9 "$pid" 2>/dev/null || true; fi
   fi
   (cd "$cwd" && exec env -i "${envs[@]}" setsid nohup "${argv[@]}" >>"$CLUSTER_DIR/logs/kube-apiserver.log" 2>&1 </dev/null 8>&- 9>&-) &
-  echo $! >"$pidfile"
+  # No newline: kwokctl reads the pid with strconv.Atoi (else down leaves it running).
+  printf %s "$!" >"$pidfile"
   wait_ready "kube-apiserver" "$CLUSTER_DIR/logs/kube-apiserver.log" readyz
   log "kube-apiserver restarted (pid $(<"$pidfile"))"
   dev_tools
