@@ -145,6 +145,10 @@ argo-lint: ## argo lint --offline on the chart's WorkflowTemplate and examples/c
 test-e2e: ## End to end on a local control plane with kwok nodes: brings it up (hack/dev-cluster.sh), installs the chart with helm, runs the examples, tears it down.
 	go test -tags e2e $(GO_TEST_FLAGS) -timeout 30m ./test/e2e/
 
+.PHONY: chaos
+chaos: ## On a local control plane with kwok nodes (AUDIT=1, 6 nodes): 50 benchmarks while the manager is SIGKILLed 10 times at its crash points and kube-apiserver restarts once; checks each run, child and stored repetition exists once and nothing leaks (E2E_CHAOS_SEED replays a run).
+	AUDIT=1 NODES=6 E2E_CHAOS=1 go test -tags e2e $(GO_TEST_FLAGS) -timeout 20m -run '^TestChaos$$' -v ./test/e2e/
+
 .PHONY: test-real
 test-real: ## On a real cluster here (root): brings it up, runs real fio, dd and the tuner through the chart's manager pod, tears it down.
 	go test -tags real $(GO_TEST_FLAGS) -timeout 60m ./test/real/

@@ -15,6 +15,9 @@
 #   hack/dev-cluster.sh up      # create or resume; rebuild/restart the manager if its code changed
 #   hack/dev-cluster.sh env     # export KUBECONFIG=... and the other facts, for eval
 #   hack/dev-cluster.sh down    # stop the processes, delete the cluster
+#   hack/dev-cluster.sh restart-manager    # (re)start the manager as up last did, with this
+#                               # environment (the chaos test's BENCHWRIGHT_TEST_CRASHPOINT_DIR)
+#   hack/dev-cluster.sh restart-apiserver  # stop kube-apiserver and start it again (etcd keeps the data)
 #   eval "$(hack/dev-cluster.sh env)"; "$KUBECTL" get nodes
 #
 # Settings (environment):
@@ -31,6 +34,9 @@
 #   DISABLE_QPS_LIMITS  set: lift kube-controller-manager's and kube-scheduler's
 #                       client rate limits (20 and 50 requests/s); on create only
 #   UP_TIMEOUT          seconds each component may take to come up (120)
+#   AUDIT               set: kube-apiserver writes an audit log of the creates of
+#                       Jobs, MPIJobs, Pods and ConfigMaps (Metadata level) to
+#                       AUDIT_LOG in the env; on create only
 # The MPI Operator's health endpoint is :8080, fixed: one dev cluster per machine.
 set -euo pipefail
 
@@ -84,8 +90,12 @@ cluster_up() {
     }
   else
     log "creating cluster $CLUSTER_NAME in $CLUSTER_DIR"
-    local qps=() f
+    local qps=() audit=() f
     [[ -n "${DISABLE_QPS_LIMITS:-}" ]] && qps=(--disable-qps-limits)
+    if [[ -n "${AUDIT:-}" ]]; then
+      audit_policy >"$DEV/audit-policy.yaml"
+      audit=(--kube-audit-policy "$DEV/audit-policy.yaml")
+    fi
     "$KWOKCTL" create cluster --name "$CLUSTER_NAME" --runtime binary \
       --etcd-binary "$KUBE_DIR/etcd" \
       --kube-apiserver-binary "$KUBE_DIR/kube-apiserver" \
@@ -93,7 +103,9 @@ cluster_up() {
       --kube-scheduler-binary "$KUBE_SCHEDULER" \
       --kwok-controller-binary "$KWOK" \
       --enable-crds Logs,ClusterLogs \
-      "${qps[@]}" \
+      --extra-args kube-controller-manager=leader-elect=false \
+      --extra-args kube-scheduler=leader-elect=false \
+      "${qps[@]}" "${audit[@]}" \
       --kubeconfig "" \
       --timeout "${UP_TIMEOUT}s" --wait "${UP_TIMEOUT}s" >"$DEV/kwokctl.log" 2>&1 8>&- || {
       tail_log "$DEV/kwokctl.log"
@@ -105,6 +117,67 @@ cluster_up() {
   # kube-controller-manager creates the default ServiceAccounts.
   wait_ready "kube-controller-manager (no default ServiceAccount)" \
     "$CLUSTER_DIR/logs/kube-controller-manager.log" serviceaccount default/default
+}
+
+# audit_policy: what AUDIT logs, the creates the chaos test counts.
+audit_policy() {
+  cat <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+- level: Metadata
+  verbs: [create]
+  resources:
+  - group: batch
+    resources: [jobs]
+  - group: kubeflow.org
+    resources: [mpijobs]
+  - group: ""
+    resources: [pods, configmaps]
+- level: None
+EOF
+}
+
+# restart_apiserver stops kube-apiserver and starts it again with the same
+# command line, environment and directory as kwokctl ran it (its pid file
+# and log stay where kwokctl keeps them); etcd keeps the data. The
+# controller manager and scheduler run without leader election (see
+# cluster_up), so they ride it out; the MPI Operator cannot be told so and
+# exits when it cannot renew its lease: it is restarted too.
+restart_apiserver() {
+  local pidfile="$CLUSTER_DIR/pids/kube-apiserver.pid" saved="$DEV/kube-apiserver" pid cwd i
+  local -a argv envs
+  CLUSTERKIT="$DEV/clusterkit"
+  [[ -f "$pidfile" ]] || die "no $pidfile: is cluster $CLUSTER_NAME up?"
+  pid=$(<"$pidfile")
+  # Its command line is kept beside ours, so that one that died can be started.
+  if [[ -r "/proc/$pid/cmdline" ]]; then
+    cp "/proc/$pid/cmdline" "$saved.cmd"
+    cp "/proc/$pid/environ" "$saved.environ"
+    readlink "/proc/$pid/cwd" >"$saved.cwd"
+  fi
+  [[ -f "$saved.cmd" ]] || die "kube-apiserver (pid $pid) is not running"
+  mapfile -d '' argv <"$saved.cmd"
+  mapfile -d '' envs <"$saved.environ"
+  cwd=$(<"$saved.cwd")
+  if [[ -d "/proc/$pid" ]]; then
+    log "stopping kube-apiserver (pid $pid)"
+    kill "$pid"
+    for ((i = 0; i < 100; i++)); do
+      [[ -d "/proc/$pid" ]] || break
+      sleep 0.1
+    done
+    if [[ -d "/proc/$pid" ]]; then kill -9 "$pid" 2>/dev/null || true; fi
+  fi
+  (cd "$cwd" && exec env -i "${envs[@]}" setsid nohup "${argv[@]}" >>"$CLUSTER_DIR/logs/kube-apiserver.log" 2>&1 </dev/null 8>&- 9>&-) &
+  # No newline: kwokctl reads the pid with strconv.Atoi (else down leaves it running).
+  printf %s "$!" >"$pidfile"
+  wait_ready "kube-apiserver" "$CLUSTER_DIR/logs/kube-apiserver.log" readyz
+  log "kube-apiserver restarted (pid $(<"$pidfile"))"
+  dev_tools
+  stop mpi-operator
+  mpi_operator_up
 }
 
 # machine_shape TYPE: "CPUS MEMORY" of a GCE machine type, roughly: standard
@@ -308,8 +381,8 @@ manager_up() {
   MANAGER_ARTIFACT_TLS_PORT=${MANAGER_ARTIFACT_TLS_PORT:-$(free_port $((MANAGER_ARTIFACT_PORT + 1)))}
   mkdir -p "$DEV/artifacts"
   # The chart's args first; later flags win: local addresses, the local store,
-  # a single replica.
-  POD_NAMESPACE=$SYSTEM_NS KUBECONFIG="$DEV/manager.kubeconfig" start manager "" "$DEV/manager" \
+  # a single replica. Kept in manager.cmd for restart-manager.
+  printf '%s\0' "$DEV/manager" \
     "${CHART_ARGS[@]}" \
     --kubeconfig "$DEV/manager.kubeconfig" \
     --leader-elect=false \
@@ -319,16 +392,15 @@ manager_up() {
     --artifact-server-tls-bind-address "127.0.0.1:$MANAGER_ARTIFACT_TLS_PORT" \
     --artifact-server-cert-dir "$DEV/artifact-server-tls" \
     --artifact-store "file://$DEV/artifacts" \
-    "${manager_args[@]}"
+    "${manager_args[@]}" >"$DEV/manager.cmd"
+  manager_start
   {
     echo "MANAGER_METRICS_PORT=$MANAGER_METRICS_PORT"
     echo "MANAGER_PROBE_PORT=$MANAGER_PROBE_PORT"
     echo "MANAGER_ARTIFACT_PORT=$MANAGER_ARTIFACT_PORT"
     echo "MANAGER_ARTIFACT_TLS_PORT=$MANAGER_ARTIFACT_TLS_PORT"
   } >"$DEV/manager.ports"
-  wait_ready "the manager (/readyz)" "$DEV/manager.log" \
-    --pid "$(pid_of manager)" http "http://127.0.0.1:$MANAGER_PROBE_PORT/readyz"
-  alive manager
+  manager_ready
   # Ready means started; a controller whose cache cannot sync (RBAC missing a
   # list or watch) would still fail within the cache sync timeout: look for it.
   sleep 1
@@ -337,6 +409,33 @@ manager_up() {
     grep -E 'is forbidden|failed to list|Timeout: failed waiting for' "$DEV/manager.log" | tail -n 10 >&2
   fi
   log "manager is running as $SERVICE_ACCOUNT (pid $(pid_of manager), log $DEV/manager.log)"
+}
+
+# manager_start runs the command line manager_up chose (manager.cmd).
+manager_start() {
+  local -a cmd
+  mapfile -d '' cmd <"$DEV/manager.cmd"
+  POD_NAMESPACE=$SYSTEM_NS KUBECONFIG="$DEV/manager.kubeconfig" start manager "" "${cmd[@]}"
+}
+
+manager_ready() {
+  # shellcheck source=/dev/null
+  source "$DEV/manager.ports"
+  wait_ready "the manager (/readyz)" "$DEV/manager.log" \
+    --pid "$(pid_of manager)" http "http://127.0.0.1:$MANAGER_PROBE_PORT/readyz"
+  alive manager
+}
+
+# restart_manager stops the manager if it runs and starts it as up last did,
+# with this script's environment; its log goes on in the same file.
+restart_manager() {
+  [[ -f "$DEV/manager.cmd" && -f "$DEV/env" ]] || die "cluster $CLUSTER_NAME is not up: $0 up"
+  CLUSTERKIT="$DEV/clusterkit"
+  stop manager
+  LOG_APPEND=1 manager_start
+  manager_ready
+  sed -i "s/^MANAGER_PID=.*/MANAGER_PID=$(pid_of manager)/" "$DEV/env"
+  log "manager restarted (pid $(pid_of manager))"
 }
 
 write_env() {
@@ -364,6 +463,9 @@ ARTIFACT_STORE=file://$DEV/artifacts
 MPI_OPERATOR_PID=$(pid_of mpi-operator)
 MPI_OPERATOR_LOG=$DEV/mpi-operator.log
 EOF
+  if [[ -f "$DEV/audit-policy.yaml" ]]; then
+    echo "AUDIT_LOG=$CLUSTER_DIR/logs/audit.log" >>"$DEV/env"
+  fi
 }
 
 up() {
@@ -401,7 +503,7 @@ down() {
   else
     log "no cluster $CLUSTER_NAME"
   fi
-  rm -f "$DEV/env" "$DEV/manager.sha256" "$DEV/manager.args" "$DEV/nodes" "$DEV/nodes.sha256"
+  rm -f "$DEV/env" "$DEV/manager.cmd" "$DEV"/kube-apiserver.* "$DEV/audit-policy.yaml" "$DEV/manager.sha256" "$DEV/manager.args" "$DEV/nodes" "$DEV/nodes.sha256"
   rm -rf "$DEV/artifact-server-tls"
 }
 
@@ -415,5 +517,13 @@ case ${1:-} in
   up) up ;;
   down) down ;;
   env) env_ ;;
+  restart-manager)
+    lock "$DEV"
+    restart_manager
+    ;;
+  restart-apiserver)
+    lock "$DEV"
+    restart_apiserver
+    ;;
   *) usage ;;
 esac

@@ -129,8 +129,12 @@ start() {
   shift 3
   local cmd=("$bin" "$@") i
   [[ -n "$ns" ]] && cmd=(nsenter --net="/run/netns/$ns" "${cmd[@]}")
-  [[ -f "$LOG_DIR/$name.log" ]] && mv -f "$LOG_DIR/$name.log" "$LOG_DIR/$name.log.1"
-  echo "# $(date -u +%FT%TZ)${ns:+ netns $ns:} $bin $*" >"$LOG_DIR/$name.log"
+  # LOG_APPEND set: a restart, whose log goes on in the same file.
+  if [[ -z "${LOG_APPEND:-}" && -f "$LOG_DIR/$name.log" ]]; then
+    mv -f "$LOG_DIR/$name.log" "$LOG_DIR/$name.log.1"
+    : >"$LOG_DIR/$name.log"
+  fi
+  echo "# $(date -u +%FT%TZ)${ns:+ netns $ns:} $bin $*" >>"$LOG_DIR/$name.log"
   # fds 8 and 9 are the scripts' locks: the process must not hold them.
   setsid nohup "${cmd[@]}" >>"$LOG_DIR/$name.log" 2>&1 </dev/null 8>&- 9>&- &
   echo $! >"$PROC_DIR/$name.pid"

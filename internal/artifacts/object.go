@@ -61,6 +61,7 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 
 // List returns the keys under prefix, recursively, in lexical order. Use a
 // prefix ending in "/" to list a directory: "a/b" also matches "a/bc".
+// Uploads under way or cut short are no objects: not listed.
 func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	var keys []string
 	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
@@ -72,7 +73,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing %s: %w", s.URI(prefix), err)
 		}
-		if !obj.IsDir {
+		if !obj.IsDir && !s.isPartial(obj.Key) {
 			keys = append(keys, obj.Key)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/conditions"
+	"github.com/benchwright/benchwright/internal/crashpoint"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/runstore"
 	"github.com/benchwright/benchwright/internal/statusupdate"
@@ -175,6 +176,7 @@ func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result,
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	crashpoint.Reach(crashpoint.Collected)
 	summaries, err := m.run().AddRepetition(ctx, a.Rep, c.Samples, c.Nodes, c.Options)
 	if err != nil {
 		return ctrl.Result{}, err

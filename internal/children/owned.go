@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/crashpoint"
 	"github.com/benchwright/benchwright/internal/outcome"
 )
 
@@ -52,6 +53,9 @@ func (k Kit) CreateOwned(ctx context.Context, owner, obj client.Object) (created
 		return false, nil
 	}
 	err = k.Client.Create(ctx, obj)
+	if err == nil {
+		crashpoint.Reach(crashpoint.ChildCreated)
+	}
 	if !apierrors.IsAlreadyExists(err) {
 		return err == nil, err
 	}

@@ -45,14 +45,23 @@ func (r Run) PutRawLog(ctx context.Context, rep int, pod string, raw []byte) err
 // (replacing an earlier copy of the same repetition, so a repeated reconcile
 // does not count it twice), rewrites samples.ndjson, samples.csv,
 // summary.json and nodes.json, and returns the statistics over all of them.
+// What a manager killed mid-upload left of the run's files goes first: the
+// repetition it was storing is stored again now.
 // The stored samples are streamed, never held: a run costs the memory of its
 // new repetition and of its statistics. A run of more than
 // results.MaxRunSamples samples fails with OutputTooLarge, storing nothing.
 func (r Run) AddRepetition(ctx context.Context, rep int, samples []results.Sample, nodes []results.NodeInfo, opts results.SummarizeOptions) ([]results.Summary, error) {
+	prefix, err := r.Location.Prefix()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.RemovePartial(prefix); err != nil {
+		return nil, err
+	}
 	sum := results.NewSummarizer(opts)
 	labelKeys := map[string]bool{}
 	n := 0
-	err := r.merged(ctx, rep, samples, func(s *results.Sample) error {
+	err = r.merged(ctx, rep, samples, func(s *results.Sample) error {
 		if n++; n > maxRunSamples {
 			return results.ErrTooManySamples
 		}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -325,5 +328,36 @@ func TestRunURI(t *testing.T) {
 	r.Location.UID = ""
 	if got := r.URI(); got != "" {
 		t.Errorf("URI of a location without a UID = %q, want \"\"", got)
+	}
+}
+
+// A manager killed while it uploaded repetition 1 left the file store's
+// temporary files of samples.ndjson and samples.csv in the run (named as
+// fileblob names them: see artifacts.TestUploadKilledMidway). Storing the
+// repetition again, as the next manager does, clears them: the run holds
+// its objects and nothing else.
+func TestAddRepetitionAfterKilledUpload(t *testing.T) {
+	ctx := context.Background()
+	r, dir := newRun(t)
+	if _, err := r.AddRepetition(ctx, 0, []results.Sample{latency(0, "0", "8", 2.0)}, nil, groupBySize); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, filepath.FromSlash(runPrefix))
+	leftovers := []string{"samples.ndjson.18eb8147e5a5b935.tmp", "samples.csv.18eb8144eb2b6d9a.tmp"}
+	for _, name := range leftovers {
+		if err := os.WriteFile(filepath.Join(runDir, name), []byte(`{"repetition":1`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.AddRepetition(ctx, 1, []results.Sample{latency(1, "0", "8", 3.0)}, nil, groupBySize); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range leftovers {
+		if _, err := os.Stat(filepath.Join(runDir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still in the run after the repetition was stored again (%v)", name, err)
+		}
+	}
+	if got := strings.Count(string(get(t, r, "samples.ndjson")), "\n"); got != 2 {
+		t.Errorf("samples.ndjson has %d samples, want 2", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/crashpoint"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -140,7 +141,7 @@ func (r Run) putStream(ctx context.Context, key, contentType string, produce fun
 	pr, pw := io.Pipe()
 	produced := make(chan error, 1)
 	go func() {
-		err := produce(pw)
+		err := produce(crashpoint.Writer(pw, crashpoint.Uploading))
 		if err != nil {
 			cancel() // before the upload sees the error, so that it aborts
 		}

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/benchwright/benchwright/internal/crashpoint"
 )
 
 // Events holds a reconcile's events until its status is written. It is a
@@ -72,6 +74,7 @@ const ConflictRetry = 200 * time.Millisecond
 func Write(ctx context.Context, c client.Client, before, obj client.Object, events *Events) (Written, error) {
 	w := Unchanged
 	if !equality.Semantic.DeepEqual(before, obj) {
+		crashpoint.Reach(crashpoint.StatusWrite)
 		if err := c.Status().Update(ctx, obj); err != nil {
 			if apierrors.IsConflict(err) {
 				return Conflicted, nil

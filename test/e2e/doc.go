@@ -11,6 +11,7 @@
 //	E2E_REUSE=1 go test -tags e2e ./test/e2e/      # a dev cluster that is up, as it is
 //	E2E_KEEP=1 ...                                 # leave the cluster it created running
 //	E2E_SCALE=1 ...  (hack/bench-e2e.sh)           # TestScale: 200 + 100 benchmarks on 100 nodes
+//	E2E_CHAOS=1 ...  (make chaos)                  # TestChaos: kills and restarts under 50 benchmarks
 //
 // The tests are behind the build tag e2e, so that go test ./... leaves them out.
 package e2e

@@ -87,7 +87,7 @@ func (s *logServer) start(ctx context.Context) error {
 		s.seen[pod.UID] = true
 		s.mu.Unlock()
 		go func() {
-			if err := s.serve(ctx, pod); err != nil && ctx.Err() == nil {
+			if err := s.serveRetrying(ctx, pod); err != nil && ctx.Err() == nil {
 				s.mu.Lock()
 				s.errs = append(s.errs, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err))
 				s.mu.Unlock()
@@ -121,6 +121,23 @@ func (s *logServer) errors() []error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.errs)
+}
+
+// serveRetrying serves the pod's logs, trying again for a while when the
+// API server does not answer (the chaos test restarts it).
+func (s *logServer) serveRetrying(ctx context.Context, pod *corev1.Pod) error {
+	var err error
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		if err = s.serve(ctx, pod); err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return err
 }
 
 // serve writes the logs of the pod's containers and the Logs object that
