@@ -36,8 +36,10 @@ type controllerConfig struct {
 	hostPathPrefixes []string
 	// allowHostNetwork is the admin's leave for benchmarks on the nodes' network.
 	allowHostNetwork bool
-	mpiImages        map[benchv1.MPIImplementation]*string
-	gkeCluster       gke.Cluster
+	// workers is how many benchmarks of each kind reconcile at once.
+	workers    int
+	mpiImages  map[benchv1.MPIImplementation]*string
+	gkeCluster gke.Cluster
 	// gkeAllowed are the other clusters a pool's spec may name.
 	gkeAllowed []gke.Cluster
 	store      *artifacts.Store
@@ -70,6 +72,11 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		return err
 	}
 	logs := podlogs.APILogReader{Client: clientset}
+	newEnv := func(controller string) benchrun.Env {
+		env := benchrun.NewEnv(mgr, controller, logs, cfg.store)
+		env.Workers = cfg.workers
+		return env
+	}
 	pools := &benchmarkpool.Reconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
 		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed,
@@ -85,7 +92,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		return err
 	}
 	if err := (&storagebenchmark.Reconciler{
-		Env:   benchrun.NewEnv(mgr, "storagebenchmark-controller", logs, cfg.store),
+		Env:   newEnv("storagebenchmark-controller"),
 		Image: cfg.fioImage, HostPathPrefixes: cfg.hostPathPrefixes,
 	}).SetupWithManager(mgr); err != nil {
 		return err
@@ -99,7 +106,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	}
 	// NetworkBenchmarks run in the OpenMPI image: benchwright, fabtests, iperf3.
 	if err := (&networkbenchmark.Reconciler{
-		Env:   benchrun.NewEnv(mgr, "networkbenchmark-controller", logs, cfg.store),
+		Env:   newEnv("networkbenchmark-controller"),
 		Image: *cfg.mpiImages[benchv1.OpenMPI], AllowHostNetwork: cfg.allowHostNetwork,
 	}).SetupWithManager(mgr); err != nil {
 		return err
@@ -115,7 +122,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		images[impl] = *image
 	}
 	return (&mpibenchmark.Reconciler{
-		Env:    benchrun.NewEnv(mgr, "mpibenchmark-controller", logs, cfg.store),
+		Env:    newEnv("mpibenchmark-controller"),
 		Images: images, AllowHostNetwork: cfg.allowHostNetwork,
 	}).SetupWithManager(mgr)
 }

@@ -28,6 +28,8 @@ type Env struct {
 	Store *artifacts.Store
 	// Clock is the time (time.Now when nil).
 	Clock func() time.Time
+	// Workers is how many benchmarks of the kind reconcile at once (1 when 0).
+	Workers int
 }
 
 // Now is the reconciler's time.

@@ -162,8 +162,8 @@ func (m *machine) retry(ctx context.Context, a children.Attempt) (ctrl.Result, e
 	return res, err
 }
 
-// collect has the driver read and parse a finished attempt's output (one
-// benchmark at a time: see Collecting), stores its samples and summaries,
+// collect has the driver read and parse a finished attempt's output (a few
+// benchmarks at a time: see Collecting), stores its samples and summaries,
 // and starts the next repetition or ends the benchmark.
 func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result, error) {
 	release, err := Collecting(ctx)
