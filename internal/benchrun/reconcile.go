@@ -58,7 +58,7 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 		writes.wrote(b)
 		e.observeDurations(b, wasStarted, st)
 	}
-	return res, err
+	return statusupdate.Quiet(res, err)
 }
 
 // fail sets Failed with the outcome's reason and message, ends Running, and
