@@ -12,23 +12,30 @@ import (
 )
 
 // AddFinalizer puts finalizer on obj, unless it is there, with a JSON patch
-// that appends it: no resourceVersion, so no conflict with other writers,
-// and their finalizers stay. obj becomes the API server's copy.
+// that appends it to the API server's list: no resourceVersion, so no
+// conflict with other writers, and their finalizers stay (the copy may be
+// stale). Where the server's object has no list yet, a second patch makes
+// it. obj becomes the API server's copy.
 func AddFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) error {
 	if controllerutil.ContainsFinalizer(obj, finalizer) {
 		return nil
 	}
-	type op struct {
-		Op    string `json:"op"`
-		Path  string `json:"path"`
-		Value any    `json:"value"`
+	uid := jsonOp{Op: "test", Path: "/metadata/uid", Value: obj.GetUID()}
+	err := jsonPatch(ctx, c, obj, uid, jsonOp{Op: "add", Path: "/metadata/finalizers/-", Value: finalizer})
+	if err == nil || apierrors.IsNotFound(err) || !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) && !apierrors.IsInternalError(err) {
+		return err
 	}
-	ops := []op{{Op: "test", Path: "/metadata/uid", Value: obj.GetUID()}}
-	if len(obj.GetFinalizers()) == 0 {
-		ops = append(ops, op{Op: "add", Path: "/metadata/finalizers", Value: []string{finalizer}})
-	} else {
-		ops = append(ops, op{Op: "add", Path: "/metadata/finalizers/-", Value: finalizer})
-	}
+	// No list to append to.
+	return jsonPatch(ctx, c, obj, uid, jsonOp{Op: "add", Path: "/metadata/finalizers", Value: []string{finalizer}})
+}
+
+type jsonOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value"`
+}
+
+func jsonPatch(ctx context.Context, c client.Client, obj client.Object, ops ...jsonOp) error {
 	data, err := json.Marshal(ops)
 	if err != nil {
 		return err
