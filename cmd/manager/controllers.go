@@ -59,7 +59,8 @@ func cacheOptions() cache.Options {
 	return cache.Options{
 		// No code reads managedFields, nor the pod templates of the Jobs and
 		// MPIJobs benchwright made (it builds them; it reads their status, and
-		// an MPIJob's worker count): the cache keeps neither.
+		// an MPIJob's worker count), nor the images a kubelet lists in its
+		// Node's status: the cache keeps none of them.
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Pod{}:                   {Label: sel},
@@ -68,6 +69,7 @@ func cacheOptions() cache.Options {
 			&corev1.ConfigMap{}:             {Label: sel},
 			&mpiv2.MPIJob{}:                 {Label: sel, Transform: stripMPIJobTemplates},
 			&appsv1.DaemonSet{}:             {Label: sel, Namespaces: map[string]cache.Config{tuningprofile.ManagerNamespace(): {}}},
+			&corev1.Node{}:                  {Transform: stripNodeImages},
 		},
 	}
 }
@@ -79,6 +81,13 @@ var stripManagedFields = cache.TransformStripManagedFields()
 func stripJobTemplate(obj any) (any, error) {
 	if j, ok := obj.(*batchv1.Job); ok {
 		j.Spec.Template = corev1.PodTemplateSpec{}
+	}
+	return stripManagedFields(obj)
+}
+
+func stripNodeImages(obj any) (any, error) {
+	if n, ok := obj.(*corev1.Node); ok {
+		n.Status.Images = nil
 	}
 	return stripManagedFields(obj)
 }
