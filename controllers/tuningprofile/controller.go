@@ -73,7 +73,7 @@ func (r *Reconciler) poll() time.Duration { return cmp.Or(r.Poll, defaultPoll) }
 // kit checks the children, reading around the cache when an APIReader is set.
 func (r *Reconciler) kit() children.Kit { return children.NewKit(r.Client, r.APIReader, r.Scheme) }
 
-// +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/finalizers,verbs=update
 // The tuner's DaemonSets and ConfigMaps live in the manager's namespace only:
