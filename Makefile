@@ -165,6 +165,10 @@ bench-real-mpi: ## OSU through an MPIBenchmark vs a bare mpirun in a twin of its
 bench-e2e: ## 200 StorageBenchmarks + 100 MPIBenchmarks on 100 kwok nodes: time to Succeeded, creation-to-child p50/p99, manager peak RSS, API requests per benchmark.
 	hack/bench-e2e.sh
 
+.PHONY: bench-growth
+bench-growth: ## bench-e2e at 100, 300 and 1000 benchmarks (2:1 storage:MPI), with the control plane's default client limits and lifted; one table.
+	hack/bench-growth.sh
+
 .PHONY: bench-envtest
 bench-envtest: envtest ## Benchmark creation-to-first-child latency of 100 StorageBenchmarks (Job) and 100 MPIBenchmarks (MPIJob) in envtest (p50/p99/max).
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test ./test/integration/ -run '^$$' -bench 'CreationTo' -benchtime=1x -count=1

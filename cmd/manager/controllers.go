@@ -39,8 +39,10 @@ type controllerConfig struct {
 	hostPathPrefixes []string
 	// allowHostNetwork is the admin's leave for benchmarks on the nodes' network.
 	allowHostNetwork bool
-	mpiImages        map[benchv1.MPIImplementation]*string
-	gkeCluster       gke.Cluster
+	// workers is how many benchmarks of each kind reconcile at once.
+	workers    int
+	mpiImages  map[benchv1.MPIImplementation]*string
+	gkeCluster gke.Cluster
 	// gkeAllowed are the other clusters a pool's spec may name.
 	gkeAllowed []gke.Cluster
 	store      *artifacts.Store
@@ -48,6 +50,7 @@ type controllerConfig struct {
 
 // cacheOptions keep only benchwright's children of the kinds every cluster
 // has many of: the manager does not hold every pod of the cluster in memory.
+// Nor what it never reads of the objects it holds.
 // DaemonSets (the tuners) are watched in the manager's namespace alone, where
 // its Role lets it list them.
 func cacheOptions() cache.Options {
@@ -56,14 +59,51 @@ func cacheOptions() cache.Options {
 		panic(err) // a constant requirement
 	}
 	sel := labels.NewSelector().Add(*owned)
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}:                   {Label: sel},
-		&batchv1.Job{}:                  {Label: sel},
-		&corev1.PersistentVolumeClaim{}: {Label: sel},
-		&corev1.ConfigMap{}:             {Label: sel},
-		&mpiv2.MPIJob{}:                 {Label: sel},
-		&appsv1.DaemonSet{}:             {Label: sel, Namespaces: map[string]cache.Config{tuningprofile.ManagerNamespace(): {}}},
-	}}
+	return cache.Options{
+		// No code reads managedFields, nor the pod templates of the Jobs and
+		// MPIJobs benchwright made (it builds them; it reads their status, and
+		// an MPIJob's worker count), nor the images a kubelet lists in its
+		// Node's status: the cache keeps none of them.
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}:                   {Label: sel},
+			&batchv1.Job{}:                  {Label: sel, Transform: stripJobTemplate},
+			&corev1.PersistentVolumeClaim{}: {Label: sel},
+			&corev1.ConfigMap{}:             {Label: sel},
+			&mpiv2.MPIJob{}:                 {Label: sel, Transform: stripMPIJobTemplates},
+			&appsv1.DaemonSet{}:             {Label: sel, Namespaces: map[string]cache.Config{tuningprofile.ManagerNamespace(): {}}},
+			&corev1.Node{}:                  {Transform: stripNodeImages},
+		},
+	}
+}
+
+// stripManagedFields is the cache's default transform (a ByObject transform
+// replaces it).
+var stripManagedFields = cache.TransformStripManagedFields()
+
+func stripJobTemplate(obj any) (any, error) {
+	if j, ok := obj.(*batchv1.Job); ok {
+		j.Spec.Template = corev1.PodTemplateSpec{}
+	}
+	return stripManagedFields(obj)
+}
+
+func stripNodeImages(obj any) (any, error) {
+	if n, ok := obj.(*corev1.Node); ok {
+		n.Status.Images = nil
+	}
+	return stripManagedFields(obj)
+}
+
+func stripMPIJobTemplates(obj any) (any, error) {
+	if j, ok := obj.(*mpiv2.MPIJob); ok {
+		for _, spec := range j.Spec.MPIReplicaSpecs {
+			if spec != nil {
+				spec.Template = corev1.PodTemplateSpec{}
+			}
+		}
+	}
+	return stripManagedFields(obj)
 }
 
 // setupControllers registers every controller with the manager.
@@ -128,5 +168,6 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 func benchEnv(mgr ctrl.Manager, name string, logs podlogs.LogReader, cfg controllerConfig) benchrun.Env {
 	e := benchrun.NewEnv(mgr, name, logs, cfg.store)
 	e.NodeFactsImage = cfg.nodeFactsImage
+	e.Workers = cfg.workers
 	return e
 }

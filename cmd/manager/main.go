@@ -78,6 +78,7 @@ func run() int {
 		}
 		return nil
 	})
+	flag.IntVar(&cfg.workers, "max-concurrent-reconciles", 4, "benchmarks of each kind reconciled at once (those sharing a pool still start one at a time, in creation order)")
 	flag.BoolVar(&cfg.allowHostNetwork, "allow-host-network", false, "let MPIBenchmarks (layout.hostNetwork) and NetworkBenchmarks (hostNetwork) run pods in the nodes' network namespace; without it they fail InvalidSpec")
 	flag.StringVar(&cfg.gkeCluster.Project, "gke-project", "", "project of the GKE cluster where gke BenchmarkPools create node pools (credentials: Workload Identity / Application Default Credentials)")
 	flag.StringVar(&cfg.gkeCluster.Location, "gke-location", "", "location (region or zone) of that GKE cluster")
@@ -97,6 +98,10 @@ func run() int {
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if cfg.workers < 1 {
+		fmt.Fprintf(os.Stderr, "--max-concurrent-reconciles=%d: want at least 1\n", cfg.workers)
+		return 2
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
 

@@ -83,6 +83,11 @@ type Reconciler struct {
 // Reconcile claims the pool's nodes, reports them and the queue, deletes an
 // idle pool after its TTL, and releases everything on deletion.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	// A write that lost to another is a quiet requeue, not an error.
+	return statusupdate.Quiet(r.reconcile(ctx, req))
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r = r.timed()
 	p, err := r.read(ctx, req.NamespacedName)
 	if err != nil {
@@ -91,10 +96,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !p.DeletionTimestamp.IsZero() {
 		return r.delete(ctx, p)
 	}
-	if controllerutil.AddFinalizer(p, finalizer) {
-		if err := r.Update(ctx, p); err != nil {
-			return ctrl.Result{}, err
-		}
+	if err := statusupdate.AddFinalizer(ctx, r.Client, p, finalizer); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	// One reconcile's copy of the reconciler, whose events wait for the
 	// status write.
@@ -276,7 +279,7 @@ func (r *Reconciler) delete(ctx context.Context, p *benchv1.BenchmarkPool) (ctrl
 		return ctrl.Result{}, err
 	}
 	controllerutil.RemoveFinalizer(p, finalizer)
-	return ctrl.Result{}, r.Update(ctx, p)
+	return statusupdate.Quiet(ctrl.Result{}, client.IgnoreNotFound(r.Update(ctx, p)))
 }
 
 // state is the one-word State column.

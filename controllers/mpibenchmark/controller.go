@@ -124,9 +124,9 @@ func (r *Reconciler) stopChildren(ctx context.Context, b *benchv1.MPIBenchmark) 
 // SetupWithManager registers the controller: it watches its benchmarks and
 // the MPIJobs they own.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return r.Controller(ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.MPIBenchmark{}).
 		Owns(&mpiv2.MPIJob{}).
-		Named("mpibenchmark").
+		Named("mpibenchmark"), kind).
 		Complete(r)
 }

@@ -50,9 +50,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // SetupWithManager registers the controller: it watches its benchmarks and
 // the Jobs and Services they own.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return r.Controller(ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.NetworkBenchmark{}).
 		Owns(&batchv1.Job{}).
-		Named("networkbenchmark").
+		Named("networkbenchmark"), kind).
 		Complete(r)
 }

@@ -52,10 +52,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // SetupWithManager registers the controller: it watches its benchmarks and
 // the Jobs and claims they own.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return r.Controller(ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.StorageBenchmark{}).
 		Owns(&batchv1.Job{}).
 		Owns(&corev1.PersistentVolumeClaim{}).
-		Named("storagebenchmark").
+		Named("storagebenchmark"), kind).
 		Complete(r)
 }

@@ -22,7 +22,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -74,7 +73,7 @@ func (r *Reconciler) poll() time.Duration { return cmp.Or(r.Poll, defaultPoll) }
 // kit checks the children, reading around the cache when an APIReader is set.
 func (r *Reconciler) kit() children.Kit { return children.NewKit(r.Client, r.APIReader, r.Scheme) }
 
-// +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/finalizers,verbs=update
 // The tuner's DaemonSets and ConfigMaps live in the manager's namespace only:
@@ -90,6 +89,11 @@ func (r *Reconciler) kit() children.Kit { return children.NewKit(r.Client, r.API
 // Reconcile brings a profile's tuner to its nodes and its nodes' reports to
 // its status, or restores the nodes of a deleted profile.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	// A write that lost to another is a quiet requeue, not an error.
+	return statusupdate.Quiet(r.reconcile(ctx, req))
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var p benchv1.TuningProfile
 	if err := r.Get(ctx, req.NamespacedName, &p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -97,10 +101,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !p.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, &p)
 	}
-	if controllerutil.AddFinalizer(&p, finalizer) {
-		if err := r.Update(ctx, &p); err != nil {
-			return ctrl.Result{}, err
-		}
+	if err := statusupdate.AddFinalizer(ctx, r.Client, &p, finalizer); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := p.DeepCopy()
 	res, err := r.advance(ctx, &p)

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
 // finalize undoes a deleted profile. Its tuner turns into a restorer (the
@@ -38,7 +39,7 @@ func (r *Reconciler) finalize(ctx context.Context, p *benchv1.TuningProfile) (ct
 			return ctrl.Result{}, err
 		}
 		controllerutil.RemoveFinalizer(p, finalizer)
-		return ctrl.Result{}, r.Update(ctx, p)
+		return statusupdate.Quiet(ctrl.Result{}, client.IgnoreNotFound(r.Update(ctx, p)))
 	}
 	before := p.DeepCopy()
 	confirmed, err := r.restore(ctx, p)
@@ -57,7 +58,7 @@ func (r *Reconciler) finalize(ctx context.Context, p *benchv1.TuningProfile) (ct
 		}
 	}
 	controllerutil.RemoveFinalizer(p, finalizer)
-	return ctrl.Result{}, r.Update(ctx, p)
+	return statusupdate.Quiet(ctrl.Result{}, client.IgnoreNotFound(r.Update(ctx, p)))
 }
 
 // restore applies the restoring tuner, reads its reports into the status and

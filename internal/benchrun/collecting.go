@@ -2,13 +2,16 @@ package benchrun
 
 import "context"
 
-// collecting lets one benchmark at a time, of any kind, read and store its
-// output: each may hold up to podlogs.MaxLogBytes of a log and
+// collectors is how many benchmarks, of any kind, read and store their
+// output at once: each may hold up to podlogs.MaxLogBytes of a log and
 // results.MaxRunSamples samples, about 200 MB at worst, and the manager's
-// memory limit is 512 MiB.
-var collecting = make(chan struct{}, 1)
+// memory limit is 512 MiB. Two keep the worst case under it while one slow
+// log read does not hold up every other collection.
+const collectors = 2
 
-// Collecting waits for the turn to collect a repetition's output; release
+var collecting = make(chan struct{}, collectors)
+
+// Collecting waits for a turn to collect a repetition's output; release
 // ends it.
 func Collecting(ctx context.Context) (release func(), err error) {
 	select {

@@ -32,6 +32,8 @@ type Env struct {
 	// node-facts step of every benchmark pod (children.NodeFactsStep).
 	// Empty: the pods have no such step and nodes.json no facts.
 	NodeFactsImage string
+	// Workers is how many benchmarks of the kind reconcile at once (1 when 0).
+	Workers int
 }
 
 // Now is the reconciler's time.

@@ -10,7 +10,6 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/outcome"
-	"github.com/benchwright/benchwright/internal/poolqueue"
 )
 
 // waitRetry is how often a waiting benchmark looks again.
@@ -18,7 +17,7 @@ const waitRetry = 5 * time.Second
 
 // hold keeps a benchmark that has not started yet until nothing blocks it
 // (its pool Ready, its tuning profile Tuned, no other benchmark ahead of it
-// on the pool: see poolqueue.Blocked), recording the wait (Running False
+// on the pool: see poolqueue.Turns), recording the wait (Running False
 // with the reason, the queue position). A wait longer than
 // timeouts.waitForNodes (from the benchmark's creation) fails it with
 // Timeout. held tells the caller to return res; a started benchmark is
@@ -27,7 +26,7 @@ func (m *machine) hold(ctx context.Context) (held bool, res ctrl.Result, err err
 	if m.st.StartTime != nil {
 		return false, ctrl.Result{}, nil
 	}
-	w, err := poolqueue.Blocked(ctx, m.Client, m.b, m.kind, m.spec.Placement)
+	w, err := turns.Blocked(ctx, m.Client, m.b, m.kind, m.spec.Placement)
 	if err != nil {
 		return true, ctrl.Result{}, err
 	}

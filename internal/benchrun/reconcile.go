@@ -32,6 +32,7 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 	b := d.Benchmark()
 	st := b.BenchmarkStatus()
 	if !b.GetDeletionTimestamp().IsZero() || outcome.Finished(st) {
+		writes.forget(b.GetUID())
 		return ctrl.Result{}, nil
 	}
 	before, wasStarted := b.DeepCopyObject().(Benchmark), st.StartTime != nil
@@ -54,9 +55,10 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 	case written == statusupdate.Conflicted:
 		return ctrl.Result{RequeueAfter: statusupdate.ConflictRetry}, nil
 	case written == statusupdate.Updated:
+		writes.wrote(b)
 		e.observeDurations(b, wasStarted, st)
 	}
-	return res, err
+	return statusupdate.Quiet(res, err)
 }
 
 // fail sets Failed with the outcome's reason and message, ends Running, and

@@ -13,8 +13,9 @@ import (
 )
 
 // succeed ends a benchmark whose repetitions all completed: Succeeded, the
-// expectations' verdict, and the run's report.html.
-func (m *machine) succeed(ctx context.Context, summaries []results.Summary) error {
+// expectations' verdict, and the run's report.html. Its event adds note, the
+// figures so far.
+func (m *machine) succeed(ctx context.Context, summaries []results.Summary, note string) error {
 	now := statusupdate.MetaTime(m.Now())
 	m.st.CompletionTime = &now
 	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", m.spec.Repetitions, m.st.ArtifactURI)
@@ -27,6 +28,6 @@ func (m *machine) succeed(ctx context.Context, summaries []results.Summary) erro
 		// The figures are stored; a report that cannot be drawn does not fail them.
 		m.Recorder.Eventf(m.b, corev1.EventTypeWarning, "ReportFailed", "report.html not written: %v", err)
 	}
-	m.Recorder.Event(m.b, corev1.EventTypeNormal, "Succeeded", msg)
+	m.Recorder.Event(m.b, corev1.EventTypeNormal, "Succeeded", fmt.Sprintf("%d repetition(s) completed%s; results in %s", m.spec.Repetitions, note, m.st.ArtifactURI))
 	return nil
 }

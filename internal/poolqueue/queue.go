@@ -7,7 +7,6 @@ package poolqueue
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -66,16 +65,7 @@ func List(ctx context.Context, c client.Reader, pool benchv1.PoolName) ([]Entry,
 		b := &network.Items[i]
 		add("NetworkBenchmark", b, &b.Spec.Placement, &b.Status.BenchmarkStatusCommon)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Started != b.Started {
-			return a.Started
-		}
-		if !a.Created.Equal(b.Created) {
-			return a.Created.Before(b.Created)
-		}
-		return a.ID() < b.ID()
-	})
+	sortQueue(out)
 	return out, nil
 }
 
@@ -88,8 +78,14 @@ type Wait struct {
 
 // Blocked says what keeps benchmark obj of kind from starting its first
 // repetition now: its pool not Ready, its tuning profile not Tuned, or
-// another benchmark ahead of it on the pool. Nil means go.
+// another benchmark ahead of it on the pool. Nil means go. Several workers
+// that decide at once must go through Turns.Blocked.
 func Blocked(ctx context.Context, c client.Reader, obj client.Object, kind string, p benchv1.Placement) (*Wait, error) {
+	return blocked(ctx, c, obj, kind, p, nil)
+}
+
+// blocked is Blocked with the pool's queue seen through adjust (nil: as listed).
+func blocked(ctx context.Context, c client.Reader, obj client.Object, kind string, p benchv1.Placement, adjust func([]Entry) []Entry) (*Wait, error) {
 	if p.Pool != "" {
 		var pool benchv1.BenchmarkPool
 		err := c.Get(ctx, client.ObjectKey{Name: string(p.Pool)}, &pool)
@@ -130,6 +126,9 @@ func Blocked(ctx context.Context, c client.Reader, obj client.Object, kind strin
 	queue, err := List(ctx, c, p.Pool)
 	if err != nil {
 		return nil, err
+	}
+	if adjust != nil {
+		queue = adjust(queue)
 	}
 	me := kind + "/" + obj.GetNamespace() + "/" + obj.GetName()
 	for i, q := range queue {

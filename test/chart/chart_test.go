@@ -92,6 +92,7 @@ func TestDefaults(t *testing.T) {
 		"--artifact-server-bind-address=:8082",
 		"--artifact-server-tls-bind-address=:8443",
 		"--artifact-server-cert-dir=/var/run/secrets/benchwright/artifact-server-tls",
+		"--max-concurrent-reconciles=4",
 		"--artifact-store=file:///var/lib/benchwright/artifacts",
 		"--fio-image=ghcr.io/benchwright/fio:v0.1.0",
 		"--tuner-image=ghcr.io/benchwright/tuner:v0.1.0",

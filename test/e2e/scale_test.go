@@ -19,6 +19,7 @@ import (
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -81,6 +82,7 @@ func TestScale(t *testing.T) {
 	var mu sync.Mutex
 	created := map[string]time.Time{} // "<kind>/<name>" -> Create returned
 	child := map[string]time.Time{}
+	launcher := map[string]time.Time{} // MPIBenchmark name -> its launcher pod appeared
 	seen := func(kind string) func(obj any) {
 		return func(obj any) {
 			o, ok := obj.(metav1.Object)
@@ -110,6 +112,24 @@ func TestScale(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The MPI Operator's part: from the MPIJob to its launcher pod.
+	podInf, err := watch.GetInformer(ctx, &corev1.Pod{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := podInf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		o, ok := obj.(metav1.Object)
+		if !ok || o.GetLabels()[benchv1.KindLabel] != "MPIBenchmark" || o.GetLabels()["benchwright.io/role"] != "launcher" {
+			return
+		}
+		mu.Lock()
+		if name := o.GetLabels()[benchv1.BenchmarkLabel]; launcher[name].IsZero() {
+			launcher[name] = time.Now()
+		}
+		mu.Unlock()
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, obj := range []client.Object{&benchv1.StorageBenchmark{}, &benchv1.MPIBenchmark{}} {
 		if _, err := watch.GetInformer(ctx, obj); err != nil {
 			t.Fatal(err)
@@ -121,6 +141,7 @@ func TestScale(t *testing.T) {
 	}
 
 	reqBefore, partsBefore := restRequests(t)
+	errsBefore := reconcileErrors(t)
 	hwmBefore := procStatus(t, "VmHWM")
 	cpuBefore := componentCPU()
 	t.Logf("scale: %d StorageBenchmarks and %d MPIBenchmarks on %d nodes; manager before: VmHWM %d KiB, %0.f API requests", nStorage, nMPI, nodes, hwmBefore, reqBefore)
@@ -195,6 +216,7 @@ func TestScale(t *testing.T) {
 	}
 	total := time.Since(began)
 	reqAfter, partsAfter := restRequests(t)
+	errsAfter := reconcileErrors(t)
 	hwm := procStatus(t, "VmHWM")
 	cpuAfter := componentCPU()
 
@@ -209,7 +231,14 @@ func TestScale(t *testing.T) {
 			missing[kind]++
 		}
 	}
+	var operator []time.Duration
+	for name, at := range launcher {
+		if c, ok := child["MPIBenchmark/"+name]; ok {
+			operator = append(operator, at.Sub(c))
+		}
+	}
 	mu.Unlock()
+	sort.Slice(operator, func(i, j int) bool { return operator[i] < operator[j] })
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nbenchwright e2e scale: %d StorageBenchmarks + %d MPIBenchmarks on %d kwok nodes (created in %s)\n", nStorage, nMPI, nodes, createdIn.Round(time.Millisecond))
@@ -229,6 +258,7 @@ func TestScale(t *testing.T) {
 		b.WriteString("\n")
 	}
 	n := float64(nStorage + nMPI)
+	fmt.Fprintf(&b, "MPI Operator: MPIJob->launcher pod p50 %s, p99 %s, max %s (%d launchers)\n", pct(operator, 0.5), pct(operator, 0.99), pct(operator, 1), len(operator))
 	fmt.Fprintf(&b, "all Succeeded after %s\n", total.Round(100*time.Millisecond))
 	fmt.Fprintf(&b, "manager: peak RSS (VmHWM) %.1f MiB (%.1f MiB before; highest VmRSS sampled %.1f MiB)\n", float64(hwm)/1024, float64(hwmBefore)/1024, float64(peakRSS)/1024)
 	fmt.Fprintf(&b, "manager: %.0f API requests (rest_client_requests_total), %.1f per benchmark:", reqAfter-reqBefore, (reqAfter-reqBefore)/n)
@@ -245,6 +275,7 @@ func TestScale(t *testing.T) {
 		fmt.Fprintf(&b, " %s %.1f,", k, (partsAfter[k]-partsBefore[k])/n)
 	}
 	b.WriteString(" per benchmark\n")
+	fmt.Fprintf(&b, "manager: %.0f reconcile errors (controller_runtime_reconcile_errors_total), %.2f per benchmark\n", errsAfter-errsBefore, (errsAfter-errsBefore)/n)
 	var names []string
 	for name := range cpuAfter {
 		names = append(names, name)
@@ -257,6 +288,10 @@ func TestScale(t *testing.T) {
 		fmt.Fprintf(&b, " %s %.1f,", name, cpuAfter[name]-cpuBefore[name])
 	}
 	fmt.Fprintf(&b, " of %.0f s x %d cores\n", total.Seconds(), runtime.NumCPU())
+	sl, ml := lat["StorageBenchmark"], lat["MPIBenchmark"]
+	fmt.Fprintf(&b, "growth: n=%d total=%.1fs storage_p50=%s storage_p99=%s mpi_p50=%s mpi_p99=%s operator_p50=%s operator_p99=%s rss_mib=%.1f req=%.1f errors=%.2f\n",
+		nStorage+nMPI, total.Seconds(), pct(sl, 0.5), pct(sl, 0.99), pct(ml, 0.5), pct(ml, 0.99), pct(operator, 0.5), pct(operator, 0.99),
+		float64(hwm)/1024, (reqAfter-reqBefore)/n, (errsAfter-errsBefore)/n)
 	fmt.Println(b.String())
 	if out := os.Getenv("E2E_SCALE_REPORT"); out != "" {
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
@@ -335,6 +370,28 @@ func restRequests(t *testing.T) (float64, map[string]float64) {
 		t.Fatalf("no rest_client_requests_total at %s", env["MANAGER_METRICS"])
 	}
 	return sum, parts
+}
+
+// reconcileErrors is the sum of the manager's
+// controller_runtime_reconcile_errors_total.
+func reconcileErrors(t *testing.T) float64 {
+	t.Helper()
+	resp := getMetrics(t)
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "controller_runtime_reconcile_errors_total{") {
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[len(f)-1], 64)
+			if err != nil {
+				t.Fatalf("metrics line %q: %v", line, err)
+			}
+			sum += v
+		}
+	}
+	return sum
 }
 
 // label is a label's value in a Prometheus text line.
