@@ -202,9 +202,6 @@ func (k *fakeKubelet) exec(pod *corev1.Pod, c corev1.Container, dataRoot string)
 		// The page-cache drop writes /proc/sys of the node: not on a test machine.
 		return nil, 0
 	}
-	if c.Image == managerImage && argv[0] == "/benchwright" {
-		argv[0] = benchwrightCLI(k.t) // the node-facts step, for real
-	}
 	for i, a := range argv {
 		argv[i] = strings.ReplaceAll(a, "/data/", dataRoot+"/data/")
 		if a == "/tmp" || strings.HasPrefix(a, "/tmp/") { // the pod's own /tmp (an emptyDir)
@@ -216,6 +213,11 @@ func (k *fakeKubelet) exec(pod *corev1.Pod, c corev1.Container, dataRoot string)
 		if strings.HasPrefix(a, "/etc/benchwright/") {
 			argv[i] = k.configFile(pod, a, dataRoot)
 		}
+	}
+	if c.Image == managerImage && argv[0] == "/benchwright" {
+		// The node-facts step, for real; after the mapping, which is the pod's
+		// paths' and not the CLI's (built under the host's /tmp).
+		argv[0] = benchwrightCLI(k.t)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var out bytes.Buffer
