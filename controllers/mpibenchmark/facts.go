@@ -33,9 +33,11 @@ func (r *Reconciler) keepWorkerFacts(ctx context.Context, job *mpiv2.MPIJob, pod
 	if _, kept := job.Annotations[nodeFactsAnnotation]; kept {
 		return nil
 	}
+	// Whether the workers have a node-facts step is read from the pods: the
+	// manager's cache strips the MPIJob's pod templates (cmd/manager).
 	spec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]
-	if spec == nil || spec.Replicas == nil || len(spec.Template.Spec.InitContainers) == 0 {
-		return nil // no node-facts step
+	if spec == nil || spec.Replicas == nil {
+		return nil
 	}
 	facts := map[string]nodefacts.Facts{}
 	for _, p := range pods {
