@@ -23,30 +23,26 @@ type timedNodePools struct {
 }
 
 func (t timedNodePools) Create(ctx context.Context, c gke.Cluster, np *containerpb.NodePool) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	v, err := t.NodePools.Create(ctx, c, np)
-	return v, t.cut(ctx, err)
+	return timed(ctx, t, func(ctx context.Context) (string, error) { return t.NodePools.Create(ctx, c, np) })
 }
 
 func (t timedNodePools) Operation(ctx context.Context, c gke.Cluster, op string) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	v, err := t.NodePools.Operation(ctx, c, op)
-	return v, t.cut(ctx, err)
+	return timed(ctx, t, func(ctx context.Context) (bool, error) { return t.NodePools.Operation(ctx, c, op) })
 }
 
 func (t timedNodePools) Get(ctx context.Context, c gke.Cluster, name string) (*containerpb.NodePool, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	v, err := t.NodePools.Get(ctx, c, name)
-	return v, t.cut(ctx, err)
+	return timed(ctx, t, func(ctx context.Context) (*containerpb.NodePool, error) { return t.NodePools.Get(ctx, c, name) })
 }
 
 func (t timedNodePools) Delete(ctx context.Context, c gke.Cluster, name string) (string, error) {
+	return timed(ctx, t, func(ctx context.Context) (string, error) { return t.NodePools.Delete(ctx, c, name) })
+}
+
+// timed runs one call under the call timeout.
+func timed[T any](ctx context.Context, t timedNodePools, call func(context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	v, err := t.NodePools.Delete(ctx, c, name)
+	v, err := call(ctx)
 	return v, t.cut(ctx, err)
 }
 
