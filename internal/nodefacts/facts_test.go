@@ -171,6 +171,7 @@ func TestParseLineErrors(t *testing.T) {
 func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(Line(Facts{CPUMHz: 2000, MTU: 1460, Mitigations: map[string]string{"mds": "Vulnerable"}})))
 	f.Add([]byte(LinePrefix + `{"cpu_mhz": 1e400}`))
+	f.Add([]byte(LinePrefix + `{"cpu_vulnerabilities": {}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ParseLine(b)
 		if err != nil {

@@ -50,6 +50,9 @@ func ParseLine(log []byte) (Facts, error) {
 		if err := g.check(); err != nil {
 			return Facts{}, err
 		}
+		if len(g.Mitigations) == 0 {
+			g.Mitigations = nil // "{}" and an absent field are the same facts
+		}
 		f, found = g, true
 	}
 	if err := sc.Err(); err != nil {
