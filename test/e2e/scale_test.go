@@ -142,6 +142,7 @@ func TestScale(t *testing.T) {
 
 	reqBefore, partsBefore := restRequests(t)
 	errsBefore := reconcileErrors(t)
+	histBefore := scaleHistograms(t)
 	hwmBefore := procStatus(t, "VmHWM")
 	cpuBefore := componentCPU()
 	t.Logf("scale: %d StorageBenchmarks and %d MPIBenchmarks on %d nodes; manager before: VmHWM %d KiB, %0.f API requests", nStorage, nMPI, nodes, hwmBefore, reqBefore)
@@ -217,6 +218,7 @@ func TestScale(t *testing.T) {
 	total := time.Since(began)
 	reqAfter, partsAfter := restRequests(t)
 	errsAfter := reconcileErrors(t)
+	histAfter := scaleHistograms(t)
 	hwm := procStatus(t, "VmHWM")
 	cpuAfter := componentCPU()
 
@@ -288,6 +290,8 @@ func TestScale(t *testing.T) {
 		fmt.Fprintf(&b, " %s %.1f,", name, cpuAfter[name]-cpuBefore[name])
 	}
 	fmt.Fprintf(&b, " of %.0f s x %d cores\n", total.Seconds(), runtime.NumCPU())
+	b.WriteString("manager: where the time goes (histograms over the run: count, mean, p99 bucket)\n")
+	b.WriteString(histAfter.report(histBefore))
 	sl, ml := lat["StorageBenchmark"], lat["MPIBenchmark"]
 	fmt.Fprintf(&b, "growth: n=%d total=%.1fs storage_p50=%s storage_p99=%s mpi_p50=%s mpi_p99=%s operator_p50=%s operator_p99=%s rss_mib=%.1f req=%.1f errors=%.2f\n",
 		nStorage+nMPI, total.Seconds(), pct(sl, 0.5), pct(sl, 0.99), pct(ml, 0.5), pct(ml, 0.99), pct(operator, 0.5), pct(operator, 0.99),
