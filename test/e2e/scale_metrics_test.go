@@ -15,12 +15,11 @@ import (
 )
 
 // histograms is the manager's histograms, by "<family>{<label>=<value>}" for
-// the label that tells them apart (a controller's name, a request verb).
+// the label that tells them apart (a controller's name).
 type histograms map[string]*dto.Histogram
 
 // scaleHistograms reads where a reconcile's time goes: each benchmark
-// controller's wait in its work queue and its reconcile time, and the
-// latency of the manager's API requests by verb.
+// controller's wait in its work queue and its reconcile time.
 func scaleHistograms(t *testing.T) histograms {
 	t.Helper()
 	resp := getMetrics(t)
@@ -34,7 +33,6 @@ func scaleHistograms(t *testing.T) histograms {
 	for family, by := range map[string]string{
 		"workqueue_queue_duration_seconds":          "name",
 		"controller_runtime_reconcile_time_seconds": "controller",
-		"rest_client_request_duration_seconds":      "verb",
 	} {
 		f := families[family]
 		if f == nil {
