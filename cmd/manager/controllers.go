@@ -5,15 +5,8 @@ import (
 	"fmt"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/benchmarkpool"
@@ -46,64 +39,6 @@ type controllerConfig struct {
 	// gkeAllowed are the other clusters a pool's spec may name.
 	gkeAllowed []gke.Cluster
 	store      *artifacts.Store
-}
-
-// cacheOptions keep only benchwright's children of the kinds every cluster
-// has many of: the manager does not hold every pod of the cluster in memory.
-// Nor what it never reads of the objects it holds.
-// DaemonSets (the tuners) are watched in the manager's namespace alone, where
-// its Role lets it list them.
-func cacheOptions() cache.Options {
-	owned, err := labels.NewRequirement(benchv1.KindLabel, selection.Exists, nil)
-	if err != nil {
-		panic(err) // a constant requirement
-	}
-	sel := labels.NewSelector().Add(*owned)
-	return cache.Options{
-		// No code reads managedFields, nor the pod templates of the Jobs and
-		// MPIJobs benchwright made (it builds them; it reads their status, and
-		// an MPIJob's worker count), nor the images a kubelet lists in its
-		// Node's status: the cache keeps none of them.
-		DefaultTransform: cache.TransformStripManagedFields(),
-		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}:                   {Label: sel},
-			&batchv1.Job{}:                  {Label: sel, Transform: stripJobTemplate},
-			&corev1.PersistentVolumeClaim{}: {Label: sel},
-			&corev1.ConfigMap{}:             {Label: sel},
-			&mpiv2.MPIJob{}:                 {Label: sel, Transform: stripMPIJobTemplates},
-			&appsv1.DaemonSet{}:             {Label: sel, Namespaces: map[string]cache.Config{tuningprofile.ManagerNamespace(): {}}},
-			&corev1.Node{}:                  {Transform: stripNodeImages},
-		},
-	}
-}
-
-// stripManagedFields is the cache's default transform (a ByObject transform
-// replaces it).
-var stripManagedFields = cache.TransformStripManagedFields()
-
-func stripJobTemplate(obj any) (any, error) {
-	if j, ok := obj.(*batchv1.Job); ok {
-		j.Spec.Template = corev1.PodTemplateSpec{}
-	}
-	return stripManagedFields(obj)
-}
-
-func stripNodeImages(obj any) (any, error) {
-	if n, ok := obj.(*corev1.Node); ok {
-		n.Status.Images = nil
-	}
-	return stripManagedFields(obj)
-}
-
-func stripMPIJobTemplates(obj any) (any, error) {
-	if j, ok := obj.(*mpiv2.MPIJob); ok {
-		for _, spec := range j.Spec.MPIReplicaSpecs {
-			if spec != nil {
-				spec.Template = corev1.PodTemplateSpec{}
-			}
-		}
-	}
-	return stripManagedFields(obj)
 }
 
 // setupControllers registers every controller with the manager.

@@ -17,8 +17,10 @@ import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/controllers/tuningprofile"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/gke"
+	"github.com/benchwright/benchwright/internal/managercache"
 )
 
 var scheme = runtime.NewScheme()
@@ -123,7 +125,7 @@ func run() int {
 		LeaderElectionNamespace: leaderNS,
 		// The manager stops reconciling at once when it loses the lease.
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         cacheOptions(),
+		Cache:                         managercache.Options(tuningprofile.ManagerNamespace()),
 	})
 	if err != nil {
 		log.Error(err, "creating manager")

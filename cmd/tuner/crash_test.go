@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benchwright/benchwright/internal/tuning"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // crashNode is where a crash test tunes: the sysctl and sysfs trees (a
@@ -349,56 +350,20 @@ func TestTunerKilledHalfWay(t *testing.T) {
 	})
 }
 
-// netnsEnv marks the run of this test binary inside `unshare -n`; it holds
-// the parent's network namespace.
-const netnsEnv = "BENCHWRIGHT_TUNER_CRASH_PARENT_NETNS"
-
 // TestTunerKilledHalfWayOnRealSysctls crashes the real tuner while it tunes
 // the kernel's own net.* sysctls, in a network namespace of the test's own
 // (the test binary runs itself again under unshare -n), so the machine's
 // values are never touched.
 func TestTunerKilledHalfWayOnRealSysctls(t *testing.T) {
+	if !util.InOwnNetNS(t, tunerBinEnv+"="+tunerBin) {
+		return // the re-run passed
+	}
 	names := []string{"net.ipv4.tcp_fastopen", "net.ipv4.tcp_rmem", "net.core.somaxconn", "net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_wmem"}
 	values := []string{"3", "4096 87380 16777216", "8192", "0", "4096 16384 16777216"}
-	if parent := os.Getenv(netnsEnv); parent != "" {
-		self, err := os.Readlink("/proc/self/ns/net")
-		if err != nil || self == parent {
-			t.Fatalf("still in the parent's network namespace %s (%v): refusing to touch the machine's sysctls", self, err)
-		}
-		c := &crashNode{root: t.TempDir(), procSys: "/proc/sys", sysFS: t.TempDir(), kernel: true}
-		for i, name := range names {
-			c.settings = append(c.settings, tuning.Setting{Name: name, Value: values[i], Source: "spec"})
-			c.files = append(c.files, []string{filepath.Join("/proc/sys", strings.ReplaceAll(name, ".", "/"))})
-		}
-		crashScenarios(t, c)
-		return
+	c := &crashNode{root: t.TempDir(), procSys: "/proc/sys", sysFS: t.TempDir(), kernel: true}
+	for i, name := range names {
+		c.settings = append(c.settings, tuning.Setting{Name: name, Value: values[i], Source: "spec"})
+		c.files = append(c.files, []string{filepath.Join("/proc/sys", strings.ReplaceAll(name, ".", "/"))})
 	}
-	self, err := os.Readlink("/proc/self/ns/net")
-	if err != nil {
-		skipOrFail(t, "cannot read /proc/self/ns/net: %v", err)
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		skipOrFail(t, "unshare (util-linux) is not installed")
-	}
-	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run=^TestTunerKilledHalfWayOnRealSysctls$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), netnsEnv+"="+self, tunerBinEnv+"="+tunerBin)
-	out, err := cmd.CombinedOutput()
-	if strings.Contains(string(out), "unshare failed") {
-		skipOrFail(t, "unshare -n is not permitted here (it needs CAP_SYS_ADMIN): %s", strings.TrimSpace(string(out)))
-	}
-	t.Logf("the run inside unshare -n:\n%s", out)
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestTunerKilledHalfWayOnRealSysctls") {
-		t.Fatalf("the run in a new network namespace did not pass (%v)", err)
-	}
-}
-
-// skipOrFail skips where the namespace cannot be made, except in CI, which
-// runs as root and must run the test.
-func skipOrFail(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
+	crashScenarios(t, c)
 }

@@ -34,7 +34,7 @@ func (r *Reconciler) keepWorkerFacts(ctx context.Context, job *mpiv2.MPIJob, pod
 		return nil
 	}
 	// Whether the workers have a node-facts step is read from the pods: the
-	// manager's cache strips the MPIJob's pod templates (cmd/manager).
+	// manager's cache strips the MPIJob's pod templates (internal/managercache).
 	spec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]
 	if spec == nil || spec.Replicas == nil {
 		return nil

@@ -1,17 +1,13 @@
 package tuning
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// netnsEnv carries the parent's network namespace into the re-executed test:
-// its presence says "you run inside unshare -n".
-const netnsEnv = "BENCHWRIGHT_TUNING_PARENT_NETNS"
+	"github.com/benchwright/benchwright/test/util"
+)
 
 // netnsSettings are real per-namespace sysctls, plus busy_poll, which the
 // kernel keeps global: it exists only in the host's (initial) namespace,
@@ -30,57 +26,20 @@ var netnsSettings = []Setting{
 // that the machine's are never touched: the test binary runs itself again
 // under `unshare -n`, and that run does the work.
 func TestRealSysctlsInANewNetworkNamespace(t *testing.T) {
-	if parent := os.Getenv(netnsEnv); parent != "" {
-		applyRestoreInThisNamespace(t, parent)
-		return
-	}
-	self, err := os.Readlink("/proc/self/ns/net")
-	if err != nil {
-		skipOrFail(t, "cannot read /proc/self/ns/net: %v", err)
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		skipOrFail(t, "unshare (util-linux) is not installed")
-	}
 	hostBefore := rawValues(t, netnsSettings)
-	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run=^TestRealSysctlsInANewNetworkNamespace$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), netnsEnv+"="+self)
-	out, err := cmd.CombinedOutput()
-	if strings.Contains(string(out), "unshare failed") {
-		skipOrFail(t, "unshare -n is not permitted here (it needs CAP_SYS_ADMIN: root, or a user namespace): %s", strings.TrimSpace(string(out)))
-	}
-	t.Logf("the run inside unshare -n:\n%s", out)
-	var exit *exec.ExitError
-	if errors.As(err, &exit) || !strings.Contains(string(out), "--- PASS: TestRealSysctlsInANewNetworkNamespace") {
-		t.Fatalf("the run in a new network namespace did not pass (%v)", err)
-	}
-	if err != nil {
-		t.Fatal(err)
+	if util.InOwnNetNS(t) {
+		applyRestoreInThisNamespace(t)
+		return
 	}
 	if after := rawValues(t, netnsSettings); !equalMaps(hostBefore, after) {
 		t.Errorf("the host namespace's values changed:\nbefore %q\nafter  %q", hostBefore, after)
 	}
 }
 
-// skipOrFail skips where the namespace cannot be made, except in CI, which
-// runs as root (.ci/run installs packages) and must run this test.
-func skipOrFail(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
-}
-
-func applyRestoreInThisNamespace(t *testing.T, parent string) {
-	self, err := os.Readlink("/proc/self/ns/net")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if self == parent {
-		t.Fatalf("still in the parent's network namespace %s: refusing to touch the machine's sysctls", self)
-	}
-	_, err = os.Stat("/proc/sys/net/core/busy_poll")
+// applyRestoreInThisNamespace applies and restores the settings on the
+// kernel's own files of a network namespace that is not the machine's.
+func applyRestoreInThisNamespace(t *testing.T) {
+	_, err := os.Stat("/proc/sys/net/core/busy_poll")
 	busyPollHere := err == nil
 	before := rawValues(t, netnsSettings)
 	if !strings.Contains(before["net.ipv4.tcp_rmem"], "\t") {

@@ -27,6 +27,7 @@ import (
 	"github.com/benchwright/benchwright/controllers/storagebenchmark"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/benchrun"
+	"github.com/benchwright/benchwright/internal/managercache"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -91,11 +92,15 @@ func startController(tb testing.TB, ns string, setup func(ctrl.Manager, *artifac
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// The real manager's cache, so that a controller reading what it strips
+	// fails here; scoped to the namespace, which is the tuners' too.
+	cacheOpts := managercache.Options(ns)
+	cacheOpts.DefaultNamespaces = map[string]cache.Config{ns: {}}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Cache:                  cacheOpts,
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
