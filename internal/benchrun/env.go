@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
@@ -34,6 +35,9 @@ type Env struct {
 	NodeFactsImage string
 	// Workers is how many benchmarks of the kind reconcile at once (1 when 0).
 	Workers int
+	// collectWake wakes a benchmark of the kind whose turn to collect came
+	// (set by Controller).
+	collectWake chan event.GenericEvent
 }
 
 // Now is the reconciler's time.

@@ -168,12 +168,12 @@ func (m *machine) retry(ctx context.Context, a children.Attempt) (ctrl.Result, e
 }
 
 // collect has the driver read and parse a finished attempt's output (a few
-// benchmarks at a time: see Collecting), stores its samples and summaries,
+// benchmarks at a time: see turnsToCollect), stores its samples and summaries,
 // and starts the next repetition or ends the benchmark.
 func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result, error) {
-	release, err := Collecting(ctx)
-	if err != nil {
-		return ctrl.Result{}, err
+	release, ok := collecting.take(m.b, m.collectWake)
+	if !ok {
+		return ctrl.Result{RequeueAfter: collectRetry}, nil
 	}
 	defer release()
 	c, err := m.d.Collect(ctx, a)

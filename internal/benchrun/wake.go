@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/outcome"
@@ -22,11 +24,17 @@ import (
 var turns = poolqueue.NewTurns()
 
 // Controller builds the controller of a benchmark kind (its For and Owns
-// already set): e.Workers reconciles at once, and its benchmarks waiting on a
+// already set): e.Workers reconciles at once, benchmarks that have not
+// started first (see startsFirst), and its benchmarks waiting on a
 // pool look again as soon as another benchmark of any kind on that pool
-// finishes or goes away, rather than waitRetry later.
+// finishes or goes away, rather than waitRetry later; those waiting for a
+// turn to collect, as soon as one frees (see turnsToCollect).
 func (e *Env) Controller(b *builder.Builder, kind string) *builder.Builder {
-	b = b.WithOptions(controller.Options{MaxConcurrentReconciles: max(e.Workers, 1)})
+	b = b.WithOptions(controller.Options{
+		MaxConcurrentReconciles: max(e.Workers, 1),
+		UsePriorityQueue:        ptr.To(true),
+		NewQueue:                newStartsFirst(e.Client, newBenchmark[kind]),
+	})
 	wake := func(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 		bm, ok := obj.(Benchmark)
 		if !ok || bm.BenchmarkSpec().Pool == "" {
@@ -58,7 +66,19 @@ func (e *Env) Controller(b *builder.Builder, kind string) *builder.Builder {
 	for _, obj := range []client.Object{&benchv1.StorageBenchmark{}, &benchv1.MPIBenchmark{}, &benchv1.NetworkBenchmark{}} {
 		b = b.Watches(obj, h)
 	}
-	return b
+	e.collectWake = make(chan event.GenericEvent, collectWakeBuffer)
+	return b.WatchesRawSource(source.Channel(e.collectWake, &handler.EnqueueRequestForObject{}))
+}
+
+// collectWakeBuffer is how many wake-ups to collect a controller holds
+// before its workers take them; more are left to collectRetry.
+const collectWakeBuffer = 256
+
+// newBenchmark makes an empty benchmark of each kind.
+var newBenchmark = map[string]func() Benchmark{
+	"StorageBenchmark": func() Benchmark { return &benchv1.StorageBenchmark{} },
+	"MPIBenchmark":     func() Benchmark { return &benchv1.MPIBenchmark{} },
+	"NetworkBenchmark": func() Benchmark { return &benchv1.NetworkBenchmark{} },
 }
 
 // gone tells whether a benchmark has left its pool's queue: finished or

@@ -1,0 +1,78 @@
+package benchrun
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+)
+
+// A benchmark that finds every turn taken is not kept waiting in its
+// worker: it gets in line once, and a freed turn wakes the first in line.
+func TestTurnsToCollectWakeTheFirstInLine(t *testing.T) {
+	b := func(name string) *benchv1.StorageBenchmark {
+		return &benchv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)}}
+	}
+	turns := newTurnsToCollect(2)
+	wake := make(chan event.GenericEvent, 4)
+	r1, ok1 := turns.take(b("a"), wake)
+	r2, ok2 := turns.take(b("b"), wake)
+	if !ok1 || !ok2 {
+		t.Fatal("the two free turns were not given")
+	}
+	for _, name := range []string{"c", "d", "c"} { // c twice: in line once
+		if _, ok := turns.take(b(name), wake); ok {
+			t.Fatalf("%s got a third turn", name)
+		}
+	}
+	if len(wake) != 0 {
+		t.Fatalf("%d wake-up(s) before any turn freed", len(wake))
+	}
+	r1()
+	r1() // a second release of one turn frees nothing more
+	if got := (<-wake).Object.GetName(); got != "c" {
+		t.Fatalf("woke %s, want c (first in line)", got)
+	}
+	if len(wake) != 0 {
+		t.Fatal("one freed turn woke more than one benchmark")
+	}
+	r3, ok := turns.take(b("c"), wake)
+	if !ok {
+		t.Fatal("the woken benchmark did not get the freed turn")
+	}
+	if _, ok := turns.take(b("e"), wake); ok {
+		t.Fatal("a turn was given twice")
+	}
+	r2()
+	if got := (<-wake).Object.GetName(); got != "d" {
+		t.Fatalf("woke %s, want d", got)
+	}
+	r3()
+	if got := (<-wake).Object.GetName(); got != "e" {
+		t.Fatalf("woke %s, want e", got)
+	}
+}
+
+// A wake-up that cannot be delivered (the channel full) goes to the next in
+// line, and the one skipped still has its own retry.
+func TestTurnsToCollectSkipAFullChannel(t *testing.T) {
+	turns := newTurnsToCollect(1)
+	full := make(chan event.GenericEvent) // never read: always full
+	open := make(chan event.GenericEvent, 1)
+	obj := func(name string) *benchv1.MPIBenchmark {
+		return &benchv1.MPIBenchmark{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)}}
+	}
+	release, _ := turns.take(obj("a"), open)
+	turns.take(obj("b"), full)
+	turns.take(obj("c"), open)
+	release()
+	if got := (<-open).Object.GetName(); got != "c" {
+		t.Fatalf("woke %s, want c", got)
+	}
+	if _, ok := turns.take(obj("c"), open); !ok {
+		t.Fatal("c did not get the turn")
+	}
+}
