@@ -2,29 +2,27 @@ package benchrun
 
 import (
 	"context"
-	"time"
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// StartPriority is the queue priority of a benchmark that has not started:
-// ahead of every look at a running one. A burst of new benchmarks then gets
-// its first children before the Jobs already running are looked at again,
-// and a running benchmark waits at most for the starts queued before it.
-const StartPriority = 10
-
-// startsFirst is a kind's work queue: controller-runtime's priority queue,
-// where every add takes StartPriority when the benchmark (read from the
-// cache) has neither started nor finished, whoever adds it: its own events,
-// its Jobs' events, a wake-up or a requeue; and any other add at most 0. The
-// controller re-adds a requeued item at the priority it was taken with,
-// which would keep a started benchmark ahead of the waiting ones.
+// startsFirst is the storage of a kind's work queue (client-go's, with its
+// de-duplication, delays and rate limits): two lines, served in order, the
+// benchmarks that have neither started nor finished first. A burst of new
+// benchmarks then gets its first children before the Jobs already running
+// are looked at again, and a running benchmark waits at most for the starts
+// queued before it. An item's line is decided from the cache when it is
+// pushed, whoever adds it (its events, its children's, a wake-up or a
+// requeue).
+//
+// controller-runtime's own priority queue does this with priorities, but in
+// v0.21 its workers can hang at shutdown (kubernetes-sigs/controller-runtime
+// #3239) and a requeue keeps the priority the item was taken with.
 type startsFirst struct {
-	priorityqueue.PriorityQueue[reconcile.Request]
-	waiting func(client.ObjectKey) bool
+	starting, rest []reconcile.Request
+	waiting        func(client.ObjectKey) bool
 }
 
 // newStartsFirst is the queue constructor for controller.Options.NewQueue;
@@ -38,33 +36,41 @@ func newStartsFirst(c client.Reader, newObj func() Benchmark) func(string, workq
 		return b.BenchmarkStatus().StartTime == nil && !gone(b)
 	}
 	return func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		return &startsFirst{
-			PriorityQueue: priorityqueue.New(name, func(o *priorityqueue.Opts[reconcile.Request]) { o.RateLimiter = rl }),
-			waiting:       waiting,
-		}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[reconcile.Request]{
+			Name: name, Queue: &startsFirst{waiting: waiting},
+		})
+		delaying := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[reconcile.Request]{Name: name, Queue: q})
+		return workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{
+			Name: name, DelayingQueue: delaying,
+		})
 	}
 }
 
-// AddWithOpts adds each item at StartPriority while it waits to start.
-func (q *startsFirst) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.Request) {
-	for _, it := range items {
-		oi := o
-		if q.waiting(it.NamespacedName) {
-			oi.Priority = StartPriority
-		} else {
-			oi.Priority = min(oi.Priority, 0)
-		}
-		q.PriorityQueue.AddWithOpts(oi, it)
+// Push puts an item in its line (the work queue calls it once per item
+// until it is taken).
+func (q *startsFirst) Push(item reconcile.Request) {
+	if q.waiting(item.NamespacedName) {
+		q.starting = append(q.starting, item)
+	} else {
+		q.rest = append(q.rest, item)
 	}
 }
 
-// Add, AddAfter and AddRateLimited go through AddWithOpts.
-func (q *startsFirst) Add(item reconcile.Request) { q.AddWithOpts(priorityqueue.AddOpts{}, item) }
-
-func (q *startsFirst) AddAfter(item reconcile.Request, after time.Duration) {
-	q.AddWithOpts(priorityqueue.AddOpts{After: after}, item)
+// Pop takes the first waiting benchmark, else the first of the rest.
+func (q *startsFirst) Pop() reconcile.Request {
+	line := &q.rest
+	if len(q.starting) > 0 {
+		line = &q.starting
+	}
+	item := (*line)[0]
+	(*line)[0] = reconcile.Request{}
+	*line = (*line)[1:]
+	return item
 }
 
-func (q *startsFirst) AddRateLimited(item reconcile.Request) {
-	q.AddWithOpts(priorityqueue.AddOpts{RateLimited: true}, item)
-}
+// Len is both lines' length.
+func (q *startsFirst) Len() int { return len(q.starting) + len(q.rest) }
+
+// Touch leaves an item queued again where it is: its line was decided when
+// it was pushed.
+func (q *startsFirst) Touch(reconcile.Request) {}

@@ -8,14 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
-// A burst of new benchmarks is served before the running ones' events, and
-// a requeue does not carry a started benchmark's old priority forward.
+// A burst of new benchmarks is served before the running ones' events,
+// and the work queue still shuts down with a worker waiting on it.
 func TestStartsFirstServesNewBenchmarksFirst(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := benchv1.AddToScheme(s); err != nil {
@@ -34,32 +33,35 @@ func TestStartsFirstServesNewBenchmarksFirst(t *testing.T) {
 		bench("running-1", &started, false), bench("running-2", &started, false),
 		bench("done", &started, true), bench("new-1", nil, false), bench("new-2", nil, false),
 	).Build()
-	newQ := newStartsFirst(c, newBenchmark["StorageBenchmark"])
-	q := newQ("test", workqueue.DefaultTypedItemBasedRateLimiter[reconcile.Request]())
-	defer q.ShutDown()
-	pq := q.(priorityqueue.PriorityQueue[reconcile.Request])
+	q := newStartsFirst(c, newBenchmark["StorageBenchmark"])("test", workqueue.DefaultTypedItemBasedRateLimiter[reconcile.Request]())
 	req := func(name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
 	}
-	// Running benchmarks' Job events come first, then the new ones; a
-	// running benchmark re-added at a high priority (a requeue of an item
-	// taken while it waited) is not served ahead of them.
-	q.Add(req("running-1"))
-	q.Add(req("done"))
-	pq.AddWithOpts(priorityqueue.AddOpts{Priority: StartPriority}, req("running-2"))
-	q.Add(req("new-1"))
-	pq.AddWithOpts(priorityqueue.AddOpts{Priority: -100}, req("new-2")) // as listed at start-up
-
+	for _, name := range []string{"running-1", "done", "new-1", "running-2", "gone", "new-2", "running-1"} {
+		q.Add(req(name))
+	}
 	var got []string
-	for range 5 {
-		it, prio, _ := pq.GetWithPriority()
+	for q.Len() > 0 {
+		it, _ := q.Get()
 		got = append(got, it.Name)
-		if want := 0; it.Name != "new-1" && it.Name != "new-2" && prio != want {
-			t.Errorf("%s taken at priority %d, want %d", it.Name, prio, want)
-		}
 		q.Done(it)
 	}
-	if got[0] != "new-1" || got[1] != "new-2" {
-		t.Fatalf("taken in the order %v, want new-1 and new-2 first", got)
+	want := []string{"new-1", "new-2", "running-1", "done", "running-2", "gone"}
+	if len(got) != len(want) {
+		t.Fatalf("taken %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("taken %v, want %v", got, want)
+		}
+	}
+	stopped := make(chan bool)
+	go func() {
+		_, shutdown := q.Get()
+		stopped <- shutdown
+	}()
+	q.ShutDown()
+	if !<-stopped {
+		t.Fatal("a worker waiting on the queue was not told it shut down")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,7 +31,6 @@ var turns = poolqueue.NewTurns()
 func (e *Env) Controller(b *builder.Builder, kind string) *builder.Builder {
 	b = b.WithOptions(controller.Options{
 		MaxConcurrentReconciles: max(e.Workers, 1),
-		UsePriorityQueue:        ptr.To(true),
 		NewQueue:                newStartsFirst(e.Client, newBenchmark[kind]),
 	})
 	wake := func(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
