@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -108,11 +108,13 @@ func stripMPIJobTemplates(obj any) (any, error) {
 
 // setupControllers registers every controller with the manager.
 func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
-	clientset, err := kubernetes.NewForConfig(mgr.GetConfig())
+	// The core/v1 client alone, for pods/log: the whole clientset would link
+	// every API group's typed client into the manager.
+	core, err := corev1client.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return err
 	}
-	logs := podlogs.APILogReader{Client: clientset}
+	logs := podlogs.APILogReader{Client: core}
 	pools := &benchmarkpool.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
 		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed,
