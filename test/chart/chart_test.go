@@ -109,8 +109,8 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("manager image %q", c.Image)
 	}
 	// The manager puts the tuner DaemonSets in its own namespace; its Go
-	// runtime has a soft memory limit (TestVariants).
-	if len(c.Env) != 2 || c.Env[0].Name != "POD_NAMESPACE" || c.Env[0].ValueFrom == nil ||
+	// runtime has a soft memory limit and a GOGC (TestVariants).
+	if len(c.Env) != 3 || c.Env[0].Name != "POD_NAMESPACE" || c.Env[0].ValueFrom == nil ||
 		c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.namespace" {
 		t.Errorf("env %+v, want POD_NAMESPACE from metadata.namespace", c.Env)
 	}
@@ -270,8 +270,12 @@ func TestVariants(t *testing.T) {
 					wantArg(t, d, a)
 				}
 			}},
-		{"GOMEMLIMIT at 80% of the default 512Mi", "", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+		{"GOMEMLIMIT at 80% of the default 512Mi, GOGC 50", "", func(t *testing.T, _ []object, d *appsv1.Deployment) {
 			wantEnv(t, d, "GOMEMLIMIT", "429496729")
+			wantEnv(t, d, "GOGC", "50")
+		}},
+		{"the runtime's GOGC", "goGC: 0", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantEnv(t, d, "GOGC", "")
 		}},
 		{"GOMEMLIMIT of another limit and percent", "resources: {limits: {memory: 1Gi}}\ngoMemoryLimitPercent: 90", func(t *testing.T, _ []object, d *appsv1.Deployment) {
 			wantEnv(t, d, "GOMEMLIMIT", "966367641")
@@ -359,6 +363,7 @@ func TestRejected(t *testing.T) {
 		{`artifactServer: {tls: {secret: x}}`, "additional properties 'secret' not allowed"},
 		{`allowHostNetwork: "yes"`, "at '/allowHostNetwork': got string, want boolean"},
 		{`goMemoryLimitPercent: 101`, "at '/goMemoryLimitPercent'"},
+		{`goGC: -1`, "at '/goGC'"},
 		{`resources: {limits: {memory: 1.5Gi}}`, `resources.limits.memory "1.5Gi": goMemoryLimitPercent needs a whole number of bytes`},
 		{`gke: {proejct: p}`, "additional properties 'proejct' not allowed"},
 		{`gke: {project: p}`, "gke: set project, location and cluster together"},
