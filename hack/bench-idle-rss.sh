@@ -10,6 +10,7 @@
 #   hack/bench-idle-rss.sh                  # OLD=40b79a9 PAIRS=5 SETTLE=10s NODES=0
 #   OLD=main PAIRS=7 NODES=100 hack/bench-idle-rss.sh
 #   HEAP_PROFILE=heap.pb.gz hack/bench-idle-rss.sh   # also the new manager's heap profile
+#   NEW_ENV=GOGC=50 hack/bench-idle-rss.sh           # the new manager with the chart's GOGC
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OLD=${OLD:-40b79a9}
@@ -30,4 +31,4 @@ done
 
 cd "$root"
 go run ./hack/idlerss -pairs "${PAIRS:-5}" -settle "${SETTLE:-10s}" -nodes "${NODES:-0}" \
-  ${HEAP_PROFILE:+-heap-profile "$HEAP_PROFILE"} "$work/manager-old" "$work/manager-new"
+  ${HEAP_PROFILE:+-heap-profile "$HEAP_PROFILE"} ${NEW_ENV:+-new-env "$NEW_ENV"} "$work/manager-old" "$work/manager-new"

@@ -6,7 +6,7 @@
 // file-backed resident pages) and its Go runtime's (heap, stacks, Sys) from
 // its /metrics. hack/bench-idle-rss.sh builds the binaries and runs it.
 //
-//	idlerss [-pairs 5] [-settle 10s] [-controllers 5] [-nodes 0] [-heap-profile FILE] OLD NEW
+//	idlerss [-pairs 5] [-settle 10s] [-controllers 5] [-nodes 0] [-heap-profile FILE] [-new-env NAME=VALUE,...] OLD NEW
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -35,6 +36,7 @@ func run() error {
 	settle := flag.Duration("settle", 10*time.Second, "how long a manager idles after its workers started, before it is measured")
 	controllers := flag.Int("controllers", 5, "controllers whose workers must have started (\"Starting workers\" lines)")
 	heapProfile := flag.String("heap-profile", "", "write NEW's heap profile (its --pprof-bind-address) of the last pair to this file")
+	newEnv := flag.String("new-env", "", "comma-separated NAME=VALUE the NEW manager runs with (e.g. the chart's GOGC=50)")
 	nodes := flag.Int("nodes", 0, "Nodes to create first, like the dev cluster's kwok nodes (the manager caches Nodes)")
 	flag.Parse()
 	if flag.NArg() != 2 {
@@ -84,7 +86,11 @@ func run() error {
 			if i == 1 && p == *pairs {
 				profile = *heapProfile
 			}
-			s, err := measure(ctx, bins[i], kubeconfig, dir, *controllers, *settle, profile)
+			var env []string
+			if i == 1 && *newEnv != "" {
+				env = strings.Split(*newEnv, ",")
+			}
+			s, err := measure(ctx, bins[i], env, kubeconfig, dir, *controllers, *settle, profile)
 			if err != nil {
 				return fmt.Errorf("pair %d, %s: %w", p, bins[i], err)
 			}

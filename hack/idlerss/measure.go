@@ -63,10 +63,10 @@ func ratioRow(r []float64) string {
 	return b.String()
 }
 
-// measure runs the manager bin until its controllers' workers started, lets it
+// measure runs the manager bin, with env added to this program's, until its controllers' workers started, lets it
 // idle for settle, and samples it; with a profile path, it also saves the
 // manager's heap profile there (its --pprof-bind-address).
-func measure(ctx context.Context, bin, kubeconfig, dir string, controllers int, settle time.Duration, profile string) (sample, error) {
+func measure(ctx context.Context, bin string, env []string, kubeconfig, dir string, controllers int, settle time.Duration, profile string) (sample, error) {
 	ports := make([]int, 4)
 	for i := range ports {
 		p, err := freePort()
@@ -91,6 +91,7 @@ func measure(ctx context.Context, bin, kubeconfig, dir string, controllers int, 
 		args = append(args, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", ports[3]))
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	logPath := filepath.Join(dir, filepath.Base(bin)+".log")
 	logs, err := os.Create(logPath)
 	if err != nil {
