@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The idle manager's memory, OLD against this tree: both built as the image
 # builds them (CGO_ENABLED=0, -trimpath, -s -w), each run in turn against one
-# envtest API server (benchwright's and the MPIJob CRDs, NODES Nodes) until its
-# controllers' workers start, then SETTLE idle; alternated, PAIRS pairs. Prints
+# envtest API server (benchwright's and the MPIJob CRDs, NODES Nodes), its
+# binary first evicted from the page cache (read from disk, as by a fresh
+# container), until its controllers' workers start, then SETTLE idle;
+# alternated, PAIRS pairs. Prints
 # VmRSS, VmHWM, anonymous and file-backed resident MiB (/proc), the Go
 # runtime's HeapInuse, HeapSys, StackInuse and Sys MiB (/metrics) and the
 # goroutines of each run, and the new/old ratios per pair and their medians.

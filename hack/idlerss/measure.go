@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sample is one idle manager's memory, in MiB (goroutines: a count).
@@ -89,6 +91,9 @@ func measure(ctx context.Context, bin string, env []string, kubeconfig, dir stri
 	}
 	if profile != "" {
 		args = append(args, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", ports[3]))
+	}
+	if err := dropPageCache(bin); err != nil {
+		return sample{}, err
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -204,6 +209,23 @@ func download(url, path string) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o600)
+}
+
+// dropPageCache evicts bin's pages from the page cache, so that every run
+// reads its binary from disk as a fresh container does: how much of a binary
+// a process keeps resident depends on how its file's pages were cached (the
+// size of the page cache's folios), which a build or an earlier run leaves
+// different each time.
+func dropPageCache(bin string) error {
+	f, err := os.Open(bin)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
 }
 
 func freePort() (int, error) {
