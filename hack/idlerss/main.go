@@ -1,11 +1,11 @@
 // Command idlerss measures the memory of idle managers: it starts a real API
 // server (envtest, with benchwright's CRDs and the MPIJob CRD), then runs each
-// manager binary in turn, alternated over PAIRS pairs, waits until its
-// controllers have synced their caches and started their workers (its binary
-// read from disk, not the page cache), lets it
-// settle, and reads its /proc figures (VmRSS, VmHWM, anonymous and
-// file-backed resident pages) and its Go runtime's (heap, stacks, Sys) from
-// its /metrics. hack/bench-idle-rss.sh builds the binaries and runs it.
+// manager binary in turn (read from disk, not the page cache), alternated over
+// PAIRS pairs, waits until its controllers have synced their caches and
+// started their workers, lets it settle, and reads its /proc figures (VmRSS,
+// VmHWM, anonymous and file-backed resident pages) and its Go runtime's (heap,
+// stacks, Sys) from its /metrics. hack/bench-idle-rss.sh builds the binaries
+// and runs it.
 //
 //	idlerss [-pairs 5] [-settle 10s] [-controllers 5] [-nodes 0] [-heap-profile FILE] [-new-env NAME=VALUE,...] OLD NEW
 package main
