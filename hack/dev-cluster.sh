@@ -317,8 +317,10 @@ chart_up() {
   chart_crds
 }
 
-# manager_facts reads from the chart's manager Deployment its ServiceAccount
-# and its container's args, which the local manager takes as its own.
+# manager_facts reads from the chart's manager Deployment its ServiceAccount,
+# its container's args and the values of its environment (the Go runtime's
+# GOMEMLIMIT, GOGC; not what the pod's fields give), which the local manager
+# takes as its own.
 manager_facts() {
   local deploy
   deploy=$(k get deployments -n "$SYSTEM_NS" -o name | grep -m1 -e manager -e benchwright) ||
@@ -327,6 +329,7 @@ manager_facts() {
   [[ -n "$SERVICE_ACCOUNT" ]] || die "$deploy names no serviceAccountName"
   k get serviceaccount -n "$SYSTEM_NS" "$SERVICE_ACCOUNT" >/dev/null || die "$deploy runs as ServiceAccount $SERVICE_ACCOUNT, which the chart does not create"
   mapfile -t CHART_ARGS < <(k get -n "$SYSTEM_NS" "$deploy" -o jsonpath='{range .spec.template.spec.containers[0].args[*]}{@}{"\n"}{end}')
+  mapfile -t CHART_ENV < <(k get -n "$SYSTEM_NS" "$deploy" -o jsonpath='{range .spec.template.spec.containers[0].env[?(@.value)]}{.name}={.value}{"\n"}{end}')
   DEPLOYMENT=$deploy
 }
 
@@ -364,7 +367,7 @@ manager_up() {
   read -ra manager_args <<<"${MANAGER_ARGS:-}"
   sum_new=$(sha256sum "$DEV/manager.new" | cut -d' ' -f1)
   [[ -f "$DEV/manager.sha256" ]] && sum_old=$(<"$DEV/manager.sha256")
-  args_new=$(printf '%s\n' "${CHART_ARGS[@]}" "${manager_args[@]}" "$SERVICE_ACCOUNT")
+  args_new=$(printf '%s\n' "${CHART_ARGS[@]}" "${manager_args[@]}" "$SERVICE_ACCOUNT" "${CHART_ENV[@]}")
   [[ -f "$DEV/manager.args" ]] && args_old=$(<"$DEV/manager.args")
   if running manager && [[ "$sum_new" == "$sum_old" && "$args_new" == "$args_old" ]]; then
     rm -f "$DEV/manager.new"
@@ -393,6 +396,8 @@ manager_up() {
     --artifact-server-cert-dir "$DEV/artifact-server-tls" \
     --artifact-store "file://$DEV/artifacts" \
     "${manager_args[@]}" >"$DEV/manager.cmd"
+  : >"$DEV/manager.env"
+  ((${#CHART_ENV[@]} == 0)) || printf '%s\0' "${CHART_ENV[@]}" >"$DEV/manager.env"
   manager_start
   {
     echo "MANAGER_METRICS_PORT=$MANAGER_METRICS_PORT"
@@ -411,11 +416,16 @@ manager_up() {
   log "manager is running as $SERVICE_ACCOUNT (pid $(pid_of manager), log $DEV/manager.log)"
 }
 
-# manager_start runs the command line manager_up chose (manager.cmd).
+# manager_start runs the command line manager_up chose (manager.cmd), with the
+# chart's environment (manager.env).
 manager_start() {
-  local -a cmd
+  local -a cmd chart_env=()
   mapfile -d '' cmd <"$DEV/manager.cmd"
-  POD_NAMESPACE=$SYSTEM_NS KUBECONFIG="$DEV/manager.kubeconfig" start manager "" "${cmd[@]}"
+  [[ -f "$DEV/manager.env" ]] && mapfile -d '' chart_env <"$DEV/manager.env"
+  (
+    for kv in "${chart_env[@]}"; do export "${kv?}"; done
+    POD_NAMESPACE=$SYSTEM_NS KUBECONFIG="$DEV/manager.kubeconfig" start manager "" "${cmd[@]}"
+  )
 }
 
 manager_ready() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -43,11 +43,13 @@ type controllerConfig struct {
 
 // setupControllers registers every controller with the manager.
 func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
-	clientset, err := kubernetes.NewForConfig(mgr.GetConfig())
+	// The core/v1 client alone, for pods/log: the whole clientset would link
+	// every API group's typed client into the manager.
+	core, err := corev1client.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return err
 	}
-	logs := podlogs.APILogReader{Client: clientset}
+	logs := podlogs.APILogReader{Client: core}
 	pools := &benchmarkpool.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
 		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed,

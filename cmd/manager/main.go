@@ -47,6 +47,7 @@ func run() int {
 		metricsAddr    string
 		metricsSecure  bool
 		probeAddr      string
+		pprofAddr      string
 		artifactAddr   string
 		artifactTLS    artifactTLSFlags
 		leaderElection bool
@@ -56,6 +57,7 @@ func run() int {
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the Prometheus metrics endpoint binds to (0 disables it)")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true, "serve metrics over HTTPS to clients whose token may get /metrics (TokenReview, SubjectAccessReview); false: plain HTTP to anyone")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the /healthz and /readyz probes bind to")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "address net/http/pprof binds to, for memory and CPU profiles (0, the default, disables it)")
 	flag.StringVar(&artifactAddr, "artifact-server-bind-address", ":8082", "address the read-only HTTP view of the artifact store binds to (0 disables it)")
 	artifactTLS.register(flag.CommandLine)
 	flag.BoolVar(&leaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
@@ -120,6 +122,7 @@ func run() int {
 		Scheme:                  scheme,
 		Metrics:                 metricsOptions(metricsAddr, metricsSecure),
 		HealthProbeBindAddress:  probeAddr,
+		PprofBindAddress:        pprofAddr,
 		LeaderElection:          leaderElection,
 		LeaderElectionID:        "manager.benchwright.io",
 		LeaderElectionNamespace: leaderNS,

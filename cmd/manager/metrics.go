@@ -3,15 +3,18 @@ package main
 import (
 	"crypto/tls"
 
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/benchwright/benchwright/internal/metricsauth"
 )
 
 // metricsOptions serve /metrics on addr. Secure, as kubebuilder scaffolds:
 // HTTPS (a self-signed certificate), HTTP/1.1 only (HTTP/2 stream resets,
 // CVE-2023-44487), and only to a client whose bearer token passes a
 // TokenReview and may get /metrics (a SubjectAccessReview: the chart's
-// ClusterRole <name>-metrics-reader). Not secure: plain HTTP to anyone.
+// ClusterRole <name>-metrics-reader; metricsauth, which does what
+// controller-runtime's filters package does without linking
+// k8s.io/apiserver). Not secure: plain HTTP to anyone.
 func metricsOptions(addr string, secure bool) metricsserver.Options {
 	if !secure {
 		return metricsserver.Options{BindAddress: addr}
@@ -19,7 +22,7 @@ func metricsOptions(addr string, secure bool) metricsserver.Options {
 	return metricsserver.Options{
 		BindAddress:    addr,
 		SecureServing:  true,
-		FilterProvider: filters.WithAuthenticationAndAuthorization,
+		FilterProvider: metricsauth.WithAuthenticationAndAuthorization,
 		TLSOpts:        []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }},
 	}
 }

@@ -30,7 +30,7 @@ type APILogReader struct {
 // ReadLogTail returns the container's last lines, up to tailBytes.
 func (a APILogReader) ReadLogTail(ctx context.Context, namespace, pod, container string, lines int64) ([]byte, error) {
 	limit := int64(tailBytes)
-	return a.Client.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
+	return a.Client.Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
 		Container: container, TailLines: &lines, LimitBytes: &limit,
 	}).DoRaw(ctx)
 }

@@ -75,7 +75,7 @@ func TestAPILogReaderCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = APILogReader{Client: cs}.ReadLog(context.Background(), "ns", "p", "fio")
+	_, err = APILogReader{Client: cs.CoreV1()}.ReadLog(context.Background(), "ns", "p", "fio")
 	var tl *LogTooLargeError
 	if !errors.As(err, &tl) || string(tl.Tail) != "progress 99%\nfio: the last words\n" {
 		t.Fatalf("error %v, want a LogTooLargeError with the log's last lines", err)

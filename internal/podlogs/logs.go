@@ -8,7 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/outcome"
@@ -47,9 +47,10 @@ func (e *LogTooLargeError) Error() string {
 	return fmt.Sprintf("the log is over the %d MiB the manager reads of one log", MaxLogBytes>>20)
 }
 
-// APILogReader reads container logs through the API server's pods/log.
+// APILogReader reads container logs through the API server's pods/log. It
+// takes the core/v1 client alone: the manager links no other typed client.
 type APILogReader struct {
-	Client kubernetes.Interface
+	Client corev1client.PodsGetter
 }
 
 // ReadLog returns the container's log, streamed and bounded: a log over
@@ -69,7 +70,7 @@ func (a APILogReader) ReadLog(ctx context.Context, namespace, pod, container str
 }
 
 func (a APILogReader) read(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) ([]byte, error) {
-	stream, err := a.Client.CoreV1().Pods(namespace).GetLogs(pod, opts).Stream(ctx)
+	stream, err := a.Client.Pods(namespace).GetLogs(pod, opts).Stream(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -108,8 +108,9 @@ func TestDefaults(t *testing.T) {
 	if c.Image != "ghcr.io/benchwright/manager:v0.1.0" {
 		t.Errorf("manager image %q", c.Image)
 	}
-	// The manager puts the tuner DaemonSets in its own namespace.
-	if len(c.Env) != 1 || c.Env[0].Name != "POD_NAMESPACE" || c.Env[0].ValueFrom == nil ||
+	// The manager puts the tuner DaemonSets in its own namespace; its Go
+	// runtime has a soft memory limit and a GOGC (TestVariants).
+	if len(c.Env) != 3 || c.Env[0].Name != "POD_NAMESPACE" || c.Env[0].ValueFrom == nil ||
 		c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.namespace" {
 		t.Errorf("env %+v, want POD_NAMESPACE from metadata.namespace", c.Env)
 	}
@@ -269,6 +270,25 @@ func TestVariants(t *testing.T) {
 					wantArg(t, d, a)
 				}
 			}},
+		{"GOMEMLIMIT at 80% of the default 512Mi, GOGC 50", "", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantEnv(t, d, "GOMEMLIMIT", "429496729")
+			wantEnv(t, d, "GOGC", "50")
+		}},
+		{"the runtime's GOGC", "goGC: 0", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantEnv(t, d, "GOGC", "")
+		}},
+		{"GOMEMLIMIT of another limit and percent", "resources: {limits: {memory: 1Gi}}\ngoMemoryLimitPercent: 90", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantEnv(t, d, "GOMEMLIMIT", "966367641")
+		}},
+		{"GOMEMLIMIT of a limit in bytes", "resources: {limits: {memory: 1000000000}}", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantEnv(t, d, "GOMEMLIMIT", "800000000")
+		}},
+		{"no GOMEMLIMIT without a memory limit", "resources: {limits: null}", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantEnv(t, d, "GOMEMLIMIT", "")
+		}},
+		{"no GOMEMLIMIT at 0%", "goMemoryLimitPercent: 0", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantEnv(t, d, "GOMEMLIMIT", "")
+		}},
 		{"shared store, placement, extra args", `
 replicas: 3
 artifactStore: {url: "file:///var/lib/benchwright/runs", persistence: {existingClaim: shared, accessMode: ReadWriteMany}}
@@ -310,6 +330,21 @@ fullnameOverride: bw
 	}
 }
 
+// wantEnv: the manager's environment sets name to value ("": not at all).
+func wantEnv(t *testing.T, d *appsv1.Deployment, name, value string) {
+	t.Helper()
+	env := d.Spec.Template.Spec.Containers[0].Env
+	i := slices.IndexFunc(env, func(e corev1.EnvVar) bool { return e.Name == name })
+	switch {
+	case value == "" && i >= 0:
+		t.Errorf("manager env sets %s=%q, want it unset", name, env[i].Value)
+	case value != "" && i < 0:
+		t.Errorf("manager env %v lacks %s=%s", env, name, value)
+	case value != "" && env[i].Value != value:
+		t.Errorf("manager env %s=%q, want %q", name, env[i].Value, value)
+	}
+}
+
 func wantArg(t *testing.T, d *appsv1.Deployment, arg string) {
 	t.Helper()
 	if args := d.Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, arg) {
@@ -327,6 +362,9 @@ func TestRejected(t *testing.T) {
 		{`argo: {reportServer: "http://example.com"}`, "at '/argo/reportServer'"},
 		{`artifactServer: {tls: {secret: x}}`, "additional properties 'secret' not allowed"},
 		{`allowHostNetwork: "yes"`, "at '/allowHostNetwork': got string, want boolean"},
+		{`goMemoryLimitPercent: 101`, "at '/goMemoryLimitPercent'"},
+		{`goGC: -1`, "at '/goGC'"},
+		{`resources: {limits: {memory: 1.5Gi}}`, `resources.limits.memory "1.5Gi": goMemoryLimitPercent needs a whole number of bytes`},
 		{`gke: {proejct: p}`, "additional properties 'proejct' not allowed"},
 		{`gke: {project: p}`, "gke: set project, location and cluster together"},
 		{`gke: {allowedClusters: [hpc2]}`, "at '/gke/allowedClusters/0'"},

@@ -94,9 +94,9 @@ func checkMetricsNeedAReader(ctx context.Context, t *testing.T, url string) {
 	if code, body := get(token("prometheus")); code != http.StatusOK || !strings.Contains(body, "controller_runtime_reconcile_total") {
 		t.Errorf("a metrics-reader token: %d %.200s, want 200 and the metrics", code, body)
 	}
-	// controller-runtime's filter answers a token the TokenReview rejects with 500.
-	if code, _ := get("not-a-token"); code == http.StatusOK || code == 0 {
-		t.Errorf("a made-up token: %d, want refused", code)
+	// A token the TokenReview rejects: 401 (controller-runtime's filter said 500).
+	if code, _ := get("not-a-token"); code != http.StatusUnauthorized {
+		t.Errorf("a made-up token: %d, want 401", code)
 	}
 	if strings.HasPrefix(url, "https://") {
 		plain := "http://" + strings.TrimPrefix(url, "https://")

@@ -74,3 +74,22 @@ true
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+GOMEMLIMIT, the Go runtime's soft memory limit, in bytes: goMemoryLimitPercent
+of resources.limits.memory, a whole number of bytes with an optional suffix
+(k, M, G, T, Ki, Mi, Gi, Ti). Empty without a memory limit or with percent 0.
+*/}}
+{{- define "benchwright.goMemLimit" -}}
+{{- $raw := dig "limits" "memory" "" (.Values.resources | default dict) -}}
+{{- $pct := int .Values.goMemoryLimitPercent -}}
+{{- if and $raw (gt $pct 0) -}}
+{{- $limit := kindIs "string" $raw | ternary $raw (printf "%.0f" (float64 $raw)) -}}
+{{- if not (regexMatch "^[0-9]+(k|M|G|T|Ki|Mi|Gi|Ti)?$" $limit) -}}
+{{- fail (printf "resources.limits.memory %q: goMemoryLimitPercent needs a whole number of bytes with an optional suffix k, M, G, T, Ki, Mi, Gi or Ti (or set goMemoryLimitPercent: 0)" $limit) -}}
+{{- end -}}
+{{- $unit := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 -}}
+{{- $bytes := mul (regexFind "^[0-9]+" $limit | int64) (get $unit (regexReplaceAll "^[0-9]+" $limit "")) -}}
+{{- div (mul $bytes $pct) 100 -}}
+{{- end -}}
+{{- end -}}
