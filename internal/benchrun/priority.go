@@ -2,6 +2,7 @@ package benchrun
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,8 +30,12 @@ type startsFirst struct {
 // newObj makes an empty benchmark of the kind, read through c.
 func newStartsFirst(c client.Reader, newObj func() Benchmark) func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
 	waiting := func(key client.ObjectKey) bool {
+		// The work queue holds its lock here: never wait long on a cache
+		// still syncing at start-up (the rest's line is then as good).
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
 		b := newObj()
-		if err := c.Get(context.Background(), key, b); err != nil {
+		if err := c.Get(ctx, key, b); err != nil {
 			return false
 		}
 		return b.BenchmarkStatus().StartTime == nil && !gone(b)
