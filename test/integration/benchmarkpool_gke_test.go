@@ -212,9 +212,11 @@ func TestGKEPoolOtherClusterNeedsTheAdmin(t *testing.T) {
 			strings.Contains(c.Message, other.Parent()) && strings.Contains(c.Message, "gke.allowedClusters") &&
 			len(fake.NodePools(allowed.Parent())) == 1, pretty(p.Status)
 	})
-	if evs := strings.Join(events(t, "default", refused.Name), " "); !strings.Contains(evs, "Warning/"+benchv1.ReasonClusterNotAllowed) {
-		t.Errorf("no ClusterNotAllowed event: %s", evs)
-	}
+	// Events are sent after the status write, by the recorder's own goroutine.
+	util.WaitFor(t, 10*time.Second, "a ClusterNotAllowed event", func() (bool, string) {
+		evs := strings.Join(events(t, "default", refused.Name), " ")
+		return strings.Contains(evs, "Warning/"+benchv1.ReasonClusterNotAllowed), evs
+	})
 	time.Sleep(time.Second) // the refused pool's reconciles would have asked GKE by now
 	for _, req := range fake.Requests() {
 		if strings.Contains(fmt.Sprint(req), other.Parent()) {
