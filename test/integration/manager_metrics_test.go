@@ -52,17 +52,7 @@ func checkMetricsNeedAReader(ctx context.Context, t *testing.T, url string) {
 		_ = k8sClient.Delete(context.Background(), binding)
 		_ = k8sClient.Delete(context.Background(), &role)
 	})
-	clientset := kubernetes.NewForConfigOrDie(cfg)
-	token := func(sa string) string {
-		if err := k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}}); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authnv1.TokenRequest{}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr.Status.Token
-	}
+	token := func(sa string) string { return serviceAccountToken(ctx, t, ns, sa) }
 	// The certificate is self-signed, as kubebuilder's: Prometheus skips verification too.
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed
 	get := func(token string) (int, string) {
@@ -107,4 +97,18 @@ func checkMetricsNeedAReader(ctx context.Context, t *testing.T, url string) {
 			}
 		}
 	}
+}
+
+// serviceAccountToken creates service account sa in ns and returns a token
+// for it.
+func serviceAccountToken(ctx context.Context, t *testing.T, ns, sa string) string {
+	t.Helper()
+	if err := k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authnv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Status.Token
 }

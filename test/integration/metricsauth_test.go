@@ -10,12 +10,9 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
@@ -56,17 +53,7 @@ func TestMetricsAuthAsControllerRuntimesFilter(t *testing.T) {
 		return rec.Code
 	}
 
-	clientset := kubernetes.NewForConfigOrDie(cfg)
-	token := func(sa string) string {
-		if err := k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}}); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authnv1.TokenRequest{}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr.Status.Token
-	}
+	token := func(sa string) string { return serviceAccountToken(ctx, t, ns, sa) }
 	reader, nobody := token("reader"), token("nobody")
 	role := metricsReaderRole(ctx, t, ns)
 	bind := func(sa string) *rbacv1.ClusterRoleBinding {
