@@ -61,8 +61,8 @@ func (e *Env) Controller(b *builder.Builder, kind string) *builder.Builder {
 			}
 		},
 	}
-	for _, obj := range []client.Object{&benchv1.StorageBenchmark{}, &benchv1.MPIBenchmark{}, &benchv1.NetworkBenchmark{}} {
-		b = b.Watches(obj, h)
+	for _, newObj := range newBenchmark {
+		b = b.Watches(newObj(), h)
 	}
 	e.collectWake = make(chan event.GenericEvent, collectWakeBuffer)
 	return b.WatchesRawSource(source.Channel(e.collectWake, &handler.EnqueueRequestForObject{}))
