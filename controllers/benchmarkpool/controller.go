@@ -6,6 +6,7 @@ package benchmarkpool
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,6 +179,9 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 			p.Status.ReadyNodes++
 		}
 	}
+	// The cache lists in no fixed order; a sorted list keeps the status
+	// stable, so an unchanged pool is not written again.
+	slices.Sort(p.Status.Nodes)
 	ready := setReady(p, len(nodes.Items), conflicts)
 	idle, err := r.observeQueue(ctx, p)
 	if err != nil {

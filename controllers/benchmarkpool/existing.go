@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,6 +25,8 @@ func (r *Reconciler) claimExisting(ctx context.Context, p *benchv1.BenchmarkPool
 	if err := r.List(ctx, &selected, client.MatchingLabels(p.Spec.Existing.NodeSelector)); err != nil {
 		return nil, err
 	}
+	// In name order, so the left-out list reads the same every time.
+	slices.SortFunc(selected.Items, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	taint := p.Spec.Existing.Taint == nil || *p.Spec.Existing.Taint
 	chosen := map[string]bool{}
 	for i := range selected.Items {
