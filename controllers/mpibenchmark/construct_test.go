@@ -471,9 +471,9 @@ func TestConstructSteps(t *testing.T) {
 	}
 }
 
-// The largest spec the CRD allows (every OSU test, every variable and extra
-// argument at their longest, every CPU) makes steps over the bound: refused
-// with what to shrink. A usual one passes.
+// A spec at the CRD's bounds (every OSU test, every variable and extra
+// argument at their longest) makes steps far over the bound: refused with
+// what to shrink. A usual one passes.
 func TestConstructStepsRefusesTooLarge(t *testing.T) {
 	bound := func(get func(string, string) (int, error), path string) int {
 		n, err := get(kind, path)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
@@ -127,5 +128,39 @@ func TestMPIBenchmarkCreatesNoConfigMap(t *testing.T) {
 	}
 	if stored := storedInput(t, env.store, b, "MPIBenchmark", "steps.json"); stored != steps {
 		t.Errorf("steps.json of the run:\n%s\nwant the launcher's annotation:\n%s", stored, steps)
+	}
+}
+
+// A benchmark the old manager started has a ConfigMap of its job file: the
+// new manager's attempts use the annotation and leave the ConfigMap to be
+// collected with its owner.
+func TestStorageBenchmarkWithTheOldManagersConfigMap(t *testing.T) {
+	requireTool(t, "fio")
+	createNode(t, "node-a", "n2-standard-4")
+	env := newStorageEnv(t, nil)
+	b := env.createBenchmark(t, "old", smallFio)
+	old := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "old-fio", Namespace: env.ns, Labels: map[string]string{benchv1.BenchmarkLabel: "old", benchv1.KindLabel: "StorageBenchmark"}},
+		Data:       map[string]string{"job.fio": "[stale]\n"},
+	}
+	if err := controllerutil.SetControllerReference(b, old, k8sClient.Scheme()); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8sClient.Create(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	b = waitFinished(t, b, 90*time.Second)
+	if c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionSucceeded); c == nil || c.Status != metav1.ConditionTrue {
+		t.Fatalf("not Succeeded: %+v", b.Status.Conditions)
+	}
+	got := &corev1.ConfigMap{}
+	if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(old), got); err != nil || got.Data["job.fio"] != "[stale]\n" {
+		t.Errorf("the old ConfigMap: %v %v", err, got.Data)
+	}
+	if ref := metav1.GetControllerOf(got); ref == nil || ref.UID != b.UID {
+		t.Errorf("the old ConfigMap is no longer the benchmark's: %v", got.OwnerReferences)
+	}
+	if len(b.Status.Results) != 2 {
+		t.Errorf("results %+v, want the two jobs of the annotation's job file", b.Status.Results)
 	}
 }
