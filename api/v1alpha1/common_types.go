@@ -30,6 +30,12 @@ const (
 	BenchmarkNodeLabel = "benchwright.io/benchmark-node"
 	// MachineTypeLabel is the node label GKE sets with the machine type.
 	MachineTypeLabel = "node.kubernetes.io/instance-type"
+	// FioJobFileAnnotation holds, on a StorageBenchmark's Job's pod template
+	// (and so on its pods), the fio job file the pod runs.
+	FioJobFileAnnotation = "benchwright.io/fio-job-file"
+	// MPIStepsAnnotation holds, on an MPIJob's launcher pod template (and so
+	// on the launcher pod), the launcher's steps as JSON.
+	MPIStepsAnnotation = "benchwright.io/mpi-steps"
 )
 
 // ControlPlaneLabels mark the nodes of the control plane, which no pool takes

@@ -57,22 +57,26 @@ func buildLaunch(b *benchv1.MPIBenchmark) (*mpi.Launch, error) {
 	return mpi.BuildLaunch(&b.Spec, mpi.Options{IORDir: dataDir})
 }
 
-// constructConfigMap holds the launcher's steps, so a person can read what ran.
-func constructConfigMap(b *benchv1.MPIBenchmark, l *mpi.Launch) (*corev1.ConfigMap, error) {
+// stepsShrink says what makes the steps smaller.
+const stepsShrink = "list fewer tests (spec.tests: each OSU test is an mpirun of its own), or shorten spec.mpi.env, spec.mpi.extraArgs or layout.cpuBinding.cpus: each mpirun repeats them"
+
+// constructSteps is the launcher's steps as JSON, refused when too large for
+// the launcher's annotation.
+func constructSteps(l *mpi.Launch) (string, error) {
 	steps, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: configMapName(b.Name), Namespace: b.Namespace, Labels: childLabels(b)},
-		Data:       map[string]string{stepsKey: string(steps)},
-	}, nil
+	return string(steps), children.CheckInputSize("the launcher's steps", string(steps), stepsShrink)
 }
 
 // jobParams picks one MPIJob.
 type jobParams struct {
 	rep, attempt int
 	image        string
+	// steps is the launcher's steps (constructSteps), which it reads from its
+	// annotation.
+	steps string
 	// nodeFactsImage runs the workers' node-facts step: the manager's
 	// image; empty, none.
 	nodeFactsImage string
@@ -104,7 +108,7 @@ func constructMPIJob(b *benchv1.MPIBenchmark, l *mpi.Launch, p jobParams) *mpiv2
 			MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
 				mpiv2.MPIReplicaTypeLauncher: {
 					Replicas: ptr.To[int32](1), RestartPolicy: mpiv2.RestartPolicyNever,
-					Template: launcherTemplate(b, l, labels, p.image),
+					Template: launcherTemplate(b, l, labels, p.image, p.steps),
 				},
 				mpiv2.MPIReplicaTypeWorker: {
 					Replicas: ptr.To(b.Spec.Layout.Nodes), RestartPolicy: mpiv2.RestartPolicyNever,
@@ -116,8 +120,10 @@ func constructMPIJob(b *benchv1.MPIBenchmark, l *mpi.Launch, p jobParams) *mpiv2
 }
 
 // launcherTemplate runs `benchwright steps`: each mpirun of the repetition in
-// order, from the ConfigMap, without a shell.
-func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]string, image string) corev1.PodTemplateSpec {
+// order, without a shell, from the template's annotation, which a downward API
+// volume puts at stepsDir (the MPI Operator copies the template's annotations
+// to the launcher pod).
+func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]string, image, steps string) corev1.PodTemplateSpec {
 	var env []corev1.EnvVar
 	for _, e := range l.Env {
 		env = append(env, corev1.EnvVar{Name: e.Name, Value: e.Value})
@@ -130,10 +136,11 @@ func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]
 		VolumeMounts:    []corev1.VolumeMount{{Name: stepsMount, MountPath: stepsDir, ReadOnly: true}},
 		SecurityContext: restrictedContainer(),
 	}}
-	spec.Volumes = []corev1.Volume{{Name: stepsMount, VolumeSource: corev1.VolumeSource{
-		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configMapName(b.Name)}},
-	}}}
-	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: withRole(labels, roleLauncher)}, Spec: spec}
+	spec.Volumes = []corev1.Volume{children.InputVolume(stepsMount, stepsKey, benchv1.MPIStepsAnnotation)}
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: withRole(labels, roleLauncher), Annotations: map[string]string{benchv1.MPIStepsAnnotation: steps}},
+		Spec:       spec,
+	}
 }
 
 // workerTemplate runs sshd on each of layout.nodes nodes, one worker per node.

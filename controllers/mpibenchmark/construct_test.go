@@ -2,6 +2,7 @@ package mpibenchmark
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/children"
+	"github.com/benchwright/benchwright/internal/crdbounds"
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
@@ -26,6 +28,9 @@ import (
 var quantities = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
 
 const testImage = "ghcr.io/benchwright/mpi-openmpi:v0.1.0"
+
+// testSteps stand for the launcher's steps in a jobParams.
+const testSteps = `{"steps": []}`
 
 // latBench is an off-node osu_latency (2 nodes x 1 rank, OpenMPI) in pool
 // c2d, 3 repetitions.
@@ -77,9 +82,14 @@ func wantJob() *mpiv2.MPIJob {
 		VolumeMounts:    []corev1.VolumeMount{{Name: "steps", MountPath: "/etc/benchwright", ReadOnly: true}},
 		SecurityContext: wantContainerSecurity(),
 	}}
-	launcher.Volumes = []corev1.Volume{{Name: "steps", VolumeSource: corev1.VolumeSource{
-		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "lat-mpi"}},
-	}}}
+	// The launcher reads its template's annotation where it read the
+	// ConfigMap's key: its argv did not change.
+	launcher.Volumes = []corev1.Volume{{Name: "steps", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+		Items: []corev1.DownwardAPIVolumeFile{{
+			Path:     "steps.json",
+			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['benchwright.io/mpi-steps']"},
+		}},
+	}}}}
 	worker := base()
 	worker.Containers = []corev1.Container{{
 		Name: "worker", Image: testImage, ImagePullPolicy: corev1.PullIfNotPresent,
@@ -119,7 +129,10 @@ func wantJob() *mpiv2.MPIJob {
 			MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
 				mpiv2.MPIReplicaTypeLauncher: {
 					Replicas: ptr.To[int32](1), RestartPolicy: mpiv2.RestartPolicyNever,
-					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels("launcher")}, Spec: launcher},
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Labels: labels("launcher"), Annotations: map[string]string{"benchwright.io/mpi-steps": testSteps}},
+						Spec:       launcher,
+					},
 				},
 				mpiv2.MPIReplicaTypeWorker: {
 					Replicas: ptr.To[int32](2), RestartPolicy: mpiv2.RestartPolicyNever,
@@ -303,7 +316,7 @@ func TestConstructMPIJob(t *testing.T) {
 			if tt.params != nil {
 				params = *tt.params
 			}
-			params.image = testImage
+			params.image, params.steps = testImage, testSteps
 			want := wantJob()
 			tt.want(want)
 			got := constructMPIJob(b, mustLaunch(t, b), params)
@@ -402,32 +415,27 @@ func TestConstructMPIJobDeterministic(t *testing.T) {
 	}
 }
 
-func TestConstructConfigMap(t *testing.T) {
+func TestConstructSteps(t *testing.T) {
 	b := latBench().Tests("osu_latency", "osu_bw").Implementation(benchv1.MPICH).Env("FI_PROVIDER", "tcp").Obj()
 	l := mustLaunch(t, b)
-	got, err := constructConfigMap(b, l)
+	steps, err := constructSteps(l)
 	if err != nil {
-		t.Fatalf("constructConfigMap: %v", err)
+		t.Fatalf("constructSteps: %v", err)
 	}
-	wantMeta := metav1.ObjectMeta{Name: "lat-mpi", Namespace: "hpc", Labels: map[string]string{
-		benchv1.BenchmarkLabel: "lat", benchv1.KindLabel: "MPIBenchmark",
-	}}
-	if diff := cmp.Diff(wantMeta, got.ObjectMeta); diff != "" {
-		t.Errorf("metadata (-want +got):\n%s", diff)
+	// The launcher's template carries them, and nothing else does.
+	job := constructMPIJob(b, l, jobParams{image: testImage, steps: steps})
+	if diff := cmp.Diff(map[string]string{"benchwright.io/mpi-steps": steps}, job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Annotations); diff != "" {
+		t.Errorf("launcher annotations (-want +got):\n%s", diff)
 	}
-	var keys []string
-	for k := range got.Data {
-		keys = append(keys, k)
-	}
-	if diff := cmp.Diff([]string{"steps.json"}, keys); diff != "" || got.BinaryData != nil {
-		t.Errorf("data keys (-want +got):\n%s\nbinaryData: %v", diff, got.BinaryData)
+	if a := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker].Template.Annotations; a != nil || job.Annotations != nil {
+		t.Errorf("worker template annotations %v, MPIJob annotations %v", a, job.Annotations)
 	}
 	// steps.json is the Launch as indented JSON, which the launcher reads.
 	indented, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(string(indented), got.Data["steps.json"]); diff != "" {
+	if diff := cmp.Diff(string(indented), steps); diff != "" {
 		t.Errorf("steps.json is not the indented Launch (-want +got):\n%s", diff)
 	}
 	// The fields `benchwright steps` runs, as written.
@@ -439,7 +447,7 @@ func TestConstructConfigMap(t *testing.T) {
 		Steps []step           `json:"steps"`
 		Env   []benchv1.EnvVar `json:"env"`
 	}
-	if err := json.Unmarshal([]byte(got.Data["steps.json"]), &doc); err != nil {
+	if err := json.Unmarshal([]byte(steps), &doc); err != nil {
 		t.Fatalf("steps.json: %v", err)
 	}
 	prefix := []string{"mpirun", "-n", "2", "-ppn", "1", "-bind-to", "core", "-envlist", "FI_PROVIDER,UCX_NET_DEVICES"}
@@ -455,11 +463,52 @@ func TestConstructConfigMap(t *testing.T) {
 	}
 	// What the launcher reads back is the Launch it was given.
 	var back mpi.Launch
-	if err := json.Unmarshal([]byte(got.Data["steps.json"]), &back); err != nil {
+	if err := json.Unmarshal([]byte(steps), &back); err != nil {
 		t.Fatalf("steps.json: %v", err)
 	}
 	if diff := cmp.Diff(*l, back); diff != "" {
 		t.Errorf("steps.json round trip (-launch +read back):\n%s", diff)
+	}
+}
+
+// A spec at the CRD's bounds (every OSU test, every variable and extra
+// argument at their longest) makes steps far over the bound: refused with
+// what to shrink. A usual one passes.
+func TestConstructStepsRefusesTooLarge(t *testing.T) {
+	bound := func(get func(string, string) (int, error), path string) int {
+		n, err := get(kind, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	maxEnv, maxName, maxValue := bound(crdbounds.MaxItems, "spec.mpi.env"), bound(crdbounds.MaxLength, "spec.mpi.env[].name"), bound(crdbounds.MaxLength, "spec.mpi.env[].value")
+	maxArgs, maxArg := bound(crdbounds.MaxItems, "spec.mpi.extraArgs"), bound(crdbounds.MaxLength, "spec.mpi.extraArgs[]")
+	// Every OSU test the CRD allows (spec.tests is a set of them), each its
+	// own mpirun.
+	tests := []string{"osu_latency", "osu_bw", "osu_bibw", "osu_latency_mt", "osu_multi_lat", "osu_mbw_mr", "osu_allreduce", "osu_allgather", "osu_allgatherv",
+		"osu_alltoall", "osu_alltoallv", "osu_barrier", "osu_bcast", "osu_gather", "osu_gatherv", "osu_reduce", "osu_reduce_scatter", "osu_scatter", "osu_scatterv"}
+	w := latBench().Tests(tests...)
+	for i := range maxEnv {
+		name := fmt.Sprintf("V%d_", i)
+		w.Env(name+strings.Repeat("N", maxName-len(name)), strings.Repeat("v", maxValue))
+	}
+	b := w.Obj()
+	for range maxArgs {
+		b.Spec.MPI.ExtraArgs = append(b.Spec.MPI.ExtraArgs, strings.Repeat("a", maxArg))
+	}
+	steps, err := constructSteps(mustLaunch(t, b))
+	if err == nil || !strings.Contains(err.Error(), "over the 128 KiB") || !strings.Contains(err.Error(), "spec.tests") || !strings.Contains(err.Error(), "spec.mpi.env") {
+		t.Errorf("steps of %d KiB: %v", len(steps)/1024, err)
+	}
+	t.Logf("the largest steps: %d KiB", len(steps)/1024)
+	// Every OSU test, each with 8 variables of 64 characters: well within.
+	w = latBench().Tests(tests...)
+	for i := range 8 {
+		w.Env(fmt.Sprintf("V%d", i), strings.Repeat("v", 64))
+	}
+	if steps, err := constructSteps(mustLaunch(t, w.Obj())); err != nil {
+		t.Errorf("steps of %d KiB: %v", len(steps)/1024, err)
 	}
 }
 
@@ -509,11 +558,9 @@ func TestChildNames(t *testing.T) {
 		{"repetition 0", mpiJobName("lat", 0, 0), "lat-r0"},
 		{"attempt 0 has no attempt suffix", mpiJobName("lat", 12, 0), "lat-r12"},
 		{"a retry", mpiJobName("lat", 3, 2), "lat-r3-a2"},
-		{"ConfigMap", configMapName("lat"), "lat-mpi"},
 		// 51 characters: room for the worker hostnames "<mpijob>-worker-1023".
 		{"long name, repetition", mpiJobName(long, 0, 0), "osu-latency-c2d-standard-112-compact-pl-42664066-r0"},
 		{"long name, retry", mpiJobName(long, 12, 3), "osu-latency-c2d-standard-112-compac-42664066-r12-a3"},
-		{"long name, ConfigMap", configMapName(long), "osu-latency-c2d-standard-112-compact-pl-42664066-mpi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

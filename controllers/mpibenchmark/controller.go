@@ -1,7 +1,8 @@
-// Package mpibenchmark runs MPIBenchmarks through the MPI Operator: the
-// launcher's steps in a ConfigMap, one kubeflow.org/v2beta1 MPIJob per
-// repetition, the launcher's log parsed into the status and stored, raw and as
-// samples, in the artifact store.
+// Package mpibenchmark runs MPIBenchmarks through the MPI Operator: one
+// kubeflow.org/v2beta1 MPIJob per repetition (the launcher's steps in its
+// template's annotation, read through a downward API volume), the
+// launcher's log parsed into the status and stored, raw and as samples, in
+// the artifact store.
 package mpibenchmark
 
 import (
@@ -37,7 +38,6 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools;tuningprofiles,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks;networkbenchmarks,verbs=get;list;watch

@@ -19,13 +19,15 @@ import (
 )
 
 // driver is the MPIBenchmark's part of one reconcile: the launcher's steps
-// in a ConfigMap as input, one MPIJob for each attempt, and the launcher's
-// log as the result.
+// as input, in each MPIJob's launcher template, one MPIJob for each attempt,
+// and the launcher's log as the result.
 type driver struct {
 	r *Reconciler
 	b *benchv1.MPIBenchmark
-	// launch is the launcher's program, from EnsureInputs.
+	// launch is the launcher's program, and steps its JSON, from
+	// EnsureInputs.
 	launch *mpi.Launch
+	steps  string
 	// children and the current attempt's MPIJob, as Observe found them.
 	children *childSet
 	job      *mpiv2.MPIJob
@@ -43,20 +45,19 @@ func (d *driver) Admit() error {
 	return benchrun.CheckHostNetwork("spec.layout.hostNetwork", d.b.Spec.Layout.HostNetwork, d.r.AllowHostNetwork)
 }
 
-// EnsureInputs builds the launcher's steps and stores them in a ConfigMap,
-// once.
-func (d *driver) EnsureInputs(ctx context.Context) error {
+// EnsureInputs builds the launcher's steps, which each MPIJob's launcher
+// template carries: nothing to create.
+func (d *driver) EnsureInputs(context.Context) error {
 	launch, err := buildLaunch(d.b)
 	if err != nil {
 		return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 	}
-	d.launch = launch
-	cm, err := constructConfigMap(d.b, launch)
+	steps, err := constructSteps(launch)
 	if err != nil {
-		return err
+		return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 	}
-	_, err = d.r.Kit().CreateOwned(ctx, d.b, cm)
-	return err
+	d.launch, d.steps = launch, steps
+	return nil
 }
 
 // Observe reads the MPIJobs and their pods and classifies the current
@@ -88,7 +89,13 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 	if image == "" {
 		image = d.r.Images[d.b.Spec.MPI.ImplementationOrDefault()]
 	}
-	job := constructMPIJob(d.b, d.launch, jobParams{rep: rep, attempt: attempt, image: image, nodeFactsImage: d.r.NodeFactsImage})
+	if rep == 0 {
+		// The run's files keep what ran, after the MPIJobs are gone.
+		if err := d.r.Run(d.b, kind, d.b.Status.StartTime).PutSteps(ctx, []byte(d.steps)); err != nil {
+			return nil, err
+		}
+	}
+	job := constructMPIJob(d.b, d.launch, jobParams{rep: rep, attempt: attempt, image: image, nodeFactsImage: d.r.NodeFactsImage, steps: d.steps})
 	created, err := d.r.Kit().CreateOwned(ctx, d.b, job)
 	if err != nil || !created {
 		return nil, err

@@ -32,6 +32,3 @@ func mpiJobName(bench string, rep, attempt int) string {
 	}
 	return children.ShortName(bench, suffix, maxMPIJobName)
 }
-
-// configMapName names the ConfigMap that holds the launcher's steps.
-func configMapName(bench string) string { return children.Name(bench, "-mpi") }

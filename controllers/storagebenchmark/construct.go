@@ -84,12 +84,12 @@ func constructJobFile(b *benchv1.StorageBenchmark) (string, error) {
 	return fio.JobFile(jobs, targets(b))
 }
 
-// constructConfigMap holds the fio job file, so a person can read what ran.
-func constructConfigMap(b *benchv1.StorageBenchmark, jobFile string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: configMapName(b.Name), Namespace: b.Namespace, Labels: childLabels(b)},
-		Data:       map[string]string{jobFileKey: jobFile},
-	}
+// jobFileShrink says what makes the job file smaller.
+const jobFileShrink = "list fewer or shorter-named jobs in spec.fio.jobs, or use fewer volumes (spec.volumes.count): each job names a file on every volume"
+
+// checkJobFile refuses a job file too large for the pod's annotation.
+func checkJobFile(jobFile string) error {
+	return children.CheckInputSize("the fio job file", jobFile, jobFileShrink)
 }
 
 // constructPVCs are the persistent disks of every node slot (none for emptyDir
@@ -135,6 +135,9 @@ type jobParams struct {
 	// nodeFactsImage runs the node-facts step: the manager's image; empty,
 	// none.
 	nodeFactsImage string
+	// jobFile is the fio job file, which the pod reads from its annotation;
+	// empty with dd.
+	jobFile string
 }
 
 // constructJob is the Job of one node slot of one repetition attempt. It runs
@@ -161,11 +164,20 @@ func constructJob(b *benchv1.StorageBenchmark, p jobParams) (*batchv1.Job, error
 			// start and run timeouts itself, with a better message.
 			ActiveDeadlineSeconds: &deadline,
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations(b, p)},
 				Spec:       *pod,
 			},
 		},
 	}, nil
+}
+
+// podAnnotations carry the fio job file, which a downward API volume puts
+// where fio reads it (jobFileDir): `kubectl get job -o yaml` shows what ran.
+func podAnnotations(b *benchv1.StorageBenchmark, p jobParams) map[string]string {
+	if b.Spec.Fio == nil {
+		return nil
+	}
+	return map[string]string{benchv1.FioJobFileAnnotation: p.jobFile}
 }
 
 // toolSteps are the containers that run the benchmark, in order: the fio run,

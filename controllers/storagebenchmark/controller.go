@@ -1,7 +1,8 @@
 // Package storagebenchmark runs StorageBenchmarks: the volumes under test as
-// PersistentVolumeClaims, the fio job file in a ConfigMap, one Job per
-// repetition and node slot, and the tools' output parsed into the status and
-// stored, raw and as samples, in the artifact store.
+// PersistentVolumeClaims, one Job per repetition and node slot (the fio job
+// file in its pod template's annotation, read through a downward API
+// volume), and the tools' output parsed into the status and stored, raw and
+// as samples, in the artifact store.
 package storagebenchmark
 
 import (
@@ -34,7 +35,6 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;create
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools;tuningprofiles,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks;networkbenchmarks,verbs=get;list;watch

@@ -27,6 +27,8 @@ type driver struct {
 	// children and the current attempt, as Observe found them.
 	children *childSet
 	attempt  children.SlotAttempt
+	// jobFile is the fio job file, from EnsureInputs; empty with dd.
+	jobFile string
 }
 
 var _ benchrun.Driver = (*driver)(nil)
@@ -43,17 +45,19 @@ func (d *driver) Admit() error {
 	return nil
 }
 
-// EnsureInputs creates the fio job file's ConfigMap and the claims, once.
+// EnsureInputs builds the fio job file, which each Job's pod template
+// carries, and creates the claims, once.
 func (d *driver) EnsureInputs(ctx context.Context) error {
 	b := d.b
 	if b.Spec.Fio != nil {
 		jobFile, err := constructJobFile(b)
+		if err == nil {
+			err = checkJobFile(jobFile)
+		}
 		if err != nil {
 			return outcome.Fail(benchv1.ReasonInvalidSpec, err.Error())
 		}
-		if _, err := d.r.Kit().CreateOwned(ctx, b, constructConfigMap(b, jobFile)); err != nil {
-			return err
-		}
+		d.jobFile = jobFile
 	}
 	for _, pvc := range constructPVCs(b) {
 		if _, err := d.r.Kit().CreateOwned(ctx, b, pvc); err != nil {
@@ -88,8 +92,14 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 	if image == "" {
 		image = d.r.Image
 	}
+	if rep == 0 && b.Spec.Fio != nil {
+		// The run's files keep what ran, after the Jobs are gone.
+		if err := d.r.Run(b, kind, b.Status.StartTime).PutJobFile(ctx, []byte(d.jobFile)); err != nil {
+			return nil, err
+		}
+	}
 	return d.r.Kit().CreateSlotJobs(ctx, b, int(b.Spec.Nodes), func(slot int) (*batchv1.Job, error) {
-		return constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image, nodeFactsImage: d.r.NodeFactsImage})
+		return constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image, nodeFactsImage: d.r.NodeFactsImage, jobFile: d.jobFile})
 	})
 }
 

@@ -34,6 +34,3 @@ func pvcName(bench string, slot, vol int, nodes int32) string {
 	}
 	return children.Name(bench, suffix)
 }
-
-// configMapName names the ConfigMap that holds the fio job file.
-func configMapName(bench string) string { return children.Name(bench, "-fio") }

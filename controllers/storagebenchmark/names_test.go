@@ -35,15 +35,13 @@ func TestJobName(t *testing.T) {
 	}
 }
 
-func TestPVCAndConfigMapNames(t *testing.T) {
+func TestPVCNames(t *testing.T) {
 	for _, tc := range []struct {
 		got, want string
 	}{
 		{pvcName("db", 0, 0, 1), "db-data0"},
 		{pvcName("db", 0, 2, 1), "db-data2"},
 		{pvcName("db", 1, 2, 3), "db-n1-data2"},
-		{configMapName("db"), "db-fio"},
-		{configMapName(strings.Repeat("a", 60)), strings.Repeat("a", 39) + "-11ee3912-fio"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -75,7 +73,7 @@ func TestChildNamesOfLongBenchmarks(t *testing.T) {
 	for _, bench := range names {
 		for _, got := range []string{
 			jobName(bench, 99, 127, 10, 128), jobName(bench, 0, 0, 0, 1),
-			pvcName(bench, 127, 63, 128), configMapName(bench),
+			pvcName(bench, 127, 63, 128),
 		} {
 			if len(got) > children.MaxName {
 				t.Errorf("%q: %d characters, want at most %d", got, len(got), children.MaxName)

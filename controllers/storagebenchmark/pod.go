@@ -27,9 +27,7 @@ func constructPodSpec(b *benchv1.StorageBenchmark, p jobParams) (*corev1.PodSpec
 		steps[i].VolumeDevices = devices
 	}
 	if b.Spec.Fio != nil {
-		volumes = append(volumes, corev1.Volume{Name: jobFileMount, VolumeSource: corev1.VolumeSource{
-			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configMapName(b.Name)}},
-		}})
+		volumes = append(volumes, children.InputVolume(jobFileMount, jobFileKey, benchv1.FioJobFileAnnotation))
 		steps[0].VolumeMounts = append(steps[0].VolumeMounts, corev1.VolumeMount{Name: jobFileMount, MountPath: jobFileDir, ReadOnly: true})
 	}
 	var init []corev1.Container

@@ -47,6 +47,12 @@ func (l Location) Nodes() (string, error) { return l.key("nodes.json") }
 // Report is the key of the HTML report.
 func (l Location) Report() (string, error) { return l.key("report.html") }
 
+// JobFile is the key of the fio job file a StorageBenchmark's pods ran.
+func (l Location) JobFile() (string, error) { return l.key("job.fio") }
+
+// Steps is the key of the steps an MPIBenchmark's launcher ran.
+func (l Location) Steps() (string, error) { return l.key("steps.json") }
+
 // RawLog is the key of a pod's own output in a repetition:
 // raw/<repetition>/<pod>.log. Retried attempts of a repetition run in pods of
 // other names, so their logs sit side by side.

@@ -18,6 +18,8 @@ func TestLayoutKeys(t *testing.T) {
 		{l.Summary, p + "summary.json"},
 		{l.Nodes, p + "nodes.json"},
 		{l.Report, p + "report.html"},
+		{l.JobFile, p + "job.fio"},
+		{l.Steps, p + "steps.json"},
 		{func() (string, error) { return l.RawLog(2, "fio-1-worker-0") }, p + "raw/2/fio-1-worker-0.log"},
 	} {
 		got, err := c.key()

@@ -20,6 +20,8 @@ var runFiles = map[string]func(artifacts.Location) (string, error){
 	"summary.json":   artifacts.Location.Summary,
 	"nodes.json":     artifacts.Location.Nodes,
 	"report.html":    artifacts.Location.Report,
+	"job.fio":        artifacts.Location.JobFile,
+	"steps.json":     artifacts.Location.Steps,
 }
 
 // parseLocation reads ns/Kind/name/uid, checked as the store checks them.

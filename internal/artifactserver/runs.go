@@ -53,7 +53,7 @@ func fileName(key string) string {
 }
 
 // topFiles orders the files at the top of a run.
-var topFiles = []string{"report.html", "summary.json", "samples.csv", "samples.ndjson", "nodes.json"}
+var topFiles = []string{"report.html", "summary.json", "samples.csv", "samples.ndjson", "nodes.json", "job.fio", "steps.json"}
 
 // fileLess puts the top files first, then raw logs by repetition (numerically) and pod.
 func fileLess(a, b string) bool {

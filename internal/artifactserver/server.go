@@ -39,7 +39,8 @@ const (
 //	/runs/<ns>/<Kind>/<name>/<uid>/         one run's figures, nodes and files
 //	/files/<ns>/<Kind>/<name>/<uid>/<file>  a file of the layout: summary.json,
 //	                                        nodes.json, samples.csv, samples.ndjson,
-//	                                        report.html, raw/<rep>/<pod>.log
+//	                                        report.html, job.fio, steps.json,
+//	                                        raw/<rep>/<pod>.log
 //	/campaigns/<ns>/<campaign>/report.<fmt> a campaign's report: html, md or csv
 //
 // Only GET and HEAD are allowed (405 otherwise), except PUT of a campaign's

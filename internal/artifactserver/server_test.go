@@ -58,6 +58,12 @@ func newStore(t *testing.T) (*artifacts.Store, string) {
 			t.Fatal(err)
 		}
 	}
+	if err := (runstore.Run{Store: store, Location: fioRun}).PutJobFile(ctx, []byte("[randread]\nrw=randread\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := (runstore.Run{Store: store, Location: mpiRun}).PutSteps(ctx, []byte(`{"steps":[]}`)); err != nil {
+		t.Fatal(err)
+	}
 	report, err := fioRun.Report()
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +115,7 @@ func TestRunPageShowsFiguresAndFiles(t *testing.T) {
 		"MPIBenchmark hpc/osu-lat", "osu_latency", "msg_size=8", "1.52", "msg_size=1048576", "350.2", "node-a",
 		`href="../../../../../files/hpc/MPIBenchmark/osu-lat/7f2e-22/summary.json"`,
 		`href="../../../../../files/hpc/MPIBenchmark/osu-lat/7f2e-22/samples.csv"`,
+		`href="../../../../../files/hpc/MPIBenchmark/osu-lat/7f2e-22/steps.json"`,
 		`href="../../../../../files/hpc/MPIBenchmark/osu-lat/7f2e-22/raw/0/bench-0.log"`,
 		`href="../../../../../"`,
 	} {
@@ -138,6 +145,7 @@ func TestFilesAreServedWithTheirContentType(t *testing.T) {
 		"samples.ndjson":    "application/x-ndjson",
 		"raw/0/bench-0.log": "text/plain; charset=utf-8",
 		"report.html":       "text/html; charset=utf-8",
+		"job.fio":           "text/plain; charset=utf-8",
 	} {
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
 			req, _ := http.NewRequest(method, base+file, nil)

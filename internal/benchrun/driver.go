@@ -35,8 +35,8 @@ type Driver interface {
 	// Admit refuses what the manager's settings forbid, before the benchmark
 	// waits for its pool.
 	Admit() error
-	// EnsureInputs creates, once, what every attempt shares: ConfigMaps,
-	// claims, Services.
+	// EnsureInputs builds what every attempt shares and creates, once, the
+	// children among it: claims, Services.
 	EnsureInputs(ctx context.Context) error
 	// Observe lists the children and says where the latest attempt of
 	// repetition rep stands.

@@ -24,7 +24,7 @@ const EnvVar = "BENCHWRIGHT_TEST_CRASHPOINT_DIR"
 
 // The points the manager marks.
 const (
-	// ChildCreated: a child (Job, MPIJob, ConfigMap, claim) was just
+	// ChildCreated: a child (Job, MPIJob, claim) was just
 	// created, before the next one and before the status records it.
 	ChildCreated = "child-created"
 	// Collected: a repetition's output was read and its raw logs stored,

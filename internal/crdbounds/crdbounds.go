@@ -25,6 +25,7 @@ type schema struct {
 	Items      *schema            `json:"items,omitempty"`
 	MaxItems   *int64             `json:"maxItems,omitempty"`
 	MaxLength  *int64             `json:"maxLength,omitempty"`
+	Maximum    *float64           `json:"maximum,omitempty"`
 	Default    any                `json:"default,omitempty"`
 }
 
@@ -119,6 +120,18 @@ func MaxLength(kind, path string) (int, error) {
 		return 0, fmt.Errorf("%s's CRD has no maxLength on %s", kind, path)
 	}
 	return int(*s.MaxLength), nil
+}
+
+// Maximum is the maximum of the number at path (see lookup) in kind's CRD.
+func Maximum(kind, path string) (int, error) {
+	s, err := lookup(kind, path)
+	if err != nil {
+		return 0, err
+	}
+	if s.Maximum == nil {
+		return 0, fmt.Errorf("%s's CRD has no maximum on %s", kind, path)
+	}
+	return int(*s.Maximum), nil
 }
 
 // MustMaxItems is MaxItems for a package variable: it panics when the bound

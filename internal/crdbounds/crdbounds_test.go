@@ -39,6 +39,16 @@ func TestBoundsTheControllersRead(t *testing.T) {
 	}
 }
 
+// Maximum reads a number's bound, and names one that is not there.
+func TestMaximum(t *testing.T) {
+	if got, err := Maximum("StorageBenchmark", "spec.volumes.count"); err != nil || got != 64 {
+		t.Errorf("spec.volumes.count: %d, %v; want 64", got, err)
+	}
+	if _, err := Maximum("StorageBenchmark", "spec.image"); err == nil || !strings.Contains(err.Error(), "no maximum on spec.image") {
+		t.Errorf("spec.image: %v", err)
+	}
+}
+
 // A bound that is not there is an error naming what is missing, and the
 // Must forms panic with it.
 func TestMissingBounds(t *testing.T) {

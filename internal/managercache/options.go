@@ -20,8 +20,9 @@ import (
 // Options keep only benchwright's children of the kinds every cluster has
 // many of: the manager does not hold every pod of the cluster in memory.
 // Nor what it never reads of the objects it holds.
-// DaemonSets (the tuners) are watched in tunerNamespace alone, the
-// manager's namespace, where its Role lets it list them.
+// DaemonSets and ConfigMaps (the tuners') are watched in tunerNamespace
+// alone, the manager's namespace, where its Role lets it list them: no
+// benchmark has a ConfigMap (a pod reads its input from its own annotation).
 func Options(tunerNamespace string) cache.Options {
 	owned, err := labels.NewRequirement(benchv1.KindLabel, selection.Exists, nil)
 	if err != nil {
@@ -31,14 +32,15 @@ func Options(tunerNamespace string) cache.Options {
 	return cache.Options{
 		// No code reads managedFields, nor the pod templates of the Jobs and
 		// MPIJobs benchwright made (it builds them; it reads their status, and
-		// an MPIJob's worker count), nor the images a kubelet lists in its
-		// Node's status: the cache keeps none of them.
+		// an MPIJob's worker count), nor the inputs its pods carry in their
+		// annotations, nor the images a kubelet lists in its Node's status:
+		// the cache keeps none of them.
 		DefaultTransform: stripManagedFields,
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}:                   {Label: sel},
+			&corev1.Pod{}:                   {Label: sel, Transform: stripPodInputs},
 			&batchv1.Job{}:                  {Label: sel, Transform: stripJobTemplate},
 			&corev1.PersistentVolumeClaim{}: {Label: sel},
-			&corev1.ConfigMap{}:             {Label: sel},
+			&corev1.ConfigMap{}:             {Label: sel, Namespaces: map[string]cache.Config{tunerNamespace: {}}},
 			&mpiv2.MPIJob{}:                 {Label: sel, Transform: stripMPIJobTemplates},
 			&appsv1.DaemonSet{}:             {Label: sel, Namespaces: map[string]cache.Config{tunerNamespace: {}}},
 			&corev1.Node{}:                  {Transform: stripNodeImages},

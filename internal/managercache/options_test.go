@@ -125,6 +125,20 @@ func TestNodeKeepsFactsNotImages(t *testing.T) {
 	}
 }
 
+// A pod's input (the fio job file, the launcher's steps) is not cached; its
+// other annotations are.
+func TestPodDropsInputs(t *testing.T) {
+	for _, key := range []string{benchv1.FioJobFileAnnotation, benchv1.MPIStepsAnnotation} {
+		pod := &corev1.Pod{ObjectMeta: objectMeta(), Spec: template().Spec}
+		pod.Annotations[key] = "[randread]\nrw=randread\n"
+		got := transform(t, pod).(*corev1.Pod)
+		checkMeta(t, got)
+		if _, ok := got.Annotations[key]; ok || len(got.Annotations) != 1 {
+			t.Errorf("%s: annotations %v", key, got.Annotations)
+		}
+	}
+}
+
 func TestPodKeepsSpec(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: objectMeta(), Spec: template().Spec}
 	got := transform(t, pod).(*corev1.Pod)
@@ -135,7 +149,8 @@ func TestPodKeepsSpec(t *testing.T) {
 }
 
 // TestChildrenSelectedByKindLabel: of the kinds every cluster has many of,
-// only benchwright's children are cached; the tuners only in their namespace.
+// only benchwright's children are cached; the tuners' DaemonSets and
+// ConfigMaps only in their namespace.
 func TestChildrenSelectedByKindLabel(t *testing.T) {
 	opts := Options("tuners")
 	mine := labels.Set{benchv1.KindLabel: "StorageBenchmark"}
@@ -149,9 +164,11 @@ func TestChildrenSelectedByKindLabel(t *testing.T) {
 			t.Errorf("%T: selector %s", obj, b.Label)
 		}
 	}
-	ds, _ := byObject(opts, &appsv1.DaemonSet{})
-	if _, ok := ds.Namespaces["tuners"]; !ok || len(ds.Namespaces) != 1 {
-		t.Errorf("DaemonSets cached in %v, want the tuners' namespace alone", ds.Namespaces)
+	for _, obj := range []client.Object{&appsv1.DaemonSet{}, &corev1.ConfigMap{}} {
+		b, _ := byObject(opts, obj)
+		if _, ok := b.Namespaces["tuners"]; !ok || len(b.Namespaces) != 1 {
+			t.Errorf("%T cached in %v, want the tuners' namespace alone", obj, b.Namespaces)
+		}
 	}
 	if node, _ := byObject(opts, &corev1.Node{}); node.Label != nil {
 		t.Errorf("Nodes selected by %s: every node is read", node.Label)

@@ -5,6 +5,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
 // stripManagedFields is the cache's default transform (a ByObject transform
@@ -15,6 +17,16 @@ var stripManagedFields = cache.TransformStripManagedFields()
 func stripJobTemplate(obj any) (any, error) {
 	if j, ok := obj.(*batchv1.Job); ok {
 		j.Spec.Template = corev1.PodTemplateSpec{}
+	}
+	return stripManagedFields(obj)
+}
+
+// stripPodInputs drops the inputs a pod reads from its own annotations (up
+// to 128 KiB each): the manager wrote them and never reads them back.
+func stripPodInputs(obj any) (any, error) {
+	if p, ok := obj.(*corev1.Pod); ok {
+		delete(p.Annotations, benchv1.FioJobFileAnnotation)
+		delete(p.Annotations, benchv1.MPIStepsAnnotation)
 	}
 	return stripManagedFields(obj)
 }

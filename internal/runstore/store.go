@@ -41,6 +41,24 @@ func (r Run) PutRawLog(ctx context.Context, rep int, pod string, raw []byte) err
 	return r.Store.Put(ctx, key, raw, "text/plain; charset=utf-8")
 }
 
+// PutJobFile keeps the fio job file the run's pods were given.
+func (r Run) PutJobFile(ctx context.Context, jobFile []byte) error {
+	key, err := r.Location.JobFile()
+	if err != nil {
+		return err
+	}
+	return r.Store.Put(ctx, key, jobFile, "text/plain; charset=utf-8")
+}
+
+// PutSteps keeps the steps the run's MPI launchers were given.
+func (r Run) PutSteps(ctx context.Context, steps []byte) error {
+	key, err := r.Location.Steps()
+	if err != nil {
+		return err
+	}
+	return r.Store.Put(ctx, key, steps, "application/json")
+}
+
 // AddRepetition adds a repetition's samples and nodes to those already stored
 // (replacing an earlier copy of the same repetition, so a repeated reconcile
 // does not count it twice), rewrites samples.ndjson, samples.csv,

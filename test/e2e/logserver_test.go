@@ -31,6 +31,7 @@ import (
 	"github.com/benchwright/benchwright/internal/mpi"
 	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/tuning"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // kwok's objects that serve container logs from files.
@@ -212,7 +213,7 @@ func (s *logServer) toolOutputs(ctx context.Context, pod *corev1.Pod) (map[strin
 		if err := ownerChain(ctx, pod, b, &batchv1.Job{}, &mpiv2.MPIJob{}); err != nil {
 			return nil, err
 		}
-		l, err := launchOf(ctx, b)
+		l, err := launchOf(pod)
 		if err != nil {
 			return nil, err
 		}
@@ -284,24 +285,18 @@ func ownerChain(ctx context.Context, obj client.Object, bench client.Object, via
 	return nil
 }
 
-// launchOf reads the launcher's steps from the benchmark's ConfigMap (the
-// one the manager wrote: labels benchmark and kind, key steps.json).
-func launchOf(ctx context.Context, b *benchv1.MPIBenchmark) (*mpi.Launch, error) {
-	var cms corev1.ConfigMapList
-	if err := k8s.List(ctx, &cms, client.InNamespace(b.Namespace), client.MatchingLabels{benchv1.KindLabel: "MPIBenchmark"}); err != nil {
-		return nil, err
+// launchOf reads the launcher's steps as the launcher does: the steps.json
+// its downward API volume makes of its own annotation.
+func launchOf(pod *corev1.Pod) (*mpi.Launch, error) {
+	steps, ok := util.DownwardFile(pod, "steps.json")
+	if !ok {
+		return nil, fmt.Errorf("launcher %s has no steps.json in its downward API volume", pod.Name)
 	}
-	for _, cm := range cms.Items {
-		if ref := metav1.GetControllerOf(&cm); ref == nil || ref.UID != b.UID {
-			continue
-		}
-		var l mpi.Launch
-		if err := json.Unmarshal([]byte(cm.Data["steps.json"]), &l); err != nil {
-			return nil, fmt.Errorf("ConfigMap %s: steps.json: %w", cm.Name, err)
-		}
-		return &l, nil
+	var l mpi.Launch
+	if err := json.Unmarshal([]byte(steps), &l); err != nil {
+		return nil, fmt.Errorf("launcher %s: steps.json: %w", pod.Name, err)
 	}
-	return nil, fmt.Errorf("no steps ConfigMap of MPIBenchmark %s", b.Name)
+	return &l, nil
 }
 
 // tunerConfigOf reads the tuner's settings.json from the ConfigMap its pod mounts.

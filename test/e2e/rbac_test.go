@@ -28,7 +28,7 @@ func TestManagerActsAsChartServiceAccount(t *testing.T) {
 	for _, verb := range [][]string{
 		{"create", "jobs.batch", "-A"}, {"create", "mpijobs.kubeflow.org", "-A"}, {"get", "pods/log", "-A"},
 		{"patch", "nodes"}, {"update", "storagebenchmarks.benchwright.io", "--subresource=status", "-A"},
-		{"create", "configmaps", "-A"}, {"patch", "daemonsets.apps", "-n", ns}, {"delete", "configmaps", "-n", ns},
+		{"create", "configmaps", "-n", ns}, {"patch", "daemonsets.apps", "-n", ns}, {"delete", "configmaps", "-n", ns},
 	} {
 		if out, _ := as(append([]string{"auth", "can-i"}, verb...)...); out != "yes" {
 			t.Errorf("the chart's RBAC: can-i %v = %q, want yes", verb, out)
@@ -38,7 +38,7 @@ func TestManagerActsAsChartServiceAccount(t *testing.T) {
 	for _, verb := range [][]string{
 		{"create", "clusterrolebindings"}, {"get", "secrets", "-n", "kube-system"}, {"delete", "nodes"}, {"create", "pods/exec", "-A"},
 		{"create", "daemonsets.apps", "-n", "default"}, {"list", "daemonsets.apps", "-A"}, {"patch", "configmaps", "-n", "default"},
-		{"delete", "configmaps", "-n", "kube-system"},
+		{"delete", "configmaps", "-n", "kube-system"}, {"create", "configmaps", "-A"}, {"list", "configmaps", "-A"},
 	} {
 		if out, _ := as(append([]string{"auth", "can-i"}, verb...)...); out != "no" {
 			t.Errorf("the chart's RBAC: can-i %v = %q, want no", verb, out)

@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/benchwright/benchwright/test/util"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
 
@@ -145,7 +146,7 @@ func (k *fakeKubelet) bindClaims(ctx context.Context, pod *corev1.Pod) {
 // Job controller does.
 func (k *fakeKubelet) createPod(ctx context.Context, job *batchv1.Job, node string) (*corev1.Pod, error) {
 	pod := wrappers.MakePod(job.Name+"-"+rand.String(5), job.Namespace).
-		Label("batch.kubernetes.io/job-name", job.Name).Labels(job.Spec.Template.Labels).
+		Label("batch.kubernetes.io/job-name", job.Name).Labels(job.Spec.Template.Labels).Annotations(job.Spec.Template.Annotations).
 		ControlledBy(job, batchv1.SchemeGroupVersion.WithKind("Job")).Spec(job.Spec.Template.Spec).NodeName(node).Obj()
 	return pod, k8sClient.Create(ctx, pod)
 }
@@ -233,29 +234,18 @@ func (k *fakeKubelet) exec(pod *corev1.Pod, c corev1.Container, dataRoot string)
 	return out.Bytes(), 0
 }
 
-// configFile writes the ConfigMap key a container reads, with /data/ paths
-// mapped like the argv.
+// configFile writes the file a container reads from the pod's downward API
+// volume (its own annotation), with /data/ paths mapped like the argv.
 func (k *fakeKubelet) configFile(pod *corev1.Pod, path, dataRoot string) string {
-	for _, v := range pod.Spec.Volumes {
-		if v.ConfigMap == nil {
-			continue
-		}
-		var cm corev1.ConfigMap
-		if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: pod.Namespace, Name: v.ConfigMap.Name}, &cm); err != nil {
-			k.t.Errorf("reading ConfigMap %s: %v", v.ConfigMap.Name, err)
-			return path
-		}
-		data, ok := cm.Data[filepath.Base(path)]
-		if !ok {
-			continue
-		}
-		file := filepath.Join(dataRoot, filepath.Base(path))
-		if err := os.WriteFile(file, []byte(strings.ReplaceAll(data, "/data/", dataRoot+"/data/")), 0o644); err != nil {
-			k.t.Error(err)
-		}
-		return file
+	data, ok := util.DownwardFile(pod, filepath.Base(path))
+	if !ok {
+		return path
 	}
-	return path
+	file := filepath.Join(dataRoot, filepath.Base(path))
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(data, "/data/", dataRoot+"/data/")), 0o644); err != nil {
+		k.t.Error(err)
+	}
+	return file
 }
 
 // finish writes the pod's end and the Job's conditions, as the kubelet and the

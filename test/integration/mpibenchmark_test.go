@@ -130,7 +130,7 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 	checkMPIJob(t, b)
 	prefix, _ := artifacts.Location{Namespace: b.Namespace, Kind: "MPIBenchmark", Name: b.Name, UID: string(b.UID)}.Prefix()
 	keys, err := env.store.List(context.Background(), prefix)
-	if err != nil || len(keys) != 7 { // 2 raw logs, samples x2, summary, nodes, report
+	if err != nil || len(keys) != 8 { // 2 raw logs, samples x2, summary, nodes, report, steps
 		t.Errorf("stored %v (%v)", keys, err)
 	}
 	// The workers' node-facts steps ran; their facts, kept on the MPIJob,
@@ -174,7 +174,7 @@ func checkMPIJob(t *testing.T, b *benchv1.MPIBenchmark) {
 		t.Errorf("worker template %+v", w)
 	}
 	l := s.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec
-	if strings.Join(l.Containers[0].Command, " ") != "benchwright steps /etc/benchwright/steps.json" || l.Volumes[0].ConfigMap == nil {
+	if strings.Join(l.Containers[0].Command, " ") != "benchwright steps /etc/benchwright/steps.json" || l.Volumes[0].DownwardAPI == nil {
 		t.Errorf("launcher template %+v", l)
 	}
 	if ref := metav1.GetControllerOf(&j); ref == nil || ref.UID != b.UID {

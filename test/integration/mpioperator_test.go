@@ -127,10 +127,11 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 	o.report(ctx, "MPIJob finished: %v", updateJobStatus(ctx, job))
 }
 
-// pod creates one pod from a replica template, labelled as the operator labels it.
+// pod creates one pod from a replica template, labelled as the operator
+// labels it, with the template's annotations, which the operator copies.
 func (o *fakeMPIOperator) pod(ctx context.Context, job *mpiv2.MPIJob, tmpl corev1.PodTemplateSpec, name, node string) *corev1.Pod {
 	pod := wrappers.MakePod(name, job.Namespace).
-		Labels(map[string]string{mpiv2.JobNameLabel: job.Name, mpiv2.OperatorNameLabel: "mpi-operator"}).Labels(tmpl.Labels).
+		Labels(map[string]string{mpiv2.JobNameLabel: job.Name, mpiv2.OperatorNameLabel: "mpi-operator"}).Labels(tmpl.Labels).Annotations(tmpl.Annotations).
 		ControlledBy(job, mpiv2.SchemeGroupVersionKind).Spec(tmpl.Spec).NodeName(node).Obj()
 	if len(pod.Spec.Containers) > 0 && pod.Spec.Containers[0].Image == "" {
 		pod.Spec.Containers[0].Image = "unset"

@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -164,10 +165,17 @@ func TestStorageBenchmarkEvictedTooOften(t *testing.T) {
 
 func TestStorageBenchmarkNameConflict(t *testing.T) {
 	env := newStorageEnv(t, nil)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "taken-fio", Namespace: env.ns}}
-	if err := k8sClient.Create(context.Background(), cm); err != nil {
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "taken-data0", Namespace: env.ns},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+		},
+	}
+	if err := k8sClient.Create(context.Background(), pvc); err != nil {
 		t.Fatal(err)
 	}
-	b := waitFinished(t, env.createBenchmark(t, "taken", smallFio), 30*time.Second)
-	wantFailed(t, b, benchv1.ReasonNameConflict, "ConfigMap taken-fio already exists and does not belong to this benchmark")
+	spec := strings.Replace(smallFio, "volumes: {emptyDir: {}}", "volumes: {size: 1Gi}", 1)
+	b := waitFinished(t, env.createBenchmark(t, "taken", spec), 30*time.Second)
+	wantFailed(t, b, benchv1.ReasonNameConflict, "PersistentVolumeClaim taken-data0 already exists and does not belong to this benchmark")
 }

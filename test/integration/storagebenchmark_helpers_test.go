@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -86,6 +87,12 @@ func testNamespace(tb testing.TB, prefix string) string {
 // namespace, with a file:// artifact store, and a stand-in for the cluster
 // components envtest lacks; all stop when the test ends.
 func startController(tb testing.TB, ns string, setup func(ctrl.Manager, *artifacts.Store) error, standIn func(context.Context)) *artifacts.Store {
+	tb.Helper()
+	return startControllerAs(tb, cfg, ns, setup, standIn)
+}
+
+// startControllerAs is startController with the manager's rest config.
+func startControllerAs(tb testing.TB, cfg *rest.Config, ns string, setup func(ctrl.Manager, *artifacts.Store) error, standIn func(context.Context)) *artifacts.Store {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	store, err := artifacts.Open(ctx, "file://"+tb.TempDir())

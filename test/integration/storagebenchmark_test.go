@@ -235,9 +235,8 @@ func checkChildren(t *testing.T, b *benchv1.StorageBenchmark) {
 	ctx := context.Background()
 	sel := client.MatchingLabels{benchv1.BenchmarkLabel: b.Name}
 	var jobs batchv1.JobList
-	var cms corev1.ConfigMapList
 	var pvcs corev1.PersistentVolumeClaimList
-	for _, l := range []client.ObjectList{&jobs, &cms, &pvcs} {
+	for _, l := range []client.ObjectList{&jobs, &pvcs} {
 		if err := k8sClient.List(ctx, l, client.InNamespace(b.Namespace), sel); err != nil {
 			t.Fatal(err)
 		}
@@ -245,9 +244,6 @@ func checkChildren(t *testing.T, b *benchv1.StorageBenchmark) {
 	var objs []metav1.Object
 	for i := range jobs.Items {
 		objs = append(objs, &jobs.Items[i])
-	}
-	for i := range cms.Items {
-		objs = append(objs, &cms.Items[i])
 	}
 	for i := range pvcs.Items {
 		objs = append(objs, &pvcs.Items[i])

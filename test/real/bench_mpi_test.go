@@ -248,7 +248,8 @@ func firstOutputAfter(tb testing.TB, ns, name string, created time.Time) time.Du
 
 // makeTwin creates MPIJob "twin" in ns, a copy of job whose launcher sleeps,
 // and returns its launcher pod once it runs. Its pods carry none of the
-// benchmark's labels; its launcher mounts a copy of the benchmark's steps.
+// benchmark's labels; its launcher reads the benchmark's steps from the
+// annotation its template keeps.
 func makeTwin(tb testing.TB, ns string, job *mpiv2.MPIJob) string {
 	tb.Helper()
 	twin := wrappers.MakeMPIJob("twin", ns).Spec(job.Spec).Obj()
@@ -257,20 +258,6 @@ func makeTwin(tb testing.TB, ns string, job *mpiv2.MPIJob) string {
 	}
 	launcher := &twin.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec
 	launcher.Containers[0].Command = []string{"sleep", "infinity"}
-	for i, v := range launcher.Volumes {
-		if v.ConfigMap == nil {
-			continue
-		}
-		var cm corev1.ConfigMap
-		if err := k8s.Get(ctx(), client.ObjectKey{Namespace: job.Namespace, Name: v.ConfigMap.Name}, &cm); err != nil {
-			tb.Fatal(err)
-		}
-		copied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "twin-" + v.Name}, Data: cm.Data}
-		if err := k8s.Create(ctx(), copied); err != nil {
-			tb.Fatal(err)
-		}
-		launcher.Volumes[i].ConfigMap.Name = copied.Name
-	}
 	if err := k8s.Create(ctx(), twin); err != nil {
 		tb.Fatal(err)
 	}

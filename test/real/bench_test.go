@@ -10,11 +10,9 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -98,10 +96,7 @@ func runQuickstartOnce(tb testing.TB, ns, node string, i int) (float64, time.Dur
 		return sb.Status.State == benchv1.StateSucceeded, string(sb.Status.State)
 	})
 	wall := time.Since(began)
-	var cm corev1.ConfigMap
-	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: children.Name(sb.Name, "-fio")}, &cm); err != nil {
-		tb.Fatal(err)
-	}
+	jobFile := jobFileOf(tb, sb)
 	var iops float64
 	for _, r := range sb.Status.Results {
 		if r.Test == quickstartJob && r.Read != nil && r.Read.IOPS != nil {
@@ -109,7 +104,7 @@ func runQuickstartOnce(tb testing.TB, ns, node string, i int) (float64, time.Dur
 		}
 	}
 	util.DeleteAndWaitGone(tb, k8s, sb, 2*time.Minute)
-	return iops, wall, cm.Data["job.fio"]
+	return iops, wall, jobFile
 }
 
 func median(v []float64) float64 {

@@ -163,6 +163,9 @@ func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) map[string][]string 
 		}
 	}
 	checkMPIFigures(t, b, samples)
+	// The launchers ran the steps they read from their own annotation (a
+	// downward API volume), which the MPI Operator copied from the template.
+	checkInputs(t, b.Namespace, b.Status.ArtifactURI, "steps.json", launcherSteps(t, b))
 
 	nodes := workerNodesByJob(t, b.Namespace, b.Name)
 	out := kc.Run(t, "get", "mpibenchmarks", "-n", b.Namespace, b.Name)

@@ -88,11 +88,10 @@ func TestQuickstartFio(t *testing.T) {
 	}
 
 	// A bare fio pod: the same job file, on the same node, in the same image.
-	var cm corev1.ConfigMap
-	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: children.Name(b.Name, "-fio")}, &cm); err != nil {
-		t.Fatal(err)
-	}
-	bare := runBareFio(t, ns, b.Status.Nodes[0], cm.Data["job.fio"])
+	// fio read it from its pod's own annotation (a downward API volume).
+	jobFile := jobFileOf(t, b)
+	checkInputs(t, ns, b.Status.ArtifactURI, "job.fio", jobFile)
+	bare := runBareFio(t, ns, b.Status.Nodes[0], jobFile)
 	ratio := b.Status.Results[0].Read.IOPS.Median / bare.iops[job]
 	t.Logf("%s: StorageBenchmark median %.0f IOPS, bare fio pod %.0f IOPS: ratio %.3f (pod ran %s)",
 		job, b.Status.Results[0].Read.IOPS.Median, bare.iops[job], ratio, bare.ran.Round(100*time.Millisecond))
