@@ -75,9 +75,19 @@ digest() {
 # present REF: buildah's storage holds REF.
 present() { "${B[@]}" inspect --type image "$1" >/dev/null 2>&1; }
 
+# archived NAME REF: the cached archive NAME.oci.tar holds REF.
+archived() {
+  tar -xOf "$IMAGES/$1.oci.tar" index.json 2>/dev/null | grep -qF "\"org.opencontainers.image.ref.name\":\"$2\""
+}
+
 # load NAME REF: REF is in buildah's storage, from the cached archive if need be.
 load() {
-  present "$2" && return 0
+  if present "$2"; then
+    # The archive, which real-cluster.sh imports, may hold another checkout's
+    # build since REF was saved.
+    archived "$1" "$2" || save "$1" "$2"
+    return 0
+  fi
   [[ -f "$IMAGES/$1.oci.tar" ]] || return 1
   local id
   # An archive of another key (an older build) holds another reference: rebuild.

@@ -622,7 +622,7 @@ func TestNodeFactsStep(t *testing.T) {
 		len(c.VolumeMounts) != 0 || len(c.Env) != 0 {
 		t.Errorf("node-facts step %+v: want the manager's image, non-root, unprivileged, nothing mounted", c)
 	}
-	if diff := cmp.Diff([]string{"/benchwright", "nodefacts", "--network=pod"}, append(c.Command, c.Args...)); diff != "" {
+	if diff := cmp.Diff([]string{"/benchwright", "nodefacts", "--network=pod", "--termination-log=/dev/termination-log"}, append(c.Command, c.Args...)); diff != "" {
 		t.Errorf("argv (-want +got):\n%s", diff)
 	}
 	if _, err := toolSteps(dbBench().DD(benchv1.DDTest{Name: "node-facts", Operation: benchv1.DDWrite, Count: 1}).Obj(), "fio"); err == nil {

@@ -139,12 +139,21 @@ func TestPodDropsInputs(t *testing.T) {
 	}
 }
 
-func TestPodKeepsSpec(t *testing.T) {
-	pod := &corev1.Pod{ObjectMeta: objectMeta(), Spec: template().Spec}
+// A pod keeps its spec, and its status with the node-facts step's
+// termination message (children.ReadNodeFacts).
+func TestPodKeepsSpecAndMessages(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: objectMeta(), Spec: template().Spec, Status: corev1.PodStatus{
+		InitContainerStatuses: []corev1.ContainerStatus{{Name: "nodefacts", State: corev1.ContainerState{
+			Terminated: &corev1.ContainerStateTerminated{Message: "benchwright-nodefacts: {}"},
+		}}},
+	}}
 	got := transform(t, pod).(*corev1.Pod)
 	checkMeta(t, got)
 	if len(got.Spec.InitContainers) != 1 || len(got.Spec.Containers) != 1 {
 		t.Errorf("pod spec lost: %+v", got.Spec)
+	}
+	if s := got.Status.InitContainerStatuses; len(s) != 1 || s[0].State.Terminated == nil || s[0].State.Terminated.Message == "" {
+		t.Errorf("termination message lost: %+v", got.Status)
 	}
 }
 

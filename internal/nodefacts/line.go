@@ -12,6 +12,11 @@ import (
 // LinePrefix starts the facts' line in the reader's log.
 const LinePrefix = "benchwright-nodefacts: "
 
+// MaxMessage is the most of a container's termination message the kubelet
+// keeps (the last bytes of the file): a longer facts line would lose its
+// start, so the step does not write it there.
+const MaxMessage = 4 << 10
+
 // maxLine bounds the line ParseLine reads: a node's facts are a few KiB.
 const maxLine = 64 << 10
 

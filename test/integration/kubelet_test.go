@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,8 +41,9 @@ type fakeKubelet struct {
 	// hook, when set, decides the fate of a Job's pod before it runs.
 	hook func(job *batchv1.Job) podFate
 
-	mu   sync.Mutex
-	logs map[string][]byte // "<pod>/<container>" -> output
+	mu    sync.Mutex
+	logs  map[string][]byte // "<pod>/<container>" -> output
+	reads map[string]int    // container -> logs read
 }
 
 // podFate is how a pod ends, when a test wants it otherwise than by running.
@@ -61,7 +63,7 @@ func newFakeKubelet(t *testing.T, namespace string) *fakeKubelet {
 	return &fakeKubelet{
 		fakeComponent: fakeComponent{t: t, name: "fake kubelet"}, namespace: namespace, root: t.TempDir(),
 		node: func(*batchv1.Job) string { return "node-a" },
-		logs: map[string][]byte{},
+		logs: map[string][]byte{}, reads: map[string]int{},
 	}
 }
 
@@ -69,6 +71,7 @@ func newFakeKubelet(t *testing.T, namespace string) *fakeKubelet {
 func (k *fakeKubelet) ReadLog(_ context.Context, namespace, pod, container string) ([]byte, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.reads[container]++
 	out, ok := k.logs[pod+"/"+container]
 	if !ok || namespace != k.namespace {
 		return nil, fmt.Errorf("pods %q not found or container %q has no log", pod, container)
@@ -171,7 +174,7 @@ func (k *fakeKubelet) runContainers(pod *corev1.Pod, fate podFate) (states []cor
 	}
 	for _, c := range append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
 		began := metav1.Now()
-		out, code := k.exec(pod, c, dataRoot)
+		out, message, code := k.exec(pod, c, dataRoot)
 		if fate.mangle != nil {
 			out = fate.mangle(c.Name, out)
 		}
@@ -179,7 +182,7 @@ func (k *fakeKubelet) runContainers(pod *corev1.Pod, fate podFate) (states []cor
 		k.logs[pod.Name+"/"+c.Name] = out
 		k.mu.Unlock()
 		states = append(states, corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: corev1.ContainerState{
-			Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: began, FinishedAt: metav1.Now(), Reason: reasonFor(code)},
+			Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: began, FinishedAt: metav1.Now(), Reason: reasonFor(code), Message: message},
 		}})
 		if code != 0 {
 			break
@@ -195,25 +198,37 @@ func reasonFor(code int32) string {
 	return "Error"
 }
 
+// logsRead is how many times the manager read a log of container.
+func (k *fakeKubelet) logsRead(container string) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.reads[container]
+}
+
 // exec runs one container's argv here, with the pod's paths mapped under
-// dataRoot; its stdout and stderr together are the log, as a runtime records.
-func (k *fakeKubelet) exec(pod *corev1.Pod, c corev1.Container, dataRoot string) ([]byte, int32) {
+// dataRoot; its stdout and stderr together are the log, as a runtime
+// records, and what it wrote at its terminationMessagePath its message.
+func (k *fakeKubelet) exec(pod *corev1.Pod, c corev1.Container, dataRoot string) ([]byte, string, int32) {
 	argv := append(append([]string{}, c.Command...), c.Args...)
 	if c.SecurityContext != nil && ptr.Deref(c.SecurityContext.Privileged, false) {
 		// The page-cache drop writes /proc/sys of the node: not on a test machine.
-		return nil, 0
+		return nil, "", 0
 	}
 	for i, a := range argv {
 		argv[i] = strings.ReplaceAll(a, "/data/", dataRoot+"/data/")
 		if a == "/tmp" || strings.HasPrefix(a, "/tmp/") { // the pod's own /tmp (an emptyDir)
 			argv[i] = dataRoot + a
 			if err := os.MkdirAll(dataRoot+"/tmp", 0o755); err != nil {
-				return []byte(err.Error()), 127
+				return []byte(err.Error()), "", 127
 			}
 		}
 		if strings.HasPrefix(a, "/etc/benchwright/") {
 			argv[i] = k.configFile(pod, a, dataRoot)
 		}
+	}
+	argv, message, err := terminationMessage(c, argv, dataRoot)
+	if err != nil {
+		return []byte(err.Error()), "", 127
 	}
 	if c.Image == managerImage && argv[0] == "/benchwright" {
 		// The node-facts step, for real; after the mapping, which is the pod's
@@ -223,15 +238,44 @@ func (k *fakeKubelet) exec(pod *corev1.Pod, c corev1.Container, dataRoot string)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err = cmd.Run()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
-		return out.Bytes(), int32(exit.ExitCode())
+		return out.Bytes(), message(), int32(exit.ExitCode())
 	case err != nil:
-		return []byte(err.Error()), 127
+		return []byte(err.Error()), "", 127
 	}
-	return out.Bytes(), 0
+	return out.Bytes(), message(), 0
+}
+
+// terminationMessage gives a container's terminationMessagePath, where its
+// argv names it, a file of its own under dir, made empty and writable by
+// anyone as the kubelet makes it; message is what the container wrote there,
+// of which the kubelet keeps the last 4 KiB.
+func terminationMessage(c corev1.Container, argv []string, dir string) (mapped []string, message func() string, err error) {
+	none := func() string { return "" }
+	if c.TerminationMessagePath == "" || !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, c.TerminationMessagePath) }) {
+		return argv, none, nil
+	}
+	file := filepath.Join(dir, c.Name+"-termination-log")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, none, err
+	}
+	if err := os.WriteFile(file, nil, 0o666); err != nil {
+		return nil, none, err
+	}
+	mapped = make([]string, len(argv))
+	for i, a := range argv {
+		mapped[i] = strings.ReplaceAll(a, c.TerminationMessagePath, file)
+	}
+	return mapped, func() string {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return fmt.Sprintf("Error on reading termination log %s: %v", file, err)
+		}
+		return string(data[len(data)-min(len(data), 4096):])
+	}, nil
 }
 
 // configFile writes the file a container reads from the pod's downward API

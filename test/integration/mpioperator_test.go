@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -29,6 +30,8 @@ type fakeMPIOperator struct {
 	// script decides each MPIJob's fate and its launcher's log.
 	script func(job *mpiv2.MPIJob) mpiFate
 
+	root string // the workers' termination message files
+
 	mu   sync.Mutex
 	logs map[string][]byte // "<pod>/<container>" -> log
 }
@@ -45,7 +48,7 @@ type mpiFate struct {
 }
 
 func newFakeMPIOperator(t *testing.T, namespace string, script func(*mpiv2.MPIJob) mpiFate) *fakeMPIOperator {
-	return &fakeMPIOperator{fakeComponent: fakeComponent{t: t, name: "fake MPI Operator"}, namespace: namespace, script: script, logs: map[string][]byte{}}
+	return &fakeMPIOperator{fakeComponent: fakeComponent{t: t, name: "fake MPI Operator"}, namespace: namespace, script: script, root: t.TempDir(), logs: map[string][]byte{}}
 }
 
 // ReadLog serves the launcher's log, like the API server's pods/log.
@@ -153,7 +156,12 @@ func (o *fakeMPIOperator) runInit(pod *corev1.Pod) []corev1.ContainerStatus {
 			continue
 		}
 		began := metav1.Now()
-		out, err := exec.Command(benchwrightCLI(o.t), c.Args...).CombinedOutput()
+		args, message, err := terminationMessage(c, c.Args, filepath.Join(o.root, pod.Name))
+		if err != nil {
+			o.t.Error(err)
+			continue
+		}
+		out, err := exec.Command(benchwrightCLI(o.t), args...).CombinedOutput()
 		code := int32(0)
 		if err != nil {
 			code = 1
@@ -162,7 +170,7 @@ func (o *fakeMPIOperator) runInit(pod *corev1.Pod) []corev1.ContainerStatus {
 		o.logs[pod.Name+"/"+c.Name] = out
 		o.mu.Unlock()
 		states = append(states, corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: corev1.ContainerState{
-			Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: began, FinishedAt: metav1.Now(), Reason: reasonFor(code)},
+			Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: began, FinishedAt: metav1.Now(), Reason: reasonFor(code), Message: message()},
 		}})
 	}
 	return states

@@ -24,6 +24,7 @@ const managerImage = "registry.example/manager:test"
 
 var cli struct {
 	once sync.Once
+	dir  string
 	path string
 	err  error
 	out  []byte
@@ -38,7 +39,7 @@ func benchwrightCLI(t *testing.T) string {
 			cli.err = err
 			return
 		}
-		cli.path = filepath.Join(dir, "benchwright")
+		cli.dir, cli.path = dir, filepath.Join(dir, "benchwright")
 		build := exec.Command("go", "build", "-o", cli.path, "./cmd/benchwright")
 		build.Dir = util.RepoRoot()
 		cli.out, cli.err = build.CombinedOutput()
@@ -47,6 +48,14 @@ func benchwrightCLI(t *testing.T) string {
 		t.Fatalf("building the CLI: %v\n%s", cli.err, cli.out)
 	}
 	return cli.path
+}
+
+// removeCLI removes the CLI benchwrightCLI built (173 MB), once the run is
+// over.
+func removeCLI() {
+	if cli.dir != "" {
+		_ = os.RemoveAll(cli.dir)
+	}
 }
 
 // The firewall rule count comes from the tuner, through the TuningProfile's

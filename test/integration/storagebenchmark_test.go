@@ -21,6 +21,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
@@ -102,6 +103,11 @@ func TestStorageBenchmarkRunsFio(t *testing.T) {
 	}
 
 	checkStoredResults(t, env.store, b, 2)
+	// The node facts came from the step's termination message, in the pod's
+	// status: its log was never read.
+	if n := env.kubelet.logsRead(children.NodeFactsContainer); n != 0 {
+		t.Errorf("the node-facts step's log was read %d times", n)
+	}
 	checkChildren(t, b)
 	// One expectation holds, the other names the figure that fails it.
 	if c := condition(t, b, benchv1.ConditionMeetsExpectations); c.Status != metav1.ConditionFalse || c.Reason != benchv1.ReasonExpectationsFailed ||

@@ -70,6 +70,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "creating client: %v\n", err)
 		return 1
 	}
+	defer removeCLI()
 	return m.Run()
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -33,12 +35,13 @@ func TestQuickstartFio(t *testing.T) {
 	b := &benchv1.StorageBenchmark{}
 	util.LoadExample(t, "quickstart/fio.yaml", b)
 	b.Namespace = ns
-	began := time.Now()
+	began, logGETs := time.Now(), podLogGETs(t)
 	if err := k8s.Create(ctx(), b); err != nil {
 		t.Fatal(err)
 	}
 	waitSucceeded(t, b, &b.Status.BenchmarkStatusCommon, 5*time.Minute)
-	t.Logf("kubectl apply to Succeeded: %s for %d repetitions", time.Since(began).Round(100*time.Millisecond), b.Spec.Repetitions)
+	t.Logf("kubectl apply to Succeeded: %s for %d repetitions; the API server served %.0f pods/log GETs meanwhile",
+		time.Since(began).Round(100*time.Millisecond), b.Spec.Repetitions, podLogGETs(t)-logGETs)
 
 	raw := rawLogs(t, b.Status.ArtifactURI)
 	if len(raw) != int(b.Spec.Repetitions) {
@@ -74,6 +77,7 @@ func TestQuickstartFio(t *testing.T) {
 		if got := kc.Run(t, "logs", "-n", ns, p.Name, "-c", "fio"); got != string(raw[key]) {
 			t.Errorf("kubectl logs %s: %d bytes; stored raw/%s: %d bytes", p.Name, len(got), key, len(raw[key]))
 		}
+		checkFactsMessage(t, &p)
 	}
 	if _, err := os.Stat(filepath.Join(storeDir(t, b.Status.ArtifactURI), "report.html")); err != nil {
 		t.Errorf("the run's report: %v", err)
@@ -347,6 +351,53 @@ func storageBenchmark(t *testing.T, ns, name, spec string) *benchv1.StorageBench
 		t.Fatal(err)
 	}
 	return b
+}
+
+// checkFactsMessage: the kubelet made the node-facts step's line, written
+// by the non-root step on its read-only root, the container's termination
+// message (which the manager reads instead of the log): the line it logged.
+func checkFactsMessage(t *testing.T, p *corev1.Pod) {
+	t.Helper()
+	for _, s := range p.Status.InitContainerStatuses {
+		if s.Name != children.NodeFactsContainer {
+			continue
+		}
+		if s.State.Terminated == nil {
+			t.Fatalf("pod %s: the node-facts step has not terminated: %+v", p.Name, s.State)
+		}
+		message := s.State.Terminated.Message
+		if logged := kc.Run(t, "logs", "-n", p.Namespace, p.Name, "-c", children.NodeFactsContainer); message != logged {
+			t.Errorf("pod %s: the node-facts step's termination message %q, want the line it logged %q", p.Name, message, logged)
+		}
+		if f, err := nodefacts.ParseLine([]byte(message)); err != nil || f.Network != "pod" || f.MTU <= 0 {
+			t.Errorf("pod %s: the termination message's facts %+v (%v)", p.Name, f, err)
+		}
+		return
+	}
+	t.Errorf("pod %s has no node-facts step status: %+v", p.Name, p.Status.InitContainerStatuses)
+}
+
+// podLogGETs is the API server's count of pods/log requests so far
+// (apiserver_request_total).
+func podLogGETs(t *testing.T) float64 {
+	t.Helper()
+	data, err := clientset.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx())
+	if err != nil {
+		t.Fatalf("the API server's metrics: %v", err)
+	}
+	var n float64
+	for line := range strings.Lines(string(data)) {
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="pods"`) || !strings.Contains(line, `subresource="log"`) {
+			continue
+		}
+		fields := strings.Fields(line)
+		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			t.Fatalf("metric line %q: %v", line, err)
+		}
+		n += v
+	}
+	return n
 }
 
 // checkNodeFacts: the pods' unprivileged node-facts step (the manager image's
