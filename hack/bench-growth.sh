@@ -3,7 +3,8 @@
 # 1000), two StorageBenchmarks to one MPIBenchmark on NODES (100) kwok nodes,
 # once with the control plane's default client rate limits and once with them
 # lifted (DISABLE_QPS_LIMITS), each on a fresh cluster; then one table.
-# Each run holds the cluster lock (/tmp/benchwright-cluster.lock) only for
+# Each run holds the cluster lock (/tmp/benchwright-cluster.lock; -o: the
+# cluster's daemons do not inherit it) only for
 # itself, so others may use the cluster between runs.
 #
 #   hack/bench-growth.sh
@@ -25,7 +26,7 @@ for n in $SIZES; do
     qps=()
     [[ "$mode" == lifted ]] && qps=(DISABLE_QPS_LIMITS=1)
     echo "bench-growth: $n benchmarks ($((n - mpi)) storage, $mpi MPI), $mode client limits" >&2
-    if ! flock /tmp/benchwright-cluster.lock env "${qps[@]}" STORAGE=$((n - mpi)) MPI=$mpi REPORT="$report" \
+    if ! flock -o /tmp/benchwright-cluster.lock env "${qps[@]}" STORAGE=$((n - mpi)) MPI=$mpi REPORT="$report" \
       E2E_SCALE_TIMEOUT="${E2E_SCALE_TIMEOUT:-3600}" hack/bench-e2e.sh >/dev/null; then
       echo "bench-growth: the run of $n ($mode) failed; its report, if any: $report" >&2
     fi
