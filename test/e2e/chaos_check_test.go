@@ -395,9 +395,10 @@ func checkStored(t *testing.T, c *chaosCounts, bench benchmark, kind, id string,
 	}
 }
 
-// runFile is what a run's directory may hold: the results, the raw logs
-// and the file store's .attrs beside each.
-var runFile = regexp.MustCompile(`^((samples\.ndjson|samples\.csv|summary\.json|nodes\.json|report\.html)|raw/[0-9]+/[^/]+\.log)(\.attrs)?$`)
+// runFile is what a run's directory may hold: the results, the inputs
+// (job.fio, steps.json), the raw logs and the file store's .attrs beside
+// each.
+var runFile = regexp.MustCompile(`^((samples\.ndjson|samples\.csv|summary\.json|nodes\.json|report\.html|job\.fio|steps\.json)|raw/[0-9]+/[^/]+\.log)(\.attrs)?$`)
 
 // strayFiles reports and counts the files of a run's directory that are no
 // object the manager stores (a half-written upload's temporary file, say).
