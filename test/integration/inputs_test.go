@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,7 +18,6 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/mpi"
-	"github.com/benchwright/benchwright/test/fixtures"
 )
 
 // noConfigMaps fails when ns holds a ConfigMap besides the API server's own.
@@ -102,20 +100,7 @@ func TestStorageBenchmarkJobFileTooLarge(t *testing.T) {
 // the MPI Operator copies from the launcher's template: no ConfigMap is
 // made, and the run's files keep the steps.
 func TestMPIBenchmarkCreatesNoConfigMap(t *testing.T) {
-	lat, bw := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt"), fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
-	createNode(t, "node-a", "c2-standard-8")
-	createNode(t, "node-b", "c2-standard-8")
-	createPool(t, "c2-compact", true)
-	var spec benchv1.MPIBenchmarkSpec
-	env := newMPIEnv(t, func(*mpiv2.MPIJob) mpiFate {
-		return mpiFate{log: launcherLog(t, &spec, [][]byte{lat, bw}, []int{0, 0})}
-	})
-	b := env.create(t, "osu-in", osuOffNode)
-	spec = b.Spec
-	b = waitFinished(t, b, 60*time.Second)
-	if c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionSucceeded); c == nil || c.Status != metav1.ConditionTrue {
-		t.Fatalf("not Succeeded: %+v", b.Status.Conditions)
-	}
+	b, env := runOSUOffNode(t, "osu-in")
 	noConfigMaps(t, env.ns)
 	var pods corev1.PodList
 	if err := k8sClient.List(context.Background(), &pods, client.InNamespace(env.ns), client.MatchingLabels{"benchwright.io/role": "launcher"}); err != nil || len(pods.Items) == 0 {

@@ -93,7 +93,11 @@ messageSizes: {min: 0, max: 4194304}
 repetitions: 2
 `
 
-func TestMPIBenchmarkRunsOSU(t *testing.T) {
+// runOSUOffNode runs osuOffNode as name on two nodes of a compact pool, the
+// launcher printing real OSU output, and returns it Succeeded, with its
+// environment.
+func runOSUOffNode(t *testing.T, name string) (*benchv1.MPIBenchmark, *mpiEnv) {
+	t.Helper()
 	lat, bw := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt"), fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
 	createNode(t, "node-a", "c2-standard-8")
 	createNode(t, "node-b", "c2-standard-8")
@@ -102,12 +106,17 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 	env := newMPIEnv(t, func(*mpiv2.MPIJob) mpiFate {
 		return mpiFate{log: launcherLog(t, &spec, [][]byte{lat, bw}, []int{0, 0})}
 	})
-	b := env.create(t, "osu", osuOffNode)
+	b := env.create(t, name, osuOffNode)
 	spec = b.Spec
 	b = waitFinished(t, b, 60*time.Second)
 	if c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionSucceeded); c == nil || c.Status != metav1.ConditionTrue {
 		t.Fatalf("not Succeeded: %+v", b.Status.Conditions)
 	}
+	return b, env
+}
+
+func TestMPIBenchmarkRunsOSU(t *testing.T) {
+	b, env := runOSUOffNode(t, "osu")
 	st := b.Status
 	if st.Progress != "2/2" || st.Layout != "2x1 core" || st.MachineType != "c2-standard-8" || len(st.Nodes) != 2 {
 		t.Errorf("progress %q layout %q machine %q nodes %v", st.Progress, st.Layout, st.MachineType, st.Nodes)
