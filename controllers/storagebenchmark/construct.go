@@ -138,6 +138,9 @@ type jobParams struct {
 	// jobFile is the fio job file, which the pod reads from its annotation;
 	// empty with dd.
 	jobFile string
+	// hostPathPrefixes are the admin's host directories: a host path's
+	// volume is the one that holds it (splitHostPath).
+	hostPathPrefixes []string
 }
 
 // constructJob is the Job of one node slot of one repetition attempt. It runs

@@ -264,15 +264,17 @@ func TestPodVolumesAndSecurity(t *testing.T) {
 			security: nonRoot,
 		},
 		{
-			name:     "hostPath must exist as a directory",
-			bench:    hostPathBench(),
-			volumes:  []corev1.Volume{{Name: "data0", VolumeSource: host("/mnt/disks/ssd0")}, {Name: "data1", VolumeSource: host("/mnt/disks/ssd1")}},
-			mounts:   dataMounts,
+			name:    "hostPath: the admin's directory as the volume, the rest as subPath",
+			bench:   hostPathBench(),
+			volumes: []corev1.Volume{{Name: "data0", VolumeSource: host("/mnt/disks")}, {Name: "data1", VolumeSource: host("/mnt/disks")}},
+			mounts: []corev1.VolumeMount{
+				{Name: "data0", MountPath: "/data/0", SubPath: "ssd0"}, {Name: "data1", MountPath: "/data/1", SubPath: "ssd1"},
+			},
 			security: root,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := mustJob(t, tc.bench.Obj(), jobParams{slot: 1}).Spec.Template.Spec
+			pod := mustJob(t, tc.bench.Obj(), jobParams{slot: 1, hostPathPrefixes: []string{"/mnt/disks/"}}).Spec.Template.Spec
 			vols := pod.Volumes[:len(pod.Volumes)-1]
 			tmp := corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
 			if diff := cmp.Diff(append(append([]corev1.Volume{}, tc.volumes...), tmp), vols, quantities); diff != "" {

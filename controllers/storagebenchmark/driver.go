@@ -99,7 +99,7 @@ func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.
 		}
 	}
 	return d.r.Kit().CreateSlotJobs(ctx, b, int(b.Spec.Nodes), func(slot int) (*batchv1.Job, error) {
-		return constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image, nodeFactsImage: d.r.NodeFactsImage, jobFile: d.jobFile})
+		return constructJob(b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, dropCachesImage: d.r.Image, nodeFactsImage: d.r.NodeFactsImage, jobFile: d.jobFile, hostPathPrefixes: d.r.HostPathPrefixes})
 	})
 }
 

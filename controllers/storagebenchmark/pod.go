@@ -18,7 +18,7 @@ func constructPodSpec(b *benchv1.StorageBenchmark, p jobParams) (*corev1.PodSpec
 	if err != nil {
 		return nil, err
 	}
-	volumes, mounts, devices := podVolumes(b, p.slot)
+	volumes, mounts, devices := podVolumes(b, p.slot, p.hostPathPrefixes)
 	// The image is read-only: tools get a writable /tmp of their own.
 	volumes = append(volumes, corev1.Volume{Name: tmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	mounts = append(mounts, corev1.VolumeMount{Name: tmpVolume, MountPath: "/tmp"})
@@ -61,8 +61,9 @@ func constructPodSpec(b *benchv1.StorageBenchmark, p jobParams) (*corev1.PodSpec
 }
 
 // podVolumes are the volumes under test as pod volumes, with their mounts
-// (Filesystem) or devices (Block).
-func podVolumes(b *benchv1.StorageBenchmark, slot int) ([]corev1.Volume, []corev1.VolumeMount, []corev1.VolumeDevice) {
+// (Filesystem) or devices (Block). A host path is the admin's directory as
+// the volume and the rest as the mount's subPath (splitHostPath).
+func podVolumes(b *benchv1.StorageBenchmark, slot int, hostPathPrefixes []string) ([]corev1.Volume, []corev1.VolumeMount, []corev1.VolumeDevice) {
 	v := b.Spec.Volumes
 	var (
 		volumes []corev1.Volume
@@ -71,14 +72,20 @@ func podVolumes(b *benchv1.StorageBenchmark, slot int) ([]corev1.Volume, []corev
 	)
 	for i := range volumeCount(b) {
 		name := "data" + strconv.Itoa(i)
-		var src corev1.VolumeSource
+		var (
+			src     corev1.VolumeSource
+			subPath string
+		)
 		switch {
 		case v.EmptyDir != nil:
 			src.EmptyDir = &corev1.EmptyDirVolumeSource{Medium: v.EmptyDir.Medium, SizeLimit: v.EmptyDir.SizeLimit}
 		case v.HostPath != nil:
-			// Directory: a missing path fails the pod instead of creating a
-			// root-owned directory on the node.
-			src.HostPath = &corev1.HostPathVolumeSource{Path: v.HostPath.Paths[i], Type: ptr.To(corev1.HostPathDirectory)}
+			// Directory: a missing admin directory fails the pod instead
+			// of being created on the node. A missing subPath under it is
+			// made by the kubelet with the directory's mode.
+			var root string
+			root, subPath = splitHostPath(v.HostPath.Paths[i], hostPathPrefixes)
+			src.HostPath = &corev1.HostPathVolumeSource{Path: root, Type: ptr.To(corev1.HostPathDirectory)}
 		default:
 			src.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvcName(b.Name, slot, i, b.Spec.Nodes)}
 		}
@@ -86,7 +93,7 @@ func podVolumes(b *benchv1.StorageBenchmark, slot int) ([]corev1.Volume, []corev
 		if blockMode(b) {
 			devices = append(devices, corev1.VolumeDevice{Name: name, DevicePath: blockDevice + strconv.Itoa(i)})
 		} else {
-			mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: dataDir + strconv.Itoa(i)})
+			mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: dataDir + strconv.Itoa(i), SubPath: subPath})
 		}
 	}
 	return volumes, mounts, devices

@@ -67,12 +67,12 @@ func parameters(t *testing.T, obj *unstructured.Unstructured) []parameter {
 func TestAcceptedByAPIServer(t *testing.T) {
 	needArgo(t)
 	ctx := context.Background()
-	util.EnsureNamespace(ctx, t, k8sClient, namespace)
+	util.EnsureNamespace(ctx, t, k8sClient, campaigns)
 	if err := k8sClient.Create(ctx, workflowTemplate(t, renderArgo(t)), client.FieldValidation("Strict")); err != nil {
 		t.Fatalf("creating the WorkflowTemplate: %v", err)
 	}
 	for name, wf := range examples(t) {
-		wf.SetNamespace(namespace)
+		wf.SetNamespace(campaigns)
 		if err := k8sClient.Create(ctx, wf, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -115,7 +115,7 @@ type entry struct {
 func TestExampleMatrices(t *testing.T) {
 	needArgo(t)
 	ctx := context.Background()
-	util.EnsureNamespace(ctx, t, k8sClient, namespace)
+	util.EnsureNamespace(ctx, t, k8sClient, campaigns)
 	defaults := map[string]string{}
 	for _, p := range parameters(t, workflowTemplate(t, renderArgo(t))) {
 		if p.Value != nil {
@@ -149,7 +149,7 @@ func TestExampleMatrices(t *testing.T) {
 					placement["tuning"] = id
 				}
 				for _, b := range benchmarks {
-					objs = append(objs, object(b.Kind, id+"-"+b.Name, namespace, campaign, fill(placement, b.Spec)))
+					objs = append(objs, object(b.Kind, id+"-"+b.Name, campaigns, campaign, fill(placement, b.Spec)))
 				}
 				for _, o := range objs {
 					if err := k8sClient.Create(ctx, o, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
@@ -241,8 +241,9 @@ func TestServiceAccountAccess(t *testing.T) {
 	needArgo(t)
 	ctx := context.Background()
 	util.EnsureNamespace(ctx, t, k8sClient, namespace)
+	util.EnsureNamespace(ctx, t, k8sClient, campaigns)
 	for _, o := range renderArgo(t) {
-		if o.GetKind() == "WorkflowTemplate" {
+		if o.GetKind() == "WorkflowTemplate" || o.GetKind() == "Secret" || o.GetKind() == "ConfigMap" {
 			continue
 		}
 		if err := k8sClient.Create(ctx, o, client.FieldValidation("Strict")); err != nil {
@@ -260,27 +261,36 @@ func TestServiceAccountAccess(t *testing.T) {
 		{"list", bw, "benchmarkpools", "", "", true},
 		{"delete", bw, "tuningprofiles", "", "", true},
 		{"watch", bw, "tuningprofiles", "", "", true},
-		{"create", bw, "storagebenchmarks", namespace, "", true},
-		{"get", bw, "mpibenchmarks", namespace, "", true},
-		{"list", bw, "mpibenchmarks", namespace, "", true},
-		{"create", bw, "campaignreports", namespace, "s0-x7k2p", true},
-		{"create", "argoproj.io", "workflowtaskresults", namespace, "", true},
-		{"patch", "argoproj.io", "workflowtaskresults", namespace, "", true},
+		{"create", bw, "storagebenchmarks", campaigns, "", true},
+		{"get", bw, "mpibenchmarks", campaigns, "", true},
+		{"list", bw, "mpibenchmarks", campaigns, "", true},
+		{"create", bw, "campaignreports", campaigns, "s0-x7k2p", true},
+		{"create", "argoproj.io", "workflowtaskresults", campaigns, "", true},
+		{"patch", "argoproj.io", "workflowtaskresults", campaigns, "", true},
+		// Results of a file:// store, through the manager's Service.
 		{"get", "", "services/proxy", namespace, proxy, true},
 		// Not needed by any step.
 		{"create", bw, "campaignreports", "default", "s0-x7k2p", false},
 		{"create", bw, "storagebenchmarks", "default", "", false},
 		{"update", bw, "benchmarkpools/status", "", "", false},
 		{"get", "", "services/proxy", namespace, "http:kubernetes:443", false},
+		{"get", "", "secrets", campaigns, "", false},
+		{"create", "", "pods", campaigns, "", false},
+		{"create", "argoproj.io", "workflows", campaigns, "", false},
+		{"delete", "", "nodes", "", "", false},
+		// Nothing in the manager's namespace, which allows privileged pods:
+		// no benchmark there (whose host path would run as root beside the
+		// tuner), no secret, no pod, no report.
+		{"create", bw, "storagebenchmarks", namespace, "", false},
+		{"create", bw, "campaignreports", namespace, "s0-x7k2p", false},
 		{"get", "", "secrets", namespace, "", false},
 		{"create", "", "pods", namespace, "", false},
-		{"create", "argoproj.io", "workflows", namespace, "", false},
-		{"delete", "", "nodes", "", "", false},
+		{"create", "argoproj.io", "workflowtaskresults", namespace, "", false},
 	}
 	for _, c := range cases {
 		sar := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
-			User:   "system:serviceaccount:" + namespace + ":benchwright-campaign",
-			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+			User:   "system:serviceaccount:" + campaigns + ":benchwright-campaign",
+			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + campaigns, "system:authenticated"},
 			ResourceAttributes: &authzv1.ResourceAttributes{
 				Verb: c.verb, Group: c.group, Resource: strings.Split(c.resource, "/")[0],
 				Subresource: subresource(c.resource), Namespace: c.ns, Name: c.name,

@@ -72,20 +72,23 @@ func TestReportStepIsTheCharts(t *testing.T) {
 		t.Fatalf("report mounts %+v of volumes %+v, want one at %s", c.VolumeMounts, report.Volumes, dir)
 	}
 	var token *corev1.ServiceAccountTokenProjection
-	var ca *corev1.SecretProjection
+	var ca *corev1.ConfigMapProjection
 	for _, src := range report.Volumes[0].Projected.Sources {
 		if src.ServiceAccountToken != nil {
 			token = src.ServiceAccountToken
 		}
 		if src.Secret != nil {
-			ca = src.Secret
+			t.Errorf("the report mounts Secret %s: the campaigns' namespace has the CA only, in a ConfigMap", src.Secret.Name)
+		}
+		if src.ConfigMap != nil {
+			ca = src.ConfigMap
 		}
 	}
 	if token == nil || token.Audience != artifactserver.TokenAudience || token.Path != "token" {
 		t.Errorf("projected token %+v, want audience %s at token", token, artifactserver.TokenAudience)
 	}
-	if ca == nil || ca.Name != release+"-artifact-server-tls" || len(ca.Items) != 1 || ca.Items[0].Key != "ca.crt" {
-		t.Errorf("projected Secret %+v, want only ca.crt of %s-artifact-server-tls", ca, release)
+	if ca == nil || ca.Name != release+"-artifact-server-ca" || len(ca.Items) != 1 || ca.Items[0].Key != "ca.crt" {
+		t.Errorf("projected ConfigMap %+v, want ca.crt of %s-artifact-server-ca", ca, release)
 	}
 }
 

@@ -30,6 +30,9 @@ import (
 const (
 	release   = "benchwright"
 	namespace = "benchwright-system"
+	// campaigns is where the chart puts the WorkflowTemplate, its account
+	// and the campaigns' benchmarks (argo.namespace's default).
+	campaigns = "benchwright-campaigns"
 )
 
 var (
@@ -195,7 +198,8 @@ func renderArgo(t *testing.T) []*unstructured.Unstructured {
 	}
 	cmd := exec.Command(helm, "template", release, filepath.Join(util.RepoRoot(), "charts", "benchwright"),
 		"--namespace", namespace, "--set", "argo.enabled=true",
-		"--show-only", "templates/argo/workflowtemplate.yaml", "--show-only", "templates/argo/rbac.yaml")
+		"--show-only", "templates/argo/workflowtemplate.yaml", "--show-only", "templates/argo/rbac.yaml",
+		"--show-only", "templates/artifact-server-tls.yaml")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -63,7 +63,9 @@ func TestDefaults(t *testing.T) {
 		"ServiceAccount/benchwright-manager",
 		"ServiceAccount/benchwright-tuner",
 		"ValidatingAdmissionPolicy/benchwright-allow-unlisted-sysctls",
+		"ValidatingAdmissionPolicy/benchwright-manager-namespace-pods",
 		"ValidatingAdmissionPolicyBinding/benchwright-allow-unlisted-sysctls",
+		"ValidatingAdmissionPolicyBinding/benchwright-manager-namespace-pods",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rendered objects (-want +got):\n%s", diff)
@@ -121,9 +123,26 @@ func TestDefaults(t *testing.T) {
 	if *sc.AllowPrivilegeEscalation || !*sc.ReadOnlyRootFilesystem || !*pod.SecurityContext.RunAsNonRoot {
 		t.Errorf("security contexts %+v %+v", sc, pod.SecurityContext)
 	}
-	if len(pod.Volumes) != 2 || pod.Volumes[1].PersistentVolumeClaim.ClaimName != "benchwright-artifacts" ||
-		c.VolumeMounts[1].MountPath != "/var/lib/benchwright" {
+	if len(pod.Volumes) != 3 || pod.Volumes[2].PersistentVolumeClaim.ClaimName != "benchwright-artifacts" ||
+		c.VolumeMounts[2].MountPath != "/var/lib/benchwright" {
 		t.Errorf("volumes %+v, mounts %+v", pod.Volumes, c.VolumeMounts)
+	}
+	// The manager's token: no pod of its account gets one by default; the
+	// manager container mounts it where client-go looks, and nothing else.
+	var sa corev1.ServiceAccount
+	find(t, objs, "ServiceAccount", "benchwright-manager").into(t, &sa)
+	if sa.AutomountServiceAccountToken == nil || *sa.AutomountServiceAccountToken ||
+		pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+		t.Errorf("automountServiceAccountToken: account %v, pod %v; want false for both", sa.AutomountServiceAccountToken, pod.AutomountServiceAccountToken)
+	}
+	token := pod.Volumes[0]
+	if token.Projected == nil || len(token.Projected.Sources) != 3 || token.Projected.Sources[0].ServiceAccountToken == nil ||
+		token.Projected.Sources[0].ServiceAccountToken.Audience != "" ||
+		c.VolumeMounts[0] != (corev1.VolumeMount{Name: token.Name, MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true}) {
+		t.Errorf("token volume %+v mounted as %+v, want the API token, ca.crt and namespace at client-go's path", token, c.VolumeMounts[0])
+	}
+	if len(pod.Containers) != 1 || len(pod.InitContainers) != 0 {
+		t.Errorf("the manager's pod has %d containers and %d init containers: the policy of its namespace admits the manager alone", len(pod.Containers), len(pod.InitContainers))
 	}
 
 	var pvc corev1.PersistentVolumeClaim
@@ -226,6 +245,34 @@ func TestVariants(t *testing.T) {
 			if len(ofKind(objs, "WorkflowTemplate")) != 1 || len(ofKind(objs, "ServiceAccount")) != 3 {
 				t.Errorf("argo.enabled=true rendered %d WorkflowTemplate(s), %d ServiceAccount(s); want the template and the campaign's account",
 					len(ofKind(objs, "WorkflowTemplate")), len(ofKind(objs, "ServiceAccount")))
+			}
+			// Campaigns run in a namespace of their own, not privileged.
+			const campaigns = "benchwright-campaigns"
+			var ns corev1.Namespace
+			find(t, objs, "Namespace", campaigns).into(t, &ns)
+			if ns.Labels["pod-security.kubernetes.io/enforce"] != "baseline" || ns.Annotations["helm.sh/resource-policy"] != "keep" {
+				t.Errorf("namespace %s: labels %v, annotations %v; want baseline enforced and kept", campaigns, ns.Labels, ns.Annotations)
+			}
+			for _, o := range objs {
+				campaignObject := o.Kind == "WorkflowTemplate" || o.Kind == "ConfigMap" ||
+					(o.Name == "benchwright-campaign" && (o.Kind == "ServiceAccount" || o.Kind == "Role" || o.Kind == "RoleBinding"))
+				if campaignObject && o.Namespace != campaigns {
+					t.Errorf("%s is in %q, want %q", o, o.Namespace, campaigns)
+				}
+			}
+			// The campaigns' namespace has the artifact server's CA, not its key.
+			var ca corev1.ConfigMap
+			find(t, objs, "ConfigMap", "benchwright-artifact-server-ca").into(t, &ca)
+			if !strings.HasPrefix(ca.Data["ca.crt"], "-----BEGIN CERTIFICATE-----") || len(ca.Data) != 1 {
+				t.Errorf("CA ConfigMap %v, want ca.crt alone", ca.Data)
+			}
+		}},
+		{"argo campaigns, own namespace", "argo: {enabled: true, namespace: hpc-campaigns, createNamespace: false}", func(t *testing.T, objs []object, _ *appsv1.Deployment) {
+			if len(ofKind(objs, "Namespace")) != 0 {
+				t.Errorf("createNamespace: false rendered %v", ofKind(objs, "Namespace"))
+			}
+			if wt := ofKind(objs, "WorkflowTemplate"); len(wt) != 1 || wt[0].Namespace != "hpc-campaigns" {
+				t.Errorf("WorkflowTemplate %v, want it in hpc-campaigns", wt)
 			}
 		}},
 		{"no CRDs", "crds: {enabled: false}", func(t *testing.T, objs []object, _ *appsv1.Deployment) {
@@ -360,6 +407,8 @@ func TestRejected(t *testing.T) {
 		{`images: {pullPolicy: Sometimes}`, "at '/images/pullPolicy': value must be one of"},
 		{`artifactStore: {url: "http://example.com/x"}`, "at '/artifactStore/url'"},
 		{`argo: {reportServer: "http://example.com"}`, "at '/argo/reportServer'"},
+		{`argo: {enabled: true, namespace: benchwright-system}`, "argo.namespace benchwright-system is the release's namespace"},
+		{`argo: {namespace: "Campaigns"}`, "at '/argo/namespace'"},
 		{`artifactServer: {tls: {secret: x}}`, "additional properties 'secret' not allowed"},
 		{`allowHostNetwork: "yes"`, "at '/allowHostNetwork': got string, want boolean"},
 		{`goMemoryLimitPercent: 101`, "at '/goMemoryLimitPercent'"},

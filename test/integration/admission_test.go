@@ -114,14 +114,15 @@ func TestChartPolicyAllowUnlistedSysctlsIsForAdmins(t *testing.T) {
 }
 
 // renderChart renders the chart's templates (helm's --show-only paths) as
-// release in namespace ns, with Argo campaigns on.
-func renderChart(t *testing.T, release, ns string, templates ...string) []*unstructured.Unstructured {
+// release in namespace ns, with Argo campaigns on in namespace campaigns.
+func renderChart(t *testing.T, release, ns, campaigns string, templates ...string) []*unstructured.Unstructured {
 	t.Helper()
 	helm, err := util.Helm()
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"template", release, util.RepoRoot() + "/charts/benchwright", "--namespace", ns, "--set", "argo.enabled=true"}
+	args := []string{"template", release, util.RepoRoot() + "/charts/benchwright", "--namespace", ns,
+		"--set", "argo.enabled=true", "--set", "argo.namespace=" + campaigns}
 	for _, tmpl := range templates {
 		args = append(args, "--show-only", tmpl)
 	}
@@ -154,11 +155,12 @@ func createAll(t *testing.T, objs []*unstructured.Unstructured) {
 func TestChartPolicyKeepsCampaignsToTheirOwnObjects(t *testing.T) {
 	ctx := context.Background()
 	ns := testNamespace(t, "campaign-vap-")
-	createAll(t, renderChart(t, "vap", ns, "templates/argo/rbac.yaml", "templates/argo/admission.yaml"))
+	campaigns := testNamespace(t, "campaigns-vap-")
+	createAll(t, renderChart(t, "vap", ns, campaigns, "templates/argo/rbac.yaml", "templates/argo/admission.yaml"))
 	as := rest.CopyConfig(cfg)
 	as.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + ns + ":benchwright-campaign",
-		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+		UserName: "system:serviceaccount:" + campaigns + ":benchwright-campaign",
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + campaigns, "system:authenticated"},
 	}
 	campaign, err := client.New(as, client.Options{Scheme: scheme})
 	if err != nil {

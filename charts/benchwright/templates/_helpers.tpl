@@ -38,6 +38,10 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "benchwright.artifactServerTLSSecret" -}}
 {{- .Values.artifactServer.tls.secretName | default (printf "%s-artifact-server-tls" (include "benchwright.fullname" .)) -}}
 {{- end -}}
+{{/* The artifact server's CA, in the campaigns' namespace. */}}
+{{- define "benchwright.artifactServerCA" -}}
+{{- printf "%s-artifact-server-ca" (include "benchwright.fullname" .) -}}
+{{- end -}}
 {{- define "benchwright.artifactServerTLSMount" -}}/var/run/secrets/benchwright/artifact-server-tls{{- end -}}
 
 {{/* The mount of the artifact volume, and whether the store lives on it. */}}
