@@ -1,0 +1,105 @@
+//go:build real
+
+package real
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+// A link a benchmark left under the admin's host directory, leading to the
+// node's /, as an earlier benchmark running as root could make it
+// (ln -s / <prefix>/x). A later benchmark naming <prefix>/x must not get the
+// node's / read-write as root: the kubelet refuses the subPath that leaves
+// its volume, the benchmark fails, and nothing is written outside the
+// directory. Before the subPath mount, the kubelet followed the link and fio
+// wrote its file into the node's /.
+func TestHostPathLinkOutOfTheAdminDirectoryIsRefused(t *testing.T) {
+	ns := newNamespace(t)
+	link := filepath.Join(env["REAL_VOLUMES"], ns+"-escape")
+	if err := os.Symlink("/", link); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(link) })
+	const job = "bw-escape-probe"
+	leftInRoot := func() []string {
+		found, _ := filepath.Glob("/" + job + "*")
+		return found
+	}
+	t.Cleanup(func() {
+		for _, f := range leftInRoot() {
+			_ = os.Remove(f)
+		}
+	})
+	b := storageBenchmark(t, ns, "escape", `
+nodeSelector: {kubernetes.io/os: linux}
+repetitions: 1
+timeouts: {start: 40s}
+volumes:
+  hostPath: {paths: [`+link+`]}
+fio:
+  size: 1M
+  runtime: 1s
+  jobs:
+  - {name: `+job+`, rw: write, blockSize: 4k}
+`)
+	c := waitFinished(t, b, &b.Status.BenchmarkStatusCommon, 3*time.Minute)
+	t.Logf("%s: %s/%s: %s", b.Name, c.Type, c.Reason, c.Message)
+	if c.Type != benchv1.ConditionFailed {
+		t.Errorf("%s: %s/%s, want Failed: the link leads out of the admin's directory", b.Name, c.Type, c.Reason)
+	}
+	if !strings.Contains(strings.ToLower(c.Message), "subpath") {
+		t.Errorf("Failed's message does not say the kubelet refused the subPath:\n%s", c.Message)
+	}
+	if found := leftInRoot(); len(found) != 0 {
+		t.Errorf("fio wrote into the node's /: %v", found)
+	}
+	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
+}
+
+// The manager's namespace admits the manager's and the tuner's pods (the
+// chart's manager is running, and TestTuning's tuners run there), and nothing
+// else: a pod naming the manager's account, as a Workflow submitted there
+// would, is refused by the API server.
+func TestManagerNamespaceRefusesOtherPods(t *testing.T) {
+	system := env["SYSTEM_NAMESPACE"]
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: system, Name: "as-the-manager"},
+		Spec: corev1.PodSpec{
+			ServiceAccountName: "benchwright-manager",
+			Containers:         []corev1.Container{{Name: "c", Image: env["IMAGE_FIO"], Command: []string{"sleep", "60"}}},
+			SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true)},
+		},
+	}
+	err := k8s.Create(ctx(), pod)
+	if err == nil {
+		_ = k8s.Delete(ctx(), pod)
+	}
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "admits only the manager's pods") {
+		t.Errorf("a pod as the manager in %s: %v, want Forbidden by the chart's policy", system, err)
+	}
+	var pods corev1.PodList
+	if err := k8s.List(ctx(), &pods); err != nil {
+		t.Fatal(err)
+	}
+	running := 0
+	for _, p := range pods.Items {
+		if p.Namespace == system && p.Spec.ServiceAccountName == "benchwright-manager" && p.Status.Phase == corev1.PodRunning {
+			running++
+		}
+	}
+	if running == 0 {
+		t.Errorf("no manager pod runs in %s: the policy refused the chart's own", system)
+	}
+}
