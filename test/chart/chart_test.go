@@ -287,8 +287,8 @@ func TestVariants(t *testing.T) {
 			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 {
 				t.Errorf("a gs:// store rendered %v", pvcs)
 			}
-			if len(d.Spec.Template.Spec.Volumes) != 1 {
-				t.Errorf("a gs:// store mounts %+v, want the TLS Secret only", d.Spec.Template.Spec.Volumes)
+			if len(d.Spec.Template.Spec.Volumes) != 2 {
+				t.Errorf("a gs:// store mounts %+v, want the API token and the TLS Secret only", d.Spec.Template.Spec.Volumes)
 			}
 			wantArg(t, d, "--artifact-store=gs://bucket/bw")
 		}},
@@ -348,7 +348,7 @@ fullnameOverride: bw
 			if *d.Spec.Replicas != 3 || pod.NodeSelector["pool"] != "system" || len(pod.Tolerations) != 1 {
 				t.Errorf("replicas %d, nodeSelector %v, tolerations %v", *d.Spec.Replicas, pod.NodeSelector, pod.Tolerations)
 			}
-			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 || pod.Volumes[1].PersistentVolumeClaim.ClaimName != "shared" {
+			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 || pod.Volumes[2].PersistentVolumeClaim == nil || pod.Volumes[2].PersistentVolumeClaim.ClaimName != "shared" {
 				t.Errorf("existingClaim: rendered %v, volumes %+v", pvcs, pod.Volumes)
 			}
 			if args := pod.Containers[0].Args; args[len(args)-1] != "--zap-log-level=debug" {
