@@ -126,16 +126,25 @@ type Placement struct {
 	Pool PoolName `json:"pool,omitempty"`
 
 	// nodeSelector selects the nodes by label when no pool is used (a dev cluster,
-	// on-prem nodes).
+	// on-prem nodes). It may not select a pool's nodes (benchwright.io/pool:
+	// set pool, and the benchmark waits for its turn) nor the control plane
+	// (node-role.kubernetes.io/*).
 	// +optional
 	// +kubebuilder:validation:MinProperties=1
 	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="!('benchwright.io/pool' in self)",message="nodeSelector must not select on benchwright.io/pool: set pool to run on a BenchmarkPool's nodes, in its turn"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(k, k.startsWith('node-role.kubernetes.io/'))",message="nodeSelector must not select on node-role.kubernetes.io/*: benchmarks never run on control-plane nodes"
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 
-	// tolerations are added to the benchmark pods, for tainted nodes outside a pool.
+	// tolerations are added to the benchmark pods, for tainted nodes outside a
+	// pool. Each names the key of the taint it tolerates (none tolerates every
+	// taint), and none tolerates a pool's taint (benchwright.io/pool) or the
+	// control plane's (node-role.kubernetes.io/*).
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(t, has(t.key) && t.key != '')",message="a toleration needs a key: one without tolerates every taint, a BenchmarkPool's and the control plane's included"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(t, has(t.key) && (t.key == 'benchwright.io/pool' || t.key.startsWith('node-role.kubernetes.io/')))",message="tolerations must not tolerate the taints benchwright.io/pool (set pool to run on a BenchmarkPool's nodes, in its turn) or node-role.kubernetes.io/* (benchmarks never run on control-plane nodes)"
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 
 	// tuning names a TuningProfile that must report Tuned on the benchmark's nodes

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -16,6 +17,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
@@ -140,33 +142,68 @@ func (f clusterFlags) managerService() (string, string, error) {
 	return ns, name, nil
 }
 
-// lookup finds the named benchmarks (either kind) and the succeeded ones the
+// lookup finds the named benchmarks (of any kind) and the succeeded ones the
 // selector matches.
 func (f clusterFlags) lookup(ctx context.Context, names []string) ([]clusterBenchmark, error) {
 	c, ns, err := f.client()
 	if err != nil {
 		return nil, err
 	}
+	return f.find(ctx, c, c.Scheme(), ns, names)
+}
+
+// benchmarkKinds are the lists of every benchmark kind, which lookup reads.
+func benchmarkKinds() []client.ObjectList {
+	return []client.ObjectList{&benchv1.StorageBenchmarkList{}, &benchv1.MPIBenchmarkList{}, &benchv1.NetworkBenchmarkList{}}
+}
+
+// benchmark is what lookup reads of a benchmark of any kind.
+type benchmark interface {
+	client.Object
+	BenchmarkStatus() *benchv1.BenchmarkStatusCommon
+}
+
+// listBenchmarks lists the benchmarks of every kind in a namespace.
+func listBenchmarks(ctx context.Context, c client.Reader, scheme *runtime.Scheme, ns string) ([]clusterBenchmark, error) {
+	var all []clusterBenchmark
+	for _, list := range benchmarkKinds() {
+		gvk, err := apiutil.GVKForObject(list, scheme)
+		if err != nil {
+			return nil, err
+		}
+		kind := strings.TrimSuffix(gvk.Kind, "List")
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return nil, fmt.Errorf("listing %ss: %w", kind, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range items {
+			b, ok := o.(benchmark)
+			if !ok {
+				return nil, fmt.Errorf("a %s is not a benchmark", kind)
+			}
+			st := b.BenchmarkStatus()
+			all = append(all, clusterBenchmark{kind, b.GetNamespace(), b.GetName(), st.ArtifactURI, b.GetLabels(), st.State == benchv1.StateSucceeded})
+		}
+	}
+	return all, nil
+}
+
+// find is lookup with a client: the named benchmarks, then the succeeded
+// ones the selector matches.
+func (f clusterFlags) find(ctx context.Context, c client.Reader, scheme *runtime.Scheme, ns string, names []string) ([]clusterBenchmark, error) {
 	var sel labels.Selector
 	if f.selector != "" {
+		var err error
 		if sel, err = labels.Parse(f.selector); err != nil {
 			return nil, fmt.Errorf("--selector: %w", err)
 		}
 	}
-	var storage benchv1.StorageBenchmarkList
-	if err := c.List(ctx, &storage, client.InNamespace(ns)); err != nil {
-		return nil, fmt.Errorf("listing StorageBenchmarks: %w", err)
-	}
-	var mpi benchv1.MPIBenchmarkList
-	if err := c.List(ctx, &mpi, client.InNamespace(ns)); err != nil {
-		return nil, fmt.Errorf("listing MPIBenchmarks: %w", err)
-	}
-	var all []clusterBenchmark
-	for _, b := range storage.Items {
-		all = append(all, clusterBenchmark{"StorageBenchmark", b.Namespace, b.Name, b.Status.ArtifactURI, b.Labels, b.Status.State == benchv1.StateSucceeded})
-	}
-	for _, b := range mpi.Items {
-		all = append(all, clusterBenchmark{"MPIBenchmark", b.Namespace, b.Name, b.Status.ArtifactURI, b.Labels, b.Status.State == benchv1.StateSucceeded})
+	all, err := listBenchmarks(ctx, c, scheme, ns)
+	if err != nil {
+		return nil, err
 	}
 	var out []clusterBenchmark
 	for _, n := range names {

@@ -73,8 +73,16 @@ func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error)
 	if job == nil {
 		return a, nil
 	}
-	d.job, d.obs = job, observe(job, st.podsOf(job))
-	if err := d.r.keepWorkerFacts(ctx, job, st.podsOf(job)); err != nil {
+	pods := st.podsOf(job)
+	if conditionTrue(job, mpiv2.JobSucceeded) || conditionTrue(job, mpiv2.JobFailed) {
+		// The launcher's log is about to be read: only the launcher of
+		// the MPIJob's own launcher Job may speak for it.
+		if pods, err = verifyLaunchers(ctx, d.r.reader(), job, pods); err != nil {
+			return a, err
+		}
+	}
+	d.job, d.obs = job, observe(job, pods)
+	if err := d.r.keepWorkerFacts(ctx, job, pods); err != nil {
 		return a, err
 	}
 	a.Number, a.Phase, a.Created, a.Started, a.Why = attempt, d.obs.phase, d.obs.created, d.obs.started, d.obs.why

@@ -14,6 +14,11 @@ import "strings"
 // Two kinds of key are refused even under net.* and vm.*: actions, which a
 // write triggers and which have no value to restore (always refused), and
 // keys that cut a Kubernetes node off its pods (refused unless opted in).
+//
+// The TuningProfile CRD's CEL rules (api/v1alpha1/tuningprofile_types.go)
+// repeat the allow-list, the node breakers and the hard deny-list, so that
+// the API server refuses them at kubectl apply; admission_test.go checks
+// that the CRD refuses exactly what refuse does (actions aside).
 var (
 	allowedPrefixes = []string{"net.", "vm.", "kernel.sched_"}
 	allowedKeys     = map[string]bool{

@@ -98,13 +98,24 @@ repetitions: 2
 // environment.
 func runOSUOffNode(t *testing.T, name string) (*benchv1.MPIBenchmark, *mpiEnv) {
 	t.Helper()
+	return runOSUOffNodeWith(t, name, nil)
+}
+
+// runOSUOffNodeWith is runOSUOffNode with more to each MPIJob's fate: more
+// gets the spec and the fate with the launcher's log.
+func runOSUOffNodeWith(t *testing.T, name string, more func(*benchv1.MPIBenchmarkSpec, *mpiFate)) (*benchv1.MPIBenchmark, *mpiEnv) {
+	t.Helper()
 	lat, bw := fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt"), fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
 	createNode(t, "node-a", "c2-standard-8")
 	createNode(t, "node-b", "c2-standard-8")
 	createPool(t, "c2-compact", true)
 	var spec benchv1.MPIBenchmarkSpec
 	env := newMPIEnv(t, func(*mpiv2.MPIJob) mpiFate {
-		return mpiFate{log: launcherLog(t, &spec, [][]byte{lat, bw}, []int{0, 0})}
+		f := mpiFate{log: launcherLog(t, &spec, [][]byte{lat, bw}, []int{0, 0})}
+		if more != nil {
+			more(&spec, &f)
+		}
+		return f
 	})
 	b := env.create(t, name, osuOffNode)
 	spec = b.Spec
@@ -156,6 +167,40 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 		if f := n.Facts; f == nil || f.CPUMHz <= 0 || f.Network != "pod" || n.FirewallRules != results.FirewallUnknown {
 			t.Errorf("nodes.json lacks %s's facts:\n%s", n.Hostname, data)
 		}
+	}
+}
+
+// A pod with the launcher's labels that is not the launcher of the
+// benchmark's MPIJob (launcher pod -> Job <mpijob>-launcher -> MPIJob) never
+// speaks for it, however Succeeded (issue 29 item 9): someone who may only
+// create pods in the namespace supplies several beside the real launcher,
+// without an owner, controlled by the MPIJob directly, and controlled by a
+// Job of the launcher Job's name but not its UID. Their log claims 0.01 us.
+func TestMPIBenchmarkReadsOnlyItsOwnLauncher(t *testing.T) {
+	b, env := runOSUOffNodeWith(t, "osu-rogue", func(spec *benchv1.MPIBenchmarkSpec, f *mpiFate) {
+		lat := bytes.Replace(fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt"), []byte("31.82"), []byte("0.01"), -1)
+		bw := fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
+		f.rogues, f.rogueLog = 9, launcherLog(t, spec, [][]byte{lat, bw}, []int{0, 0})
+	})
+	if s := b.Status.Summary; s.LatencyMicroseconds == nil || *s.LatencyMicroseconds != 31.82 {
+		t.Errorf("summary %s, want the launcher's latency 31.82 us (a rogue pod's log says 0.01)", summaryJSON(s))
+	}
+	prefix, _ := artifacts.Location{Namespace: b.Namespace, Kind: "MPIBenchmark", Name: b.Name, UID: string(b.UID)}.Prefix()
+	keys, err := env.store.List(context.Background(), prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := 0
+	for _, k := range keys {
+		if strings.Contains(k, "-launcher-rogue-") {
+			t.Errorf("stored a rogue pod's log: %s", k)
+		}
+		if strings.Contains(k, "-launcher-x7k2p") {
+			raw++
+		}
+	}
+	if raw != int(b.Spec.Repetitions) {
+		t.Errorf("stored %v: want the launcher's raw log of each repetition", keys)
 	}
 }
 
@@ -271,4 +316,10 @@ timeouts: {start: 3s}
 			t.Logf("Failed/%s: %s", c.Reason, c.Message)
 		})
 	}
+}
+
+// summaryJSON is a summary as JSON, its pointers followed.
+func summaryJSON(s benchv1.MPISummary) string {
+	data, _ := json.Marshal(s)
+	return string(data)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -12,8 +13,11 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/benchwright/benchwright/test/wrappers"
@@ -45,6 +49,11 @@ type mpiFate struct {
 	failReason, failMessage string
 	// log is the launcher's output.
 	log []byte
+	// rogues are pods someone else who may create pods in the namespace
+	// made beside the launcher, with the launcher's labels, Succeeded, each
+	// printing rogueLog; none is in the launcher's owner chain.
+	rogues   int
+	rogueLog []byte
 }
 
 func newFakeMPIOperator(t *testing.T, namespace string, script func(*mpiv2.MPIJob) mpiFate) *fakeMPIOperator {
@@ -96,15 +105,22 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 		o.report(ctx, "MPIJob status: %v", updateJobStatus(ctx, job))
 		return
 	}
-	// Workers ready: the launcher starts (launcherCreationPolicy: WaitForWorkersReady).
+	// Workers ready: the launcher starts (launcherCreationPolicy:
+	// WaitForWorkersReady), a pod of the batch Job <mpijob>-launcher the
+	// MPIJob controls, as the MPI Operator v2 makes it.
 	launcherSpec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher]
-	launcher := o.pod(ctx, job, launcherSpec.Template, job.Name+"-launcher-"+"x7k2p", "node-a")
+	launcherJob := o.launcherJob(ctx, job, launcherSpec.Template)
+	if launcherJob == nil {
+		return
+	}
+	launcher := o.podOf(ctx, launcherJob, batchv1.SchemeGroupVersion.WithKind("Job"), launcherSpec.Template, launcherJob.Name+"-x7k2p", "node-a")
 	if launcher == nil {
 		return
 	}
 	o.mu.Lock()
 	o.logs[launcher.Name+"/launcher"] = fate.log
 	o.mu.Unlock()
+	o.rogues(ctx, job, launcherSpec.Template, fate)
 	job.Status.Conditions = append(job.Status.Conditions, cond(mpiv2.JobRunning, "MPIJobRunning", now))
 	o.report(ctx, "MPIJob running: %v", updateJobStatus(ctx, job))
 
@@ -130,12 +146,69 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 	o.report(ctx, "MPIJob finished: %v", updateJobStatus(ctx, job))
 }
 
-// pod creates one pod from a replica template, labelled as the operator
-// labels it, with the template's annotations, which the operator copies.
+// launcherJob creates the batch Job <mpijob>-launcher the MPIJob controls,
+// labelled app: <mpijob> only, as the MPI Operator's newLauncherJob does.
+// envtest runs no Job controller: podOf makes its pod.
+func (o *fakeMPIOperator) launcherJob(ctx context.Context, job *mpiv2.MPIJob, tmpl corev1.PodTemplateSpec) *batchv1.Job {
+	tmpl = *tmpl.DeepCopy()
+	if tmpl.Spec.RestartPolicy == "" || tmpl.Spec.RestartPolicy == corev1.RestartPolicyAlways {
+		tmpl.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	}
+	lj := wrappers.MakeJob(job.Name+"-launcher", job.Namespace).Labels(map[string]string{"app": job.Name}).
+		ControlledBy(job, mpiv2.SchemeGroupVersionKind).Obj()
+	lj.Spec.Template = tmpl
+	if err := k8sClient.Create(ctx, lj); err != nil {
+		o.report(ctx, "creating launcher Job %s: %v", lj.Name, err)
+		return nil
+	}
+	return lj
+}
+
+// rogues creates fate.rogues pods with the launcher's labels, Succeeded,
+// that are not the launcher: without an owner, controlled by the MPIJob
+// itself (the launcher is not), and controlled by a Job of the launcher
+// Job's name that is not it (another UID).
+func (o *fakeMPIOperator) rogues(ctx context.Context, job *mpiv2.MPIJob, tmpl corev1.PodTemplateSpec, fate mpiFate) {
+	for i := range fate.rogues {
+		name := fmt.Sprintf("%s-launcher-rogue-%d", job.Name, i)
+		w := wrappers.MakePod(name, job.Namespace).Labels(tmpl.Labels).Annotations(tmpl.Annotations).Spec(tmpl.Spec).NodeName("node-a")
+		switch i % 3 {
+		case 1:
+			w = w.ControlledBy(job, mpiv2.SchemeGroupVersionKind)
+		case 2:
+			fake := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: job.Name + "-launcher", UID: types.UID(fmt.Sprintf("rogue-%d", i))}}
+			w = w.ControlledBy(fake, batchv1.SchemeGroupVersion.WithKind("Job"))
+		}
+		rogue := w.Obj()
+		if err := k8sClient.Create(ctx, rogue); err != nil {
+			o.report(ctx, "creating rogue pod %s: %v", name, err)
+			return
+		}
+		now := metav1.Now()
+		rogue.Status = corev1.PodStatus{Phase: corev1.PodSucceeded, StartTime: &now, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: "launcher", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, StartedAt: now, FinishedAt: now}},
+		}}}
+		o.report(ctx, "rogue pod status: %v", k8sClient.Status().Update(ctx, rogue))
+		o.mu.Lock()
+		o.logs[name+"/launcher"] = fate.rogueLog
+		o.mu.Unlock()
+	}
+}
+
+// pod creates one worker pod from a replica template, controlled by the
+// MPIJob.
 func (o *fakeMPIOperator) pod(ctx context.Context, job *mpiv2.MPIJob, tmpl corev1.PodTemplateSpec, name, node string) *corev1.Pod {
-	pod := wrappers.MakePod(name, job.Namespace).
-		Labels(map[string]string{mpiv2.JobNameLabel: job.Name, mpiv2.OperatorNameLabel: "mpi-operator"}).Labels(tmpl.Labels).Annotations(tmpl.Annotations).
-		ControlledBy(job, mpiv2.SchemeGroupVersionKind).Spec(tmpl.Spec).NodeName(node).Obj()
+	return o.podOf(ctx, job, mpiv2.SchemeGroupVersionKind, tmpl, name, node)
+}
+
+// podOf creates one pod from a replica template, controlled by owner,
+// labelled as the operator labels it, with the template's annotations,
+// which the operator copies.
+func (o *fakeMPIOperator) podOf(ctx context.Context, owner metav1.Object, gvk schema.GroupVersionKind, tmpl corev1.PodTemplateSpec, name, node string) *corev1.Pod {
+	job := strings.TrimSuffix(owner.GetName(), "-launcher")
+	pod := wrappers.MakePod(name, owner.GetNamespace()).
+		Labels(map[string]string{mpiv2.JobNameLabel: job, mpiv2.OperatorNameLabel: "mpi-operator"}).Labels(tmpl.Labels).Annotations(tmpl.Annotations).
+		ControlledBy(owner, gvk).Spec(tmpl.Spec).NodeName(node).Obj()
 	if len(pod.Spec.Containers) > 0 && pod.Spec.Containers[0].Image == "" {
 		pod.Spec.Containers[0].Image = "unset"
 	}

@@ -53,6 +53,61 @@ fio: {preset: gce-pd}`, "set exactly one of pool (a BenchmarkPool) and nodeSelec
 	{"storage: neither pool nor nodeSelector", "StorageBenchmark", `
 volumes: {emptyDir: {}}
 fio: {preset: gce-pd}`, "set exactly one of pool (a BenchmarkPool) and nodeSelector"},
+	{"storage: a nodeSelector on another team's pool", "StorageBenchmark", `
+nodeSelector: {benchwright.io/pool: theirs}
+tolerations: [{key: dedicated, operator: Exists}]
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}`, "nodeSelector must not select on benchwright.io/pool: set pool to run on a BenchmarkPool's nodes, in its turn"},
+	{"storage: a toleration of the pool taint", "StorageBenchmark", `
+nodeSelector: {kubernetes.io/hostname: node-7}
+tolerations: [{key: benchwright.io/pool, operator: Equal, value: theirs, effect: NoSchedule}]
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}`, "tolerations must not tolerate the taints benchwright.io/pool (set pool to run on a BenchmarkPool's nodes, in its turn) or node-role.kubernetes.io/* (benchmarks never run on control-plane nodes)"},
+	{"storage: a toleration of every taint", "StorageBenchmark", `
+nodeSelector: {kubernetes.io/hostname: node-7}
+tolerations: [{operator: Exists}]
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}`, "a toleration needs a key: one without tolerates every taint, a BenchmarkPool's and the control plane's included"},
+	{"storage: a pool and a toleration of another pool's taint", "StorageBenchmark", `
+pool: mine
+tolerations: [{key: benchwright.io/pool, operator: Exists}]
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}`, "tolerations must not tolerate the taints benchwright.io/pool"},
+	{"mpi: a nodeSelector on the control plane", "MPIBenchmark", `
+nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {}`, "nodeSelector must not select on node-role.kubernetes.io/*: benchmarks never run on control-plane nodes"},
+	{"mpi: a toleration of the control plane's taint", "MPIBenchmark", `
+nodeSelector: {kubernetes.io/hostname: cp-1}
+tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {}`, "tolerations must not tolerate the taints benchwright.io/pool"},
+	{"mpi: a nodeSelector on another team's pool", "MPIBenchmark", `
+nodeSelector: {benchwright.io/pool: theirs}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {}`, "nodeSelector must not select on benchwright.io/pool"},
+	{"net: a nodeSelector on another team's pool", "NetworkBenchmark", `
+nodeSelector: {benchwright.io/pool: theirs}
+nodes: 2
+pairs: {scopes: [intraSocket]}
+fabtests: {tests: [fi_msg_bw]}`, "nodeSelector must not select on benchwright.io/pool"},
+	{"net: a nodeSelector on master nodes", "NetworkBenchmark", `
+nodeSelector: {node-role.kubernetes.io/master: ""}
+nodes: 2
+pairs: {scopes: [intraSocket]}
+fabtests: {tests: [fi_msg_bw]}`, "nodeSelector must not select on node-role.kubernetes.io/*"},
+	{"net: a toleration of the pool taint", "NetworkBenchmark", `
+nodeSelector: {kubernetes.io/os: linux}
+tolerations: [{key: benchwright.io/pool, operator: Exists}]
+nodes: 2
+pairs: {scopes: [intraSocket]}
+fabtests: {tests: [fi_msg_bw]}`, "tolerations must not tolerate the taints benchwright.io/pool"},
 	{"mpi: neither pool nor nodeSelector", "MPIBenchmark", `
 suite: osu
 tests: [osu_latency]
@@ -481,6 +536,18 @@ sysctls: [{name: kernel.usermodehelper.bset, value: "4294967295 4294967295"}]`, 
 	{"tuning: kernel.panic without allowUnlistedSysctls", "TuningProfile", `
 pool: p
 sysctls: [{name: kernel.panic, value: "10"}]`, "sysctls outside the tuner's allow-list"},
+	{"tuning: per-interface forwarding without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: net.ipv4.conf.eth0.forwarding, value: "0"}]`, "would cut the node's pods off the network or take the node down; set allowUnlistedSysctls to allow them"},
+	{"tuning: forwarding on every interface without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: net.ipv4.conf.all.forwarding, value: "0"}]`, "would cut the node's pods off the network or take the node down"},
+	{"tuning: panic on OOM without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: vm.swappiness, value: "10"}, {name: vm.panic_on_oom, value: "1"}]`, "would cut the node's pods off the network or take the node down"},
+	{"tuning: bridge netfilter without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: net.bridge.bridge-nf-call-iptables, value: "0"}]`, "would cut the node's pods off the network or take the node down"},
 	{"tuning: both pool and nodeSelector", "TuningProfile", `
 pool: p
 nodeSelector: {benchwright.io/benchmark-node: "true"}
