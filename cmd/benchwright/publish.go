@@ -84,6 +84,24 @@ func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.
 	return writeFile(out, writerOf(rep, format))
 }
 
+// reader reads the manager's store where the report is published, with the
+// same token: the campaign's report step reads its runs so.
+func (p publishFlags) reader(cluster clusterFlags) (*artifactReader, error) {
+	server, err := p.serverURL(cluster)
+	if err != nil {
+		return nil, err
+	}
+	client, err := p.httpClient()
+	if err != nil {
+		return nil, err
+	}
+	token, err := os.ReadFile(p.tokenFile)
+	if err != nil {
+		return nil, fmt.Errorf("--publish needs a ServiceAccount token of audience %s: %w (mount a projected token, or give --token-file)", artifactserver.TokenAudience, err)
+	}
+	return &artifactReader{server: server, token: strings.TrimSpace(string(token)), client: client}, nil
+}
+
 // campaignName is --campaign, else the campaign label's value in the selector.
 func (p publishFlags) campaignName(selector string) (string, error) {
 	if p.campaign != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 
@@ -53,6 +54,7 @@ func TestDefaults(t *testing.T) {
 		"CustomResourceDefinition/storagebenchmarks.benchwright.io",
 		"CustomResourceDefinition/tuningprofiles.benchwright.io",
 		"Deployment/benchwright-manager",
+		"NetworkPolicy/benchwright-manager",
 		"PersistentVolumeClaim/benchwright-artifacts",
 		"Role/benchwright-leader-election",
 		"Role/benchwright-manager-role",
@@ -89,7 +91,7 @@ func TestDefaults(t *testing.T) {
 		"--leader-elect",
 		"--metrics-bind-address=:8080",
 		"--health-probe-bind-address=:8081",
-		"--artifact-server-bind-address=:8082",
+		"--artifact-server-bind-address=127.0.0.1:8082",
 		"--artifact-server-tls-bind-address=:8443",
 		"--artifact-server-cert-dir=/var/run/secrets/benchwright/artifact-server-tls",
 		"--max-concurrent-reconciles=4",
@@ -140,6 +142,22 @@ func TestDefaults(t *testing.T) {
 	}
 	if !slices.Equal(ports, []int32{8080, 8082, 8443}) || !selects(svc.Spec.Selector, d.Spec.Template.Labels) {
 		t.Errorf("service ports %v, selector %v, pod labels %v", ports, svc.Spec.Selector, d.Spec.Template.Labels)
+	}
+
+	// The TLS artifact port only from the namespace's workflow pods; the
+	// plain one (loopback) from nobody; metrics and probes from anyone.
+	var np networkingv1.NetworkPolicy
+	find(t, objs, "NetworkPolicy", "benchwright-manager").into(t, &np)
+	byPort := map[string][]networkingv1.NetworkPolicyPeer{}
+	for _, rule := range np.Spec.Ingress {
+		for _, p := range rule.Ports {
+			byPort[p.Port.String()] = rule.From
+		}
+	}
+	if !selects(np.Spec.PodSelector.MatchLabels, d.Spec.Template.Labels) || len(byPort) != 3 ||
+		len(byPort["https-metrics"]) != 0 || len(byPort["probes"]) != 0 || len(byPort["artifacts-tls"]) != 1 ||
+		byPort["artifacts-tls"][0].PodSelector == nil || byPort["artifacts-tls"][0].NamespaceSelector != nil {
+		t.Errorf("network policy %+v", np.Spec)
 	}
 }
 
