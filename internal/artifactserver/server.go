@@ -100,12 +100,14 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	hdr.Set("Referrer-Policy", "no-referrer")
 	hdr.Set("Cache-Control", "no-cache") // a running benchmark's files change
 	hdr.Set("Content-Security-Policy", pagePolicy)
+	// Every write, a 429's too, sets its own deadline: a kept-alive
+	// connection still has the last request's.
+	w := newDeadlineWriter(rw, time.Now())
 	if !h.limit.acquire(r.Context()) {
-		tooBusy(rw)
+		tooBusy(w)
 		return
 	}
 	defer h.limit.release()
-	w := newDeadlineWriter(rw, time.Now())
 	p := r.URL.Path
 	isPut := r.Method == http.MethodPut
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && !(isPut && strings.HasPrefix(p, "/campaigns/")) {
