@@ -59,7 +59,7 @@ type clusterBenchmark struct {
 // directories and store URLs as they are; other arguments are benchmark
 // names in the cluster, read from their status.artifactURI, like every
 // benchmark --selector matches. A run in the manager's own file:// store is
-// read through the API server's proxy to the manager's artifact server.
+// read from the manager's artifact server (throughManager).
 func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.Source, error) {
 	var names []string
 	for _, a := range args {

@@ -38,8 +38,8 @@ type publishFlags struct {
 func (p *publishFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&p.publish, "publish", false, "store the report (html, md, csv) in the manager's artifact store as the campaign's")
 	cmd.Flags().StringVar(&p.campaign, "campaign", "", "the campaign to publish as (default: the value of "+benchv1.CampaignLabel+" in -l)")
-	cmd.Flags().StringVar(&p.server, "server", "", "the manager's artifact server, https:// only (default: https://SERVICE.NAMESPACE.svc:8443 of --manager)")
-	cmd.Flags().StringVar(&p.tokenFile, "token-file", publishToken, "a file holding the bearer token to publish with: a ServiceAccount token of audience "+artifactserver.TokenAudience)
+	cmd.Flags().StringVar(&p.server, "server", "", "the manager's artifact server, https:// only (default: https://SERVICE.NAMESPACE.svc:8443 of --manager); with --publish, runs in the manager's own store are read there too, with the token")
+	cmd.Flags().StringVar(&p.tokenFile, "token-file", publishToken, "a file holding the bearer token to publish (and read) with: a ServiceAccount token of audience "+artifactserver.TokenAudience)
 	cmd.Flags().StringVar(&p.caFile, "ca-file", "", "PEM CA certificates to trust for --server besides the system's (the chart's artifact-server CA)")
 	_ = cmd.MarkFlagFilename("token-file")
 	_ = cmd.MarkFlagFilename("ca-file")
