@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -149,14 +150,13 @@ func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) 
 
 // get reads target, with the reader's token if it has one.
 func (rd *artifactReader) get(ctx context.Context, target string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-	if err != nil {
-		return nil, err
-	}
-	if rd.token != "" {
-		req.Header.Set("Authorization", "Bearer "+rd.token)
-	}
-	resp, err := rd.client.Do(req)
+	resp, err := doRetrying(ctx, rd.client, func() (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+		if err == nil && rd.token != "" {
+			req.Header.Set("Authorization", "Bearer "+rd.token)
+		}
+		return req, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reading it from the manager's artifact server: %w", err)
 	}
@@ -173,6 +173,38 @@ func (rd *artifactReader) get(ctx context.Context, target string) ([]byte, error
 		return nil, fmt.Errorf("reading %s: more than %d MiB", target, maxFetchedBytes>>20)
 	}
 	return data, nil
+}
+
+// busyRetries is how often a request the artifact server answered 429 (all
+// its slots taken, or too many new tokens) is sent again, after its
+// Retry-After (at most maxRetryAfter).
+const (
+	busyRetries   = 6
+	maxRetryAfter = 10 * time.Second
+)
+
+// doRetrying sends the request newReq makes, again after a 429.
+func doRetrying(ctx context.Context, client *http.Client, newReq func() (*http.Request, error)) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		req, err := newReq()
+		if err != nil {
+			return nil, err
+		}
+		resp, err := client.Do(req)
+		if err != nil || resp.StatusCode != http.StatusTooManyRequests || attempt == busyRetries {
+			return resp, err
+		}
+		wait := time.Second
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+			wait = min(time.Duration(secs)*time.Second, maxRetryAfter)
+		}
+		_ = resp.Body.Close()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // managerService is the manager's Service, namespace and name.

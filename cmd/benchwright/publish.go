@@ -157,12 +157,13 @@ func (p publishFlags) httpClient() (*http.Client, error) {
 
 // putReport PUTs one report, and says what the server answered when it refused.
 func putReport(ctx context.Context, client *http.Client, target, token string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, target, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := client.Do(req)
+	resp, err := doRetrying(ctx, client, func() (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPut, target, bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		return req, err
+	})
 	if err != nil {
 		return fmt.Errorf("publishing the report: %w", err)
 	}
