@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,6 +34,18 @@ type clusterFlags struct {
 	selector string
 	// manager is the manager's Service, NAMESPACE/NAME.
 	manager string
+	// artifactServer is where the manager's store is read: the plain port
+	// through `kubectl port-forward`, http://localhost:8082.
+	artifactServer string
+	// reader, when set, reads the manager's store with a bearer token
+	// (report --publish: the campaign's token, over TLS).
+	reader *artifactReader
+}
+
+// artifactReader reads the manager's artifact server.
+type artifactReader struct {
+	server, token string
+	client        *http.Client
 }
 
 // defaultManager is the Service the chart installs for the manager.
@@ -47,7 +62,7 @@ type clusterBenchmark struct {
 // directories and store URLs as they are; other arguments are benchmark
 // names in the cluster, read from their status.artifactURI, like every
 // benchmark --selector matches. A run in the manager's own file:// store is
-// read through the API server's proxy to the manager's artifact server.
+// read from the manager's artifact server (throughManager).
 func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.Source, error) {
 	var names []string
 	for _, a := range args {
@@ -98,35 +113,100 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.
 	return report.Join(append(sources, selected...)...), nil
 }
 
+// maxFetchedBytes bounds a samples.ndjson read from the manager: 100,000
+// samples of a few hundred bytes each.
+const maxFetchedBytes = 256 << 20
+
 // throughManager reads a run of the manager's own store with a GET of
 // /files/<ns>/<Kind>/<name>/<uid>/samples.ndjson from the manager's artifact
-// server, through the API server's service proxy: no port-forward needed.
+// server: over TLS with the campaign's token (report --publish), or through
+// `kubectl port-forward` to its plain port (--artifact-server). The API
+// server's service proxy no longer reaches it: it forwards no identity, so
+// the server could not tell its readers from any pod's.
 func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) {
 	elems := strings.Split(strings.TrimSuffix(b.uri, "/"), "/")
 	if len(elems) < 4 {
 		return nil, fmt.Errorf("%s %s/%s: %s is not a run's location", b.kind, b.namespace, b.name, b.uri)
 	}
 	path := "files/" + strings.Join(elems[len(elems)-4:], "/") + "/" + report.SamplesFile
-	svcNS, svc, err := f.managerService()
-	if err != nil {
-		return nil, err
+	rd := f.reader
+	if rd == nil {
+		if f.artifactServer == "" {
+			svcNS, svc, err := f.managerService()
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s %s/%s is in the manager's own store (%s), which is read through `kubectl port-forward`: "+
+				"run `kubectl -n %s port-forward svc/%s 8082` and give --artifact-server=http://localhost:8082", b.kind, b.namespace, b.name, b.uri, svcNS, svc)
+		}
+		if !strings.HasPrefix(f.artifactServer, "http://") {
+			return nil, fmt.Errorf("--artifact-server %s: want the port-forwarded plain port, http://localhost:8082", f.artifactServer)
+		}
+		rd = &artifactReader{server: strings.TrimSuffix(f.artifactServer, "/"), client: &http.Client{Timeout: 5 * time.Minute}}
 	}
+	target := rd.server + "/" + path
 	return report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
-		cfg, err := f.restConfig()
-		if err != nil {
-			return nil, err
-		}
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
-		data, err := cs.CoreV1().Services(svcNS).ProxyGet("http", svc, "artifacts", path, nil).DoRaw(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("reading it through the manager's artifact server (service %s/%s, port artifacts): %w; "+
-				"or open http://localhost:8082/ after `kubectl -n %s port-forward svc/%s 8082`", svcNS, svc, err, svcNS, svc)
-		}
-		return data, nil
+		return rd.get(ctx, target)
 	}}, nil
+}
+
+// get reads target, with the reader's token if it has one.
+func (rd *artifactReader) get(ctx context.Context, target string) ([]byte, error) {
+	resp, err := doRetrying(ctx, rd.client, func() (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+		if err == nil && rd.token != "" {
+			req.Header.Set("Authorization", "Bearer "+rd.token)
+		}
+		return req, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading it from the manager's artifact server: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return nil, fmt.Errorf("reading %s: the manager's artifact server answered %s: %s", target, resp.Status, strings.TrimSpace(string(msg)))
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxFetchedBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", target, err)
+	}
+	if len(data) > maxFetchedBytes {
+		return nil, fmt.Errorf("reading %s: more than %d MiB", target, maxFetchedBytes>>20)
+	}
+	return data, nil
+}
+
+// busyRetries is how often a request the artifact server answered 429 (all
+// its slots taken, or too many new tokens) is sent again, after its
+// Retry-After (at most maxRetryAfter).
+const (
+	busyRetries   = 6
+	maxRetryAfter = 10 * time.Second
+)
+
+// doRetrying sends the request newReq makes, again after a 429.
+func doRetrying(ctx context.Context, client *http.Client, newReq func() (*http.Request, error)) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		req, err := newReq()
+		if err != nil {
+			return nil, err
+		}
+		resp, err := client.Do(req)
+		if err != nil || resp.StatusCode != http.StatusTooManyRequests || attempt == busyRetries {
+			return resp, err
+		}
+		wait := time.Second
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+			wait = min(time.Duration(secs)*time.Second, maxRetryAfter)
+		}
+		_ = resp.Body.Close()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // managerService is the manager's Service, namespace and name.
@@ -244,7 +324,8 @@ func (f *clusterFlags) register(cmd *cobra.Command) {
 	}
 	_ = cmd.MarkFlagFilename("kubeconfig")
 	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
-	cmd.Flags().StringVar(&f.manager, "manager", defaultManager, "the manager's Service (NAMESPACE/NAME): results in its own file:// store are read through it")
+	cmd.Flags().StringVar(&f.manager, "manager", defaultManager, "the manager's Service (NAMESPACE/NAME)")
+	cmd.Flags().StringVar(&f.artifactServer, "artifact-server", "", "the manager's artifact server, port-forwarded (`kubectl -n NAMESPACE port-forward svc/SERVICE 8082`): http://localhost:8082; results in its own file:// store are read there")
 }
 
 // restConfig is the cluster's, as kubectl finds it: --kubeconfig, else

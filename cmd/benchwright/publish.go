@@ -38,8 +38,8 @@ type publishFlags struct {
 func (p *publishFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&p.publish, "publish", false, "store the report (html, md, csv) in the manager's artifact store as the campaign's")
 	cmd.Flags().StringVar(&p.campaign, "campaign", "", "the campaign to publish as (default: the value of "+benchv1.CampaignLabel+" in -l)")
-	cmd.Flags().StringVar(&p.server, "server", "", "the manager's artifact server, https:// only (default: https://SERVICE.NAMESPACE.svc:8443 of --manager)")
-	cmd.Flags().StringVar(&p.tokenFile, "token-file", publishToken, "a file holding the bearer token to publish with: a ServiceAccount token of audience "+artifactserver.TokenAudience)
+	cmd.Flags().StringVar(&p.server, "server", "", "the manager's artifact server, https:// only (default: https://SERVICE.NAMESPACE.svc:8443 of --manager); with --publish, runs in the manager's own store are read there too, with the token")
+	cmd.Flags().StringVar(&p.tokenFile, "token-file", publishToken, "a file holding the bearer token to publish (and read) with: a ServiceAccount token of audience "+artifactserver.TokenAudience)
 	cmd.Flags().StringVar(&p.caFile, "ca-file", "", "PEM CA certificates to trust for --server besides the system's (the chart's artifact-server CA)")
 	_ = cmd.MarkFlagFilename("token-file")
 	_ = cmd.MarkFlagFilename("ca-file")
@@ -82,6 +82,24 @@ func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.
 		return nil
 	}
 	return writeFile(out, writerOf(rep, format))
+}
+
+// reader reads the manager's store where the report is published, with the
+// same token: the campaign's report step reads its runs so.
+func (p publishFlags) reader(cluster clusterFlags) (*artifactReader, error) {
+	server, err := p.serverURL(cluster)
+	if err != nil {
+		return nil, err
+	}
+	client, err := p.httpClient()
+	if err != nil {
+		return nil, err
+	}
+	token, err := os.ReadFile(p.tokenFile)
+	if err != nil {
+		return nil, fmt.Errorf("--publish needs a ServiceAccount token of audience %s: %w (mount a projected token, or give --token-file)", artifactserver.TokenAudience, err)
+	}
+	return &artifactReader{server: server, token: strings.TrimSpace(string(token)), client: client}, nil
 }
 
 // campaignName is --campaign, else the campaign label's value in the selector.
@@ -139,12 +157,13 @@ func (p publishFlags) httpClient() (*http.Client, error) {
 
 // putReport PUTs one report, and says what the server answered when it refused.
 func putReport(ctx context.Context, client *http.Client, target, token string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, target, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := client.Do(req)
+	resp, err := doRetrying(ctx, client, func() (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPut, target, bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		return req, err
+	})
 	if err != nil {
 		return fmt.Errorf("publishing the report: %w", err)
 	}

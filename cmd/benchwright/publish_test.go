@@ -16,8 +16,19 @@ import (
 	"github.com/benchwright/benchwright/internal/artifactserver"
 )
 
-// oneToken lets one token publish in one namespace.
+// oneToken lets one token publish and read in one namespace.
 type oneToken struct{ token, namespace string }
+
+func (o oneToken) Authenticate(_ context.Context, token string) (artifactserver.User, error) {
+	if token != o.token {
+		return artifactserver.User{}, fmt.Errorf("%w: unknown token", artifactserver.ErrUnauthenticated)
+	}
+	return artifactserver.User{Username: "campaign"}, nil
+}
+
+func (o oneToken) MayRead(_ context.Context, _ artifactserver.User, namespace, _, _ string) (bool, error) {
+	return namespace == o.namespace, nil
+}
 
 func (o oneToken) AuthorizePublish(_ context.Context, token, namespace, _ string) error {
 	if token != o.token {

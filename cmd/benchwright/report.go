@@ -56,6 +56,13 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			if pub.publish && format == fitsFormat {
 				return fmt.Errorf("--publish stores html, md and csv: write --format %s to a file instead", fitsFormat)
 			}
+			if pub.publish && cluster.artifactServer == "" {
+				rd, err := pub.reader(cluster)
+				if err != nil {
+					return err
+				}
+				cluster.reader = rd
+			}
 			runs, err := cluster.loadRuns(cmd.Context(), args)
 			if err != nil {
 				return err

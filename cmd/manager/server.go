@@ -37,12 +37,15 @@ func (f *artifactTLSFlags) register(fs *flag.FlagSet) {
 }
 
 // addArtifactServer runs the artifact server on every replica, leader or not:
-// read-only over HTTP on addr, and over HTTPS on tlsFlags.addr, where it also
-// stores the campaign reports a TokenReview and a SubjectAccessReview let a
-// client publish. "0" disables a listener.
+// over HTTP on addr, to every reader (the chart binds it to the pod's
+// loopback address, which only `kubectl port-forward` reaches), and over
+// HTTPS on tlsFlags.addr, to the bearer tokens a TokenReview and a
+// SubjectAccessReview allow: reads of the runs of benchmarks the user may
+// get, and campaign reports published. "0" disables a listener. The two
+// share one cap on requests in progress.
 func addArtifactServer(mgr ctrl.Manager, addr string, tlsFlags artifactTLSFlags, store *artifacts.Store) error {
 	log := ctrl.Log.WithName("artifact-server")
-	servers, runnables, err := artifactServers(addr, tlsFlags, store, artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, log)
+	servers, runnables, err := artifactServers(addr, tlsFlags, store, &artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, log)
 	if err != nil {
 		return err
 	}
@@ -64,8 +67,9 @@ func addArtifactServer(mgr ctrl.Manager, addr string, tlsFlags artifactTLSFlags,
 func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.Store, auth artifactserver.Authorizer, log logr.Logger) ([]*manager.Server, []manager.Runnable, error) {
 	var servers []*manager.Server
 	var runnables []manager.Runnable
+	limit := artifactserver.NewLimiter(artifactserver.MaxConcurrentRequests, artifactserver.QueueWait)
 	if on(addr) {
-		servers = append(servers, artifactServer("artifact server", addr, artifactserver.New(store, log)))
+		servers = append(servers, artifactServer("artifact server", addr, artifactserver.New(store, log).WithLimiter(limit)))
 	}
 	if !on(tlsFlags.addr) {
 		log.Info("publishing campaign reports is off: no --artifact-server-tls-bind-address")
@@ -83,7 +87,7 @@ func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.St
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening on %s: %w", tlsFlags.addr, err)
 	}
-	s := artifactServer("artifact server (TLS)", tlsFlags.addr, artifactserver.NewPublishing(store, auth, log))
+	s := artifactServer("artifact server (TLS)", tlsFlags.addr, artifactserver.NewPublishing(store, auth, log).WithLimiter(limit))
 	s.Listener = tls.NewListener(lis, &tls.Config{GetCertificate: watcher.GetCertificate, MinVersion: tls.VersionTLS12})
 	return append(servers, s), runnables, nil
 }
@@ -94,11 +98,16 @@ func artifactServer(name, addr string, h http.Handler) *manager.Server {
 	timeout := artifactServerShutdown
 	return &manager.Server{
 		Name: name,
+		// No ReadTimeout or WriteTimeout: either would cut a 64 MiB download
+		// to a slow client. The handler sets a deadline per write (30 s
+		// without progress, 15 min in all) and one for a published report's
+		// body (2 min); headers have 10 s.
 		Server: &http.Server{
 			Addr:              addr,
 			Handler:           h,
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
 		},
 		OnlyServeWhenLeader: false,
 		ShutdownTimeout:     &timeout,

@@ -21,12 +21,21 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/artifactserver"
 )
 
 // anyToken lets every token publish.
 type anyToken struct{}
 
 func (anyToken) AuthorizePublish(context.Context, string, string, string) error { return nil }
+
+func (anyToken) Authenticate(context.Context, string) (artifactserver.User, error) {
+	return artifactserver.User{Username: "anyone"}, nil
+}
+
+func (anyToken) MayRead(context.Context, artifactserver.User, string, string, string) (bool, error) {
+	return true, nil
+}
 
 // The plain HTTP listener is read-only: a report (and its bearer token) is
 // accepted over TLS only.

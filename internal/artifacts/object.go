@@ -81,6 +81,32 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	return keys, nil
 }
 
+// ListN is List that stops after max keys: truncated says keys are the
+// first max of the listing's order (the bucket's, lexical for every driver
+// of the store), not all.
+func (s *Store) ListN(ctx context.Context, prefix string, max int) (keys []string, truncated bool, err error) {
+	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("listing %s: %w", s.URI(prefix), err)
+		}
+		if obj.IsDir || s.isPartial(obj.Key) {
+			continue
+		}
+		if len(keys) == max {
+			truncated = true
+			break
+		}
+		keys = append(keys, obj.Key)
+	}
+	sort.Strings(keys)
+	return keys, truncated, nil
+}
+
 // Delete deletes every object under prefix; nothing there is not an error.
 // The empty prefix (the whole store) is refused.
 func (s *Store) Delete(ctx context.Context, prefix string) error {

@@ -144,6 +144,17 @@ func testList(t *testing.T, s *Store, _ backend) {
 	if got := list(t, s, "nowhere/"); len(got) != 0 {
 		t.Errorf("List of an empty prefix = %q", got)
 	}
+	// ListN: all of them within the bound, the first n beyond it.
+	prefix := mustKey(t, run.Prefix)
+	for _, n := range []int{len(want), len(want) - 1} {
+		keys, truncated, err := s.ListN(testContext(t), prefix, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want[:n], keys); diff != "" || truncated != (n < len(want)) {
+			t.Errorf("ListN(%d) truncated=%v (-want +got):\n%s", n, truncated, diff)
+		}
+	}
 }
 
 func testDelete(t *testing.T, s *Store, b backend) {

@@ -1,7 +1,6 @@
 package artifactserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -18,17 +17,24 @@ import (
 // plots is a few MiB.
 const MaxReportBytes = 64 << 20
 
-// Authorizer decides whether the bearer of a token may publish the report of
-// a campaign in a namespace. It returns ErrUnauthenticated or ErrForbidden
-// (wrapped, with the reason) when not.
+// Authorizer decides who may publish and read. Its errors wrap
+// ErrUnauthenticated, ErrForbidden or ErrTooManyRequests, with the reason.
 type Authorizer interface {
+	// AuthorizePublish: may the bearer of token publish the report of
+	// campaign in namespace?
 	AuthorizePublish(ctx context.Context, token, namespace, campaign string) error
+	// Authenticate says who the bearer of token is.
+	Authenticate(ctx context.Context, token string) (User, error)
+	// MayRead says whether user may get the object of resource
+	// (benchwright.io) named name in namespace; "" names every one there.
+	MayRead(ctx context.Context, user User, namespace, resource, name string) (bool, error)
 }
 
 // Errors of an Authorizer.
 var (
 	ErrUnauthenticated = errors.New("unauthenticated")
 	ErrForbidden       = errors.New("forbidden")
+	ErrTooManyRequests = errors.New("too many requests")
 )
 
 // Writer is what publishing writes to (*artifacts.Store).
@@ -66,14 +72,11 @@ func (h *Handler) campaignReport(w http.ResponseWriter, r *http.Request, path st
 		h.publish(w, r, key, format)
 		return
 	}
-	data, err := h.store.Get(r.Context(), key)
-	if err != nil {
-		h.storeError(w, r, err)
+	elems := strings.Split(key, "/") // ns/Campaign/name/report.format
+	if !h.mayRead(w, r, elems[0], CampaignReportsResource, elems[2]) {
 		return
 	}
-	w.Header().Set("Content-Type", artifacts.CampaignFormats[format])
-	w.Header().Set("Content-Security-Policy", filePolicy)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+	h.serveObject(w, r, key, artifacts.CampaignFormats[format])
 }
 
 // publish stores a campaign's report when the request's bearer token may
@@ -84,26 +87,18 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request, key, format st
 		http.Error(w, "read-only: this server does not accept reports", http.StatusMethodNotAllowed)
 		return
 	}
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || token == "" {
+	token, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="benchwright"`)
 		http.Error(w, "publishing a report needs a bearer token (a ServiceAccount's)", http.StatusUnauthorized)
 		return
 	}
 	elems := strings.Split(key, "/") // ns/Campaign/name/report.format
 	if err := h.auth.AuthorizePublish(r.Context(), token, elems[0], elems[2]); err != nil {
-		switch {
-		case errors.Is(err, ErrUnauthenticated):
-			w.Header().Set("WWW-Authenticate", `Bearer realm="benchwright", error="invalid_token"`)
-			http.Error(w, err.Error(), http.StatusUnauthorized)
-		case errors.Is(err, ErrForbidden):
-			http.Error(w, err.Error(), http.StatusForbidden)
-		default:
-			h.log.Error(err, "authorizing a report")
-			http.Error(w, "authorizing the request failed", http.StatusInternalServerError)
-		}
+		h.authError(w, err)
 		return
 	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(PublishReadTimeout))
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxReportBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError

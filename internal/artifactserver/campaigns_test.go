@@ -25,6 +25,27 @@ func (t tokens) AuthorizePublish(_ context.Context, token, namespace, _ string) 
 	return nil
 }
 
+func (t tokens) Authenticate(_ context.Context, token string) (User, error) {
+	if _, ok := t[token]; !ok {
+		return User{}, fmt.Errorf("%w: unknown token", ErrUnauthenticated)
+	}
+	return User{Username: token}, nil
+}
+
+func (t tokens) MayRead(_ context.Context, user User, namespace, _, _ string) (bool, error) {
+	return t[user.Username] == namespace, nil
+}
+
+// getAs is get with a bearer token.
+func getAs(t *testing.T, h http.Handler, target, token string) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, target, nil)
+	r.Header.Set("Authorization", "Bearer "+token)
+	h.ServeHTTP(w, r)
+	return w
+}
+
 func put(h http.Handler, target, token, body string) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
 	r := httptest.NewRequest(http.MethodPut, target, strings.NewReader(body))
@@ -56,7 +77,7 @@ func TestPublishCampaignReport(t *testing.T) {
 			t.Errorf("%s: PUT %s = %d, want %d (%s)", c.name, c.target, w.Code, c.want, w.Body)
 		}
 	}
-	if w := get(t, h, http.MethodGet, target); w.Code != http.StatusNotFound {
+	if w := getAs(t, h, target, "wf-token"); w.Code != http.StatusNotFound {
 		t.Fatalf("a refused report was stored: GET = %d", w.Code)
 	}
 
@@ -66,7 +87,10 @@ func TestPublishCampaignReport(t *testing.T) {
 	if w := put(h, strings.Replace(target, ".html", ".md", 1), "wf-token", "# S0"); w.Code != http.StatusCreated {
 		t.Fatalf("PUT md = %d, want 201 (%s)", w.Code, w.Body)
 	}
-	w := get(t, h, http.MethodGet, target)
+	if w := get(t, h, http.MethodGet, target); w.Code != http.StatusUnauthorized {
+		t.Errorf("GET of a published report without a token = %d, want 401", w.Code)
+	}
+	w := getAs(t, h, target, "wf-token")
 	if w.Code != http.StatusOK || w.Body.String() != report || w.Header().Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("GET = %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body)
 	}
@@ -74,7 +98,10 @@ func TestPublishCampaignReport(t *testing.T) {
 		t.Errorf("a published report is served without the no-network policy: %q", csp)
 	}
 
-	index := get(t, h, http.MethodGet, "/").Body.String()
+	index := getAs(t, h, "/", "wf-token").Body.String()
+	if strings.Contains(index, "osu-lat") {
+		t.Errorf("the index shows a run of a namespace the token may not read\n%s", index)
+	}
 	for _, want := range []string{
 		"<h2>Campaigns</h2>", "s0-machine-types-x7k2p",
 		`href="campaigns/perf/s0-machine-types-x7k2p/report.html">html</a> · <a href="campaigns/perf/s0-machine-types-x7k2p/report.md">md</a>`,

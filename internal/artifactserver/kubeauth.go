@@ -2,9 +2,15 @@ package artifactserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
+	"time"
 
+	"golang.org/x/time/rate"
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -12,60 +18,207 @@ import (
 
 // Publishing a campaign's report is authorized as the verb create on this
 // resource of the benchwright.io group, which no object backs: RBAC grants it
-// like any other (the chart's campaign Role does).
+// like any other (the chart's campaign Role does). Reading one is get on it.
 const (
 	CampaignReportsGroup    = "benchwright.io"
 	CampaignReportsResource = "campaignreports"
 )
 
-// TokenAudience is the audience a publishing token must be issued for (a
-// projected ServiceAccount token): the pod's default token, which the API
-// server accepts, is refused, and a publishing token is refused by the API
-// server.
+// TokenAudience is the audience a token must be issued for (a projected
+// ServiceAccount token), to publish or to read: the pod's default token,
+// which the API server accepts, is refused, and a token of this audience is
+// refused by the API server.
 const TokenAudience = "benchwright-artifacts"
+
+// The caches of KubeAuthorizer. A token's review is kept a minute, whatever
+// it said, under the token's SHA-256 (no token stays in memory); an allowed
+// access a minute, a denied one ten seconds, so that a new RoleBinding counts
+// soon. Reviews that miss the cache are rate-limited: made-up tokens, each
+// new, cost the API server at most reviewRate TokenReviews a second.
+const (
+	tokenTTL    = time.Minute
+	allowTTL    = time.Minute
+	denyTTL     = 10 * time.Second
+	cacheSize   = 4096
+	reviewRate  = 10
+	reviewBurst = 20
+)
+
+// User is who a token is, as the TokenReview said.
+type User = authnv1.UserInfo
 
 // KubeAuthorizer authorizes with the API server: a TokenReview says who the
 // token is (for TokenAudience only), a SubjectAccessReview whether they may
-// create campaignreports in the namespace.
+// create campaignreports in the namespace, or get a run's benchmark. Use it
+// by pointer: it keeps the answers.
 type KubeAuthorizer struct {
 	Client client.Client
+
+	once      sync.Once
+	users     *cache[User]
+	refusals  *cache[string]
+	decisions *cache[bool]
+	reviews   *rate.Limiter
+	now       func() time.Time
+}
+
+func (a *KubeAuthorizer) init() {
+	a.once.Do(func() {
+		a.users, a.refusals, a.decisions = newCache[User](cacheSize), newCache[string](cacheSize), newCache[bool](cacheSize)
+		a.reviews = rate.NewLimiter(reviewRate, reviewBurst)
+		if a.now == nil {
+			a.now = time.Now
+		}
+	})
 }
 
 // AuthorizePublish implements Authorizer.
-func (a KubeAuthorizer) AuthorizePublish(ctx context.Context, token, namespace, campaign string) error {
-	review := &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token, Audiences: []string{TokenAudience}}}
-	if err := a.Client.Create(ctx, review); err != nil {
-		return fmt.Errorf("reviewing the token: %w", err)
+func (a *KubeAuthorizer) AuthorizePublish(ctx context.Context, token, namespace, campaign string) error {
+	user, err := a.Authenticate(ctx, token)
+	if err != nil {
+		return err
 	}
-	if !review.Status.Authenticated {
-		reason := review.Status.Error
-		if reason == "" {
-			reason = "the API server does not know the token"
-		}
-		return fmt.Errorf("%w: %s (publish with a projected ServiceAccount token of audience %s)", ErrUnauthenticated, reason, TokenAudience)
+	ok, err := a.allowed(ctx, user, authzv1.ResourceAttributes{
+		Namespace: namespace, Verb: "create", Group: CampaignReportsGroup,
+		Resource: CampaignReportsResource, Name: campaign,
+	})
+	if err != nil {
+		return err
 	}
-	// An authenticator that ignores audiences answers none: not enough.
-	if !slices.Contains(review.Status.Audiences, TokenAudience) {
-		return fmt.Errorf("%w: the token is not for audience %s (its audiences: %v)", ErrUnauthenticated, TokenAudience, review.Status.Audiences)
-	}
-	user := review.Status.User
-	extra := make(map[string]authzv1.ExtraValue, len(user.Extra))
-	for k, v := range user.Extra {
-		extra[k] = authzv1.ExtraValue(v)
-	}
-	access := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
-		User: user.Username, UID: user.UID, Groups: user.Groups, Extra: extra,
-		ResourceAttributes: &authzv1.ResourceAttributes{
-			Namespace: namespace, Verb: "create", Group: CampaignReportsGroup,
-			Resource: CampaignReportsResource, Name: campaign,
-		},
-	}}
-	if err := a.Client.Create(ctx, access); err != nil {
-		return fmt.Errorf("reviewing the access: %w", err)
-	}
-	if !access.Status.Allowed {
+	if !ok {
 		return fmt.Errorf("%w: %s may not create %s.%s in namespace %s", ErrForbidden,
 			user.Username, CampaignReportsResource, CampaignReportsGroup, namespace)
 	}
 	return nil
+}
+
+// Authenticate implements Authorizer: a TokenReview for TokenAudience.
+func (a *KubeAuthorizer) Authenticate(ctx context.Context, token string) (User, error) {
+	a.init()
+	sum := sha256.Sum256([]byte(token))
+	key := hex.EncodeToString(sum[:])
+	now := a.now()
+	if u, ok := a.users.get(key, now); ok {
+		return u, nil
+	}
+	if reason, ok := a.refusals.get(key, now); ok {
+		return User{}, unauthenticated(reason)
+	}
+	if !a.reviews.Allow() {
+		return User{}, fmt.Errorf("%w: too many new tokens to review, try again shortly", ErrTooManyRequests)
+	}
+	review := &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token, Audiences: []string{TokenAudience}}}
+	if err := a.Client.Create(ctx, review); err != nil {
+		return User{}, fmt.Errorf("reviewing the token: %w", err)
+	}
+	reason := ""
+	switch {
+	case !review.Status.Authenticated:
+		reason = review.Status.Error
+		if reason == "" {
+			reason = "the API server does not know the token"
+		}
+	// An authenticator that ignores audiences answers none: not enough.
+	case !slices.Contains(review.Status.Audiences, TokenAudience):
+		reason = fmt.Sprintf("the token is not for audience %s (its audiences: %v)", TokenAudience, review.Status.Audiences)
+	}
+	if reason != "" {
+		a.refusals.put(key, reason, now, tokenTTL)
+		return User{}, unauthenticated(reason)
+	}
+	a.users.put(key, review.Status.User, now, tokenTTL)
+	return review.Status.User, nil
+}
+
+func unauthenticated(reason string) error {
+	return fmt.Errorf("%w: %s (use a projected ServiceAccount token of audience %s)", ErrUnauthenticated, reason, TokenAudience)
+}
+
+// MayRead implements Authorizer: get on resource (of benchwright.io) named
+// name in namespace; name "" asks for every object of it there.
+func (a *KubeAuthorizer) MayRead(ctx context.Context, user User, namespace, resource, name string) (bool, error) {
+	return a.allowed(ctx, user, authzv1.ResourceAttributes{
+		Namespace: namespace, Verb: "get", Group: CampaignReportsGroup, Resource: resource, Name: name,
+	})
+}
+
+// allowed asks a SubjectAccessReview, or the cache.
+func (a *KubeAuthorizer) allowed(ctx context.Context, user User, attrs authzv1.ResourceAttributes) (bool, error) {
+	a.init()
+	extra := make(map[string]authzv1.ExtraValue, len(user.Extra))
+	for k, v := range user.Extra {
+		extra[k] = authzv1.ExtraValue(v)
+	}
+	spec := authzv1.SubjectAccessReviewSpec{
+		User: user.Username, UID: user.UID, Groups: user.Groups, Extra: extra, ResourceAttributes: &attrs,
+	}
+	raw, err := spec.Marshal()
+	if err != nil {
+		return false, err
+	}
+	key := string(raw)
+	now := a.now()
+	if ok, hit := a.decisions.get(key, now); hit {
+		return ok, nil
+	}
+	access := &authzv1.SubjectAccessReview{Spec: spec}
+	if err := a.Client.Create(ctx, access); err != nil {
+		return false, fmt.Errorf("reviewing the access: %w", err)
+	}
+	ttl := denyTTL
+	if access.Status.Allowed {
+		ttl = allowTTL
+	}
+	a.decisions.put(key, access.Status.Allowed, now, ttl)
+	return access.Status.Allowed, nil
+}
+
+// resourceOf is the resource a run's kind is read as: StorageBenchmark is
+// storagebenchmarks, as the CRDs name them.
+func resourceOf(kind string) string { return strings.ToLower(kind) + "s" }
+
+// cache holds answers until they expire, at most size of them.
+type cache[V any] struct {
+	mu      sync.Mutex
+	size    int
+	entries map[string]entry[V]
+}
+
+type entry[V any] struct {
+	value   V
+	expires time.Time
+}
+
+func newCache[V any](size int) *cache[V] {
+	return &cache[V]{size: size, entries: map[string]entry[V]{}}
+}
+
+// get is key's value unless it expired by now.
+func (c *cache[V]) get(key string, now time.Time) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || !now.Before(e.expires) {
+		var zero V
+		return zero, false
+	}
+	return e.value, true
+}
+
+// put keeps value for key for ttl from now. A full cache first drops what
+// expired, then, if nothing did, everything: answers are cheap to ask again.
+func (c *cache[V]) put(key string, value V, now time.Time, ttl time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.size {
+		for k, e := range c.entries {
+			if !now.Before(e.expires) {
+				delete(c.entries, k)
+			}
+		}
+		if len(c.entries) >= c.size {
+			clear(c.entries)
+		}
+	}
+	c.entries[key] = entry[V]{value: value, expires: now.Add(ttl)}
 }

@@ -1,6 +1,7 @@
 package artifactserver
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -9,38 +10,122 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// index lists the runs of the store, newest first.
-func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
-	keys, err := h.store.List(r.Context(), "")
+// The index is built from a bounded listing of the store, at most every
+// indexTTL: the summaries of every run are read then, not on every request.
+const (
+	indexTTL     = 30 * time.Second
+	maxIndexKeys = 100_000
+	// maxRunKeys bounds the listing of one run (its raw logs above all).
+	maxRunKeys = 10_000
+)
+
+// indexCache is the last index built, for every caller; what one caller
+// sees of it is filtered per request.
+type indexCache struct {
+	mu        sync.Mutex
+	built     time.Time
+	runs      []*run
+	campaigns []campaign
+	truncated bool
+}
+
+// get is the index, built again if it is older than indexTTL. One request
+// builds it while the others wait for it.
+func (h *Handler) indexData(ctx context.Context) (*indexCache, error) {
+	c := h.index
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.built.IsZero() && time.Since(c.built) < indexTTL {
+		return c, nil
+	}
+	keys, truncated, err := h.store.ListN(ctx, "", maxIndexKeys)
+	if err != nil {
+		return nil, err
+	}
+	runs := groupRuns(keys)
+	for _, run := range runs {
+		h.readSummary(ctx, run)
+	}
+	newestFirst(runs)
+	c.runs, c.campaigns, c.truncated, c.built = runs, campaigns(keys), truncated, time.Now()
+	return c, nil
+}
+
+// serveIndex lists the runs of the store, newest first: those the caller
+// may read.
+func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
+	idx, err := h.indexData(r.Context())
 	if err != nil {
 		h.storeError(w, r, err)
 		return
 	}
-	runs := groupRuns(keys)
-	for _, run := range runs {
-		h.readSummary(r.Context(), run)
+	h.index.mu.Lock()
+	runs, camps, truncated := idx.runs, idx.campaigns, idx.truncated
+	h.index.mu.Unlock()
+	may, err := h.readFilter(r)
+	if err != nil {
+		h.authError(w, err)
+		return
 	}
-	newestFirst(runs)
-	rows := make([]indexRow, len(runs))
-	for i, run := range runs {
-		rows[i] = indexRow{
+	var rows []indexRow
+	for _, run := range runs {
+		if ok, err := may(run.Namespace, resourceOf(run.Kind)); err != nil {
+			h.authError(w, err)
+			return
+		} else if !ok {
+			continue
+		}
+		row := indexRow{
 			Location: run.Location, Href: "runs/" + run.path() + "/", Times: timesOf(run.Summary),
 			Machines: run.machineTypes(),
 		}
 		if run.Summary != nil {
-			rows[i].Figures = len(run.Summary.Summaries)
+			row.Figures = len(run.Summary.Summaries)
 		}
 		if slices.Contains(run.Files, "report.html") {
-			rows[i].ReportHref = "files/" + run.fileHref("report.html")
+			row.ReportHref = "files/" + run.fileHref("report.html")
+		}
+		rows = append(rows, row)
+	}
+	var shown []campaign
+	for _, c := range camps {
+		if ok, err := may(c.Namespace, CampaignReportsResource); err != nil {
+			h.authError(w, err)
+			return
+		} else if ok {
+			shown = append(shown, c)
 		}
 	}
-	h.render(w, indexTemplate, indexPage{Runs: rows, Campaigns: campaigns(keys)})
+	h.render(w, indexTemplate, indexPage{Runs: rows, Campaigns: shown, Truncated: truncated})
+}
+
+// readFilter says, per namespace and resource, whether the caller may get
+// every object of it there (one SubjectAccessReview each, cached).
+func (h *Handler) readFilter(r *http.Request) (func(namespace, resource string) (bool, error), error) {
+	if h.auth == nil {
+		return func(string, string) (bool, error) { return true, nil }, nil
+	}
+	user, _ := r.Context().Value(userKey{}).(User)
+	seen := map[[2]string]bool{}
+	return func(namespace, resource string) (bool, error) {
+		k := [2]string{namespace, resource}
+		if ok, done := seen[k]; done {
+			return ok, nil
+		}
+		ok, err := h.auth.MayRead(r.Context(), user, namespace, resource, "")
+		if err != nil {
+			return false, err
+		}
+		seen[k] = ok
+		return ok, nil
+	}, nil
 }
 
 // run shows one run's figures, nodes and files.
@@ -56,12 +141,15 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}
+	if !h.mayRead(w, r, loc.Namespace, resourceOf(loc.Kind), loc.Name) {
+		return
+	}
 	prefix, err := loc.Prefix()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	keys, err := h.store.List(r.Context(), prefix)
+	keys, _, err := h.store.ListN(r.Context(), prefix, maxRunKeys)
 	if err != nil {
 		h.storeError(w, r, err)
 		return
@@ -96,6 +184,8 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 type indexPage struct {
 	Runs      []indexRow
 	Campaigns []campaign
+	// Truncated: the store holds more than the index lists.
+	Truncated bool
 }
 
 type indexRow struct {

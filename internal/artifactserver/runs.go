@@ -3,6 +3,7 @@ package artifactserver
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/url"
 	"slices"
 	"sort"
@@ -79,6 +80,10 @@ func rawRank(name string) int {
 	return 1 << 30
 }
 
+// maxSummaryBytes bounds a summary.json the pages read: the controllers'
+// are a few KiB.
+const maxSummaryBytes = 4 << 20
+
 // readSummary reads a run's summary.json; a missing or unreadable one is nil.
 func (h *Handler) readSummary(ctx context.Context, r *run) {
 	if !slices.Contains(r.Files, "summary.json") {
@@ -88,9 +93,19 @@ func (h *Handler) readSummary(ctx context.Context, r *run) {
 	if err != nil {
 		return
 	}
-	data, err := h.store.Get(ctx, key)
+	obj, err := h.store.NewReader(ctx, key)
 	if err != nil {
 		h.log.Error(err, "reading a run's summary", "key", key)
+		return
+	}
+	defer func() { _ = obj.Close() }()
+	data, err := io.ReadAll(io.LimitReader(obj, maxSummaryBytes+1))
+	if err != nil {
+		h.log.Error(err, "reading a run's summary", "key", key)
+		return
+	}
+	if len(data) > maxSummaryBytes {
+		h.log.Info("a run's summary is too large to show", "key", key, "max", maxSummaryBytes)
 		return
 	}
 	var s results.RunSummary

@@ -1,8 +1,14 @@
-// Package artifactserver serves the artifact store read-only over HTTP: an
-// index of the runs, a page per run with its figures and files, and the files
-// themselves. Pages are self-contained (inline CSS, no scripts, nothing
-// fetched from elsewhere), so they work through `kubectl port-forward` on a
-// machine without network access.
+// Package artifactserver serves the artifact store over HTTP: an index of
+// the runs, a page per run with its figures and files, and the files
+// themselves, streamed from the store. Pages are self-contained (inline CSS,
+// no scripts, nothing fetched from elsewhere), so they work through `kubectl
+// port-forward` on a machine without network access.
+//
+// A Handler from New serves every read to whoever reaches it: the manager
+// binds it to the pod's loopback address, which only `kubectl port-forward`
+// reaches (the API server authorizes that). A Handler from NewPublishing
+// serves reads only to a bearer token of TokenAudience whose user may get
+// the run's benchmark in its namespace, and lists only those runs.
 package artifactserver
 
 import (
@@ -10,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"html/template"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -19,10 +26,11 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 )
 
-// Store is what the server reads of the artifact store (*artifacts.Store).
+// Store is what the server reads of the artifact store (*artifacts.Store):
+// objects are streamed, listings bounded.
 type Store interface {
-	Get(ctx context.Context, key string) ([]byte, error)
-	List(ctx context.Context, prefix string) ([]string, error)
+	NewReader(ctx context.Context, key string) (io.ReadCloser, error)
+	ListN(ctx context.Context, prefix string, max int) ([]string, bool, error)
 }
 
 // Content security policies: the server's own pages need only their inline
@@ -51,43 +59,82 @@ type Handler struct {
 	store  Store
 	log    logr.Logger
 	writer Writer
-	auth   Authorizer
+	// auth, when set, authorizes every request: reads and publishing.
+	auth  Authorizer
+	limit *Limiter
+	index *indexCache
 }
 
-// New returns a read-only Handler of store; log receives the store's errors.
+// New returns a Handler of store that serves every read without asking who
+// reads; log receives the store's errors.
 func New(store Store, log logr.Logger) *Handler {
-	return &Handler{store: store, log: log}
+	return &Handler{store: store, log: log, limit: NewLimiter(MaxConcurrentRequests, QueueWait), index: &indexCache{}}
 }
 
-// NewPublishing returns a Handler of store that also stores campaign reports
-// PUT by the clients auth lets publish them.
+// NewPublishing returns a Handler of store that serves the reads auth
+// allows, and stores the campaign reports PUT by the clients it lets
+// publish them.
 func NewPublishing(store interface {
 	Store
 	Writer
 }, auth Authorizer, log logr.Logger) *Handler {
-	return &Handler{store: store, writer: store, auth: auth, log: log}
+	h := New(store, log)
+	h.writer, h.auth = store, auth
+	return h
 }
 
-// ServeHTTP routes a request.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hdr := w.Header()
+// WithLimiter makes h share l (the manager's listeners share one) and
+// returns h.
+func (h *Handler) WithLimiter(l *Limiter) *Handler {
+	h.limit = l
+	return h
+}
+
+type userKey struct{}
+
+// ServeHTTP routes a request, once it has a slot and, where h authorizes, a
+// known user.
+func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	hdr := rw.Header()
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Referrer-Policy", "no-referrer")
 	hdr.Set("Cache-Control", "no-cache") // a running benchmark's files change
 	hdr.Set("Content-Security-Policy", pagePolicy)
-	p := r.URL.Path
-	if campaign, ok := strings.CutPrefix(p, "/campaigns/"); ok && (r.Method == http.MethodPut || r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		h.campaignReport(w, r, campaign)
+	// Every write, a 429's too, sets its own deadline: a kept-alive
+	// connection still has the last request's.
+	w := newDeadlineWriter(rw, time.Now())
+	if !h.limit.acquire(r.Context()) {
+		tooBusy(w)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	defer h.limit.release()
+	p := r.URL.Path
+	isPut := r.Method == http.MethodPut
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !(isPut && strings.HasPrefix(p, "/campaigns/")) {
 		hdr.Set("Allow", "GET, HEAD")
 		http.Error(w, "read-only: only GET and HEAD are allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	if h.auth != nil && !isPut { // publish authorizes its own way
+		token, ok := bearerToken(r.Header.Get("Authorization"))
+		if !ok {
+			hdr.Set("WWW-Authenticate", `Bearer realm="benchwright"`)
+			http.Error(w, "reading needs a bearer token: a ServiceAccount token of audience "+TokenAudience+
+				" (or read through `kubectl port-forward` to the manager's port 8082)", http.StatusUnauthorized)
+			return
+		}
+		user, err := h.auth.Authenticate(r.Context(), token)
+		if err != nil {
+			h.authError(w, err)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), userKey{}, user))
+	}
 	switch {
+	case strings.HasPrefix(p, "/campaigns/"):
+		h.campaignReport(w, r, strings.TrimPrefix(p, "/campaigns/"))
 	case p == "/":
-		h.index(w, r)
+		h.serveIndex(w, r)
 	case strings.HasPrefix(p, "/runs/"):
 		h.run(w, r, strings.TrimPrefix(p, "/runs/"))
 	case strings.HasPrefix(p, "/files/"):
@@ -97,21 +144,87 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// bearerToken is the token of an "Authorization: Bearer TOKEN" header, as the
+// API server's bearer-token authenticator reads it.
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// mayRead says whether the request's user may get the named object of
+// resource (benchwright.io) in namespace, and answers 403 when not. It asks
+// before the store is read, so a refusal says nothing of what is stored.
+func (h *Handler) mayRead(w http.ResponseWriter, r *http.Request, namespace, resource, name string) bool {
+	if h.auth == nil {
+		return true
+	}
+	user, _ := r.Context().Value(userKey{}).(User)
+	ok, err := h.auth.MayRead(r.Context(), user, namespace, resource, name)
+	if err != nil {
+		h.authError(w, err)
+		return false
+	}
+	if !ok {
+		http.Error(w, user.Username+" may not get "+resource+"."+CampaignReportsGroup+" "+name+" in namespace "+namespace, http.StatusForbidden)
+	}
+	return ok
+}
+
+// authError answers an Authorizer's error.
+func (h *Handler) authError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, ErrUnauthenticated):
+		w.Header().Set("WWW-Authenticate", `Bearer realm="benchwright", error="invalid_token"`)
+		http.Error(w, err.Error(), http.StatusUnauthorized)
+	case errors.Is(err, ErrForbidden):
+		http.Error(w, err.Error(), http.StatusForbidden)
+	case errors.Is(err, ErrTooManyRequests):
+		tooBusy(w)
+	default:
+		h.log.Error(err, "authorizing a request")
+		http.Error(w, "authorizing the request failed", http.StatusInternalServerError)
+	}
+}
+
 // file serves one file of a run with its content type.
 func (h *Handler) file(w http.ResponseWriter, r *http.Request, path string) {
-	_, key, err := parseKey(path)
+	loc, key, err := parseKey(path)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	data, err := h.store.Get(r.Context(), key)
+	if !h.mayRead(w, r, loc.Namespace, resourceOf(loc.Kind), loc.Name) {
+		return
+	}
+	h.serveObject(w, r, key, contentType(key))
+}
+
+// serveObject streams an object of the store: the manager holds a copy
+// buffer of it, never the whole object. Ranges are served (the store's
+// reader seeks).
+func (h *Handler) serveObject(w http.ResponseWriter, r *http.Request, key, ctype string) {
+	obj, err := h.store.NewReader(r.Context(), key)
 	if err != nil {
 		h.storeError(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", contentType(key))
+	defer func() { _ = obj.Close() }()
+	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Content-Security-Policy", filePolicy)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data)) // the store gives no modification time
+	if rs, ok := obj.(io.ReadSeeker); ok {
+		http.ServeContent(w, r, "", time.Time{}, rs) // the modification time is not shown: Cache-Control no-cache
+		return
+	}
+	if r.Method == http.MethodHead {
+		return
+	}
+	if _, err := io.Copy(w, obj); err != nil && r.Context().Err() == nil {
+		h.log.V(1).Info("streaming an object", "key", key, "error", err.Error())
+	}
 }
 
 // render writes a page, or a 500 when the template fails.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 
@@ -53,6 +54,7 @@ func TestDefaults(t *testing.T) {
 		"CustomResourceDefinition/storagebenchmarks.benchwright.io",
 		"CustomResourceDefinition/tuningprofiles.benchwright.io",
 		"Deployment/benchwright-manager",
+		"NetworkPolicy/benchwright-manager",
 		"PersistentVolumeClaim/benchwright-artifacts",
 		"Role/benchwright-leader-election",
 		"Role/benchwright-manager-role",
@@ -91,7 +93,7 @@ func TestDefaults(t *testing.T) {
 		"--leader-elect",
 		"--metrics-bind-address=:8080",
 		"--health-probe-bind-address=:8081",
-		"--artifact-server-bind-address=:8082",
+		"--artifact-server-bind-address=127.0.0.1:8082",
 		"--artifact-server-tls-bind-address=:8443",
 		"--artifact-server-cert-dir=/var/run/secrets/benchwright/artifact-server-tls",
 		"--max-concurrent-reconciles=4",
@@ -160,6 +162,31 @@ func TestDefaults(t *testing.T) {
 	if !slices.Equal(ports, []int32{8080, 8082, 8443}) || !selects(svc.Spec.Selector, d.Spec.Template.Labels) {
 		t.Errorf("service ports %v, selector %v, pod labels %v", ports, svc.Spec.Selector, d.Spec.Template.Labels)
 	}
+
+	// Without campaigns the TLS artifact port is open to no peer (a
+	// port-forward still reaches it); the plain one (loopback) to nobody;
+	// metrics and probes to anyone.
+	byPort := networkPolicyPeers(t, objs)
+	if len(byPort) != 2 || len(byPort["https-metrics"]) != 0 || len(byPort["probes"]) != 0 {
+		t.Errorf("network policy peers by port %+v", byPort)
+	}
+}
+
+// networkPolicyPeers are the peers of the manager's NetworkPolicy by port.
+func networkPolicyPeers(t *testing.T, objs []object) map[string][]networkingv1.NetworkPolicyPeer {
+	t.Helper()
+	var np networkingv1.NetworkPolicy
+	find(t, objs, "NetworkPolicy", "benchwright-manager").into(t, &np)
+	if np.Spec.PodSelector.MatchLabels["app.kubernetes.io/component"] != "manager" {
+		t.Errorf("network policy selects %v, want the manager's pods", np.Spec.PodSelector.MatchLabels)
+	}
+	byPort := map[string][]networkingv1.NetworkPolicyPeer{}
+	for _, rule := range np.Spec.Ingress {
+		for _, p := range rule.Ports {
+			byPort[p.Port.String()] = rule.From
+		}
+	}
+	return byPort
 }
 
 // selects reports whether a non-empty selector matches labels.
@@ -259,6 +286,13 @@ func TestVariants(t *testing.T) {
 				if campaignObject && o.Namespace != campaigns {
 					t.Errorf("%s is in %q, want %q", o, o.Namespace, campaigns)
 				}
+			}
+			// The TLS artifact port: the campaigns' workflow pods only.
+			peers := networkPolicyPeers(t, objs)["artifacts-tls"]
+			if len(peers) != 1 || peers[0].NamespaceSelector == nil || peers[0].PodSelector == nil ||
+				peers[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != campaigns ||
+				len(peers[0].PodSelector.MatchExpressions) != 1 || peers[0].PodSelector.MatchExpressions[0].Key != "workflows.argoproj.io/workflow" {
+				t.Errorf("network policy peers of :8443 %+v, want the workflow pods of %s", peers, campaigns)
 			}
 			// The campaigns' namespace has the artifact server's CA, not its key.
 			var ca corev1.ConfigMap
