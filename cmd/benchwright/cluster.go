@@ -35,8 +35,10 @@ type clusterFlags struct {
 	// manager is the manager's Service, NAMESPACE/NAME.
 	manager string
 	// artifactServer is where the manager's store is read: the plain port
-	// through `kubectl port-forward`, http://localhost:8082.
+	// through `kubectl port-forward`, http://localhost:8082. Empty: the
+	// command opens that port-forward itself (fwd).
 	artifactServer string
+	fwd            *managerForward
 	// reader, when set, reads the manager's store with a bearer token
 	// (report --publish: the campaign's token, over TLS).
 	reader *artifactReader
@@ -131,18 +133,21 @@ func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) 
 	path := "files/" + strings.Join(elems[len(elems)-4:], "/") + "/" + report.SamplesFile
 	rd := f.reader
 	if rd == nil {
-		if f.artifactServer == "" {
-			svcNS, svc, err := f.managerService()
-			if err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%s %s/%s is in the manager's own store (%s), which is read through `kubectl port-forward`: "+
-				"run `kubectl -n %s port-forward svc/%s 8082` and give --artifact-server=http://localhost:8082", b.kind, b.namespace, b.name, b.uri, svcNS, svc)
-		}
-		if !strings.HasPrefix(f.artifactServer, "http://") {
+		if f.artifactServer != "" && !strings.HasPrefix(f.artifactServer, "http://") {
 			return nil, fmt.Errorf("--artifact-server %s: want the port-forwarded plain port, http://localhost:8082", f.artifactServer)
 		}
 		rd = &artifactReader{server: strings.TrimSuffix(f.artifactServer, "/"), client: &http.Client{Timeout: 5 * time.Minute}}
+	}
+	if rd.server == "" {
+		// No --artifact-server: the command forwards the manager's port
+		// itself, on the first read.
+		return report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
+			server, err := f.forwarded(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s/%s is in the manager's own store (%s), read through a port-forward to the manager: %w", b.kind, b.namespace, b.name, b.uri, err)
+			}
+			return rd.get(ctx, server+"/"+path)
+		}}, nil
 	}
 	target := rd.server + "/" + path
 	return report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
@@ -312,6 +317,7 @@ func (f clusterFlags) find(ctx context.Context, c client.Reader, scheme *runtime
 // --kubeconfig, --context and -n (only these: report has a --server of its
 // own), -l and --manager.
 func (f *clusterFlags) register(cmd *cobra.Command) {
+	f.fwd = &managerForward{}
 	f.config = &genericclioptions.ConfigFlags{KubeConfig: new(string), Context: new(string), Namespace: new(string)}
 	f.config.AddFlags(cmd.Flags())
 	// In the words of the other flags.
@@ -325,7 +331,7 @@ func (f *clusterFlags) register(cmd *cobra.Command) {
 	_ = cmd.MarkFlagFilename("kubeconfig")
 	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
 	cmd.Flags().StringVar(&f.manager, "manager", defaultManager, "the manager's Service (NAMESPACE/NAME)")
-	cmd.Flags().StringVar(&f.artifactServer, "artifact-server", "", "the manager's artifact server, port-forwarded (`kubectl -n NAMESPACE port-forward svc/SERVICE 8082`): http://localhost:8082; results in its own file:// store are read there")
+	cmd.Flags().StringVar(&f.artifactServer, "artifact-server", "", "the manager's artifact server, port-forwarded (`kubectl -n NAMESPACE port-forward svc/SERVICE 8082`): http://localhost:8082, where results in its own file:// store are read; empty: the command opens that port-forward itself (create pods/portforward in the manager's namespace)")
 }
 
 // restConfig is the cluster's, as kubectl finds it: --kubeconfig, else

@@ -84,7 +84,8 @@ func TestCLIReadsTheManagersOwnStore(t *testing.T) {
 	}
 	t.Logf("benchwright results %s -n %s (port-forwarded):\n%s", b.Name, ns, out)
 
-	// Without it, the CLI names the port-forward to run.
+	// Without it, the CLI forwards the port itself; envtest has no kubelet
+	// (and no manager Service here), so it names the port-forward to run.
 	results = exec.Command(cli, "results", b.Name, "-n", ns, "--manager", ns+"/manager")
 	results.Env = append(os.Environ(), "KUBECONFIG="+writeKubeconfig(t, t.TempDir()))
 	if out, err := results.CombinedOutput(); err == nil || !strings.Contains(string(out), "kubectl -n "+ns+" port-forward svc/manager 8082") {

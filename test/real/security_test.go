@@ -4,6 +4,7 @@ package real
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,4 +103,40 @@ func TestManagerNamespaceRefusesOtherPods(t *testing.T) {
 	if running == 0 {
 		t.Errorf("no manager pod runs in %s: the policy refused the chart's own", system)
 	}
+}
+
+// `benchwright results` reads a run of the manager's own store as a person
+// runs it, with no flag but the kubeconfig: the manager's plain artifact port
+// listens on its pod's loopback only, and the CLI reaches it through a
+// port-forward of its own, made through the API server with the caller's
+// credentials, as `kubectl port-forward` would.
+func TestCLIResultsThroughItsOwnPortForward(t *testing.T) {
+	ns := newNamespace(t)
+	b := storageBenchmark(t, ns, "cli-read", `
+nodeSelector: {kubernetes.io/os: linux}
+repetitions: 1
+volumes: {emptyDir: {}}
+fio:
+  size: 16M
+  runtime: 2s
+  jobs:
+  - {name: cli-randread, rw: randread, blockSize: 4k}
+`)
+	waitSucceeded(t, b, &b.Status.BenchmarkStatusCommon, 3*time.Minute)
+	cli := filepath.Join(t.TempDir(), "benchwright")
+	build := exec.Command("go", "build", "-o", cli, "./cmd/benchwright")
+	build.Dir = util.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	out, err := exec.Command(cli, "results", b.Name, "-n", ns, "--kubeconfig", env["KUBECONFIG"],
+		"--manager", env["SYSTEM_NAMESPACE"]+"/benchwright-manager").CombinedOutput()
+	t.Logf("benchwright results %s -n %s:\n%s", b.Name, ns, out)
+	if err != nil {
+		t.Fatalf("benchwright results without --artifact-server: %v", err)
+	}
+	if !strings.Contains(string(out), "cli-randread") {
+		t.Errorf("the results do not show the job cli-randread")
+	}
+	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
 }
