@@ -23,6 +23,7 @@ import (
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/topology"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
 
@@ -58,7 +59,7 @@ func collectEnv(t *testing.T, logs *podLogs) (*Reconciler, *benchv1.NetworkBench
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := wrappers.MakeNetworkBenchmark("net", "ns").UID("u1").Nodes(2).Repetitions(1).
+	b := wrappers.MakeNetworkBenchmark("net", "ns").UID("u1").Nodes(2).Repetitions(1).ChipletPairs(0, benchv1.ScopeInterNode).
 		Fabtests(benchv1.FabtestsSettings{Tests: []string{"fi_msg_bw"}}).Obj()
 	r := &Reconciler{Env: benchrun.Env{
 		Client: fake.NewClientBuilder().WithScheme(s).WithRuntimeObjects(objs...).Build(),
@@ -83,23 +84,35 @@ func reportLog(t *testing.T, r *netbench.Report) []byte {
 	return b.Bytes()
 }
 
+// oneCPU is a node's topology in the tests: one CPU, one chiplet.
+var oneCPU = &topology.Topology{CPUs: []topology.CPU{{ID: 0, Siblings: []int{0}}}, ChipletsFrom: "package"}
+
+// plannedReports are the two slots' reports of b's plan on oneCPU: its one
+// step, fi_msg_bw from slot 0 (the server) to slot 1, client output out.
+func plannedReports(t *testing.T, b *benchv1.NetworkBenchmark, out string) (server, client *netbench.Report) {
+	t.Helper()
+	steps, err := netbench.Plan(netbench.InputOf(&b.Spec), oneCPU)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("plan %+v, %v", steps, err)
+	}
+	digest := netbench.Digest(steps)
+	server = &netbench.Report{Slot: 0, Topology: oneCPU, Plan: digest, Steps: []netbench.StepReport{{Step: steps[0], Role: netbench.RoleServer}}}
+	client = &netbench.Report{Slot: 1, Topology: oneCPU, Plan: digest, Steps: []netbench.StepReport{{Step: steps[0], Role: netbench.RoleClient, Output: out}}}
+	return server, client
+}
+
 // Each pod's report is parsed as it is read, with the other slots' node
-// names from their pods; steps of tests the spec does not run are ignored.
+// names from their pods.
 func TestCollectOnePodAtATime(t *testing.T) {
 	out, err := os.ReadFile("../../internal/fabtests/testdata/real/fi_msg_bw_tcp_1.17_client.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pair := netbench.Pair{Scope: "interNode", Server: netbench.End{Node: 1}, Client: netbench.End{Node: 0}}
 	logs := &podLogs{logs: map[string][]byte{}}
 	r, b, pods := collectEnv(t, logs)
-	logs.logs[pods[0].Name] = reportLog(t, &netbench.Report{Slot: 0, Plan: "p", Steps: []netbench.StepReport{
-		{Step: netbench.Step{Test: "fi_msg_bw", Pair: pair}, Role: netbench.RoleClient, Output: string(out)},
-		{Step: netbench.Step{Test: "fi_unasked", Pair: pair}, Role: netbench.RoleClient, Output: "garbage"},
-	}})
-	logs.logs[pods[1].Name] = reportLog(t, &netbench.Report{Slot: 1, Plan: "p", Steps: []netbench.StepReport{
-		{Step: netbench.Step{Test: "fi_msg_bw", Pair: pair}, Role: netbench.RoleServer},
-	}})
+	server, client := plannedReports(t, b, string(out))
+	logs.logs[pods[0].Name] = reportLog(t, server)
+	logs.logs[pods[1].Name] = reportLog(t, client)
 	if _, err := r.Collect(context.Background(), finishedDriver(r, b, pods), children.Attempt{}); err != nil {
 		t.Fatal(err)
 	}
@@ -112,12 +125,64 @@ func TestCollectOnePodAtATime(t *testing.T) {
 		t.Fatalf("%d samples, %v", len(samples), err)
 	}
 	for _, s := range samples {
-		if s.Test != "fi_msg_bw" || s.Labels[netbench.LabelServerNode] != "node-b" || s.Labels[netbench.LabelClientNode] != "node-a" {
+		if s.Test != "fi_msg_bw" || s.Labels[netbench.LabelServerNode] != "node-a" || s.Labels[netbench.LabelClientNode] != "node-b" {
 			t.Fatalf("sample %s, server %q client %q", s.Test, s.Labels[netbench.LabelServerNode], s.Labels[netbench.LabelClientNode])
 		}
 	}
 	if !isTrue(b, benchv1.ConditionSucceeded) {
 		t.Errorf("not Succeeded: %+v", b.Status.Conditions)
+	}
+	if st := b.Status.Topology; len(st) != 2 || st[0].ChipletsFrom != "package" {
+		t.Errorf("status topology %+v", st)
+	}
+}
+
+// A report is the pod's word: what its strings may put in the status (a
+// scope, a test, chipletsFrom) must be what the manager's own plan says, or
+// the API server refuses the status write, again on every retry, and the
+// benchmark never ends. Such a report is UnparsableOutput.
+func TestCollectHoldsTheReportToThePlan(t *testing.T) {
+	long := strings.Repeat("s", 40) // over status.pairs[].scope's 32
+	tests := []struct {
+		name   string
+		change func(server, client *netbench.Report)
+		want   string
+	}{
+		{"a scope of its own", func(_, c *netbench.Report) { c.Steps[0].Pair.Scope = long }, "is not step 0 of the plan"},
+		{"a test the spec does not run", func(_, c *netbench.Report) {
+			extra := c.Steps[0]
+			extra.Index, extra.Test = 1, "fi_unasked"
+			c.Steps = append(c.Steps, extra)
+		}, "is not step 1 of the plan"},
+		{"chiplets by its own word", func(_, c *netbench.Report) {
+			t := *c.Topology
+			t.ChipletsFrom = long
+			c.Topology = &t
+		}, "groups chiplets by"},
+		{"another plan", func(_, c *netbench.Report) { c.Plan = "0123456789ab" }, "is not"},
+		{"another slot", func(_, c *netbench.Report) { c.Slot = 0 }, "the pod runs slot 1"},
+		{"a step twice", func(_, c *netbench.Report) { c.Steps = append(c.Steps, c.Steps[0]) }, "out of order"},
+		{"another role", func(_, c *netbench.Report) { c.Steps[0].Role = netbench.RoleServer }, "not node slot 1's"},
+		{"no topology", func(_, c *netbench.Report) { c.Topology = nil }, "no topology"},
+	}
+	out, err := os.ReadFile("../../internal/fabtests/testdata/real/fi_msg_bw_tcp_1.17_client.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &podLogs{logs: map[string][]byte{}}
+			r, b, pods := collectEnv(t, logs)
+			server, client := plannedReports(t, b, string(out))
+			tc.change(server, client)
+			logs.logs[pods[0].Name] = reportLog(t, server)
+			logs.logs[pods[1].Name] = reportLog(t, client)
+			_, err := r.Collect(context.Background(), finishedDriver(r, b, pods), children.Attempt{})
+			var oe *outcome.Outcome
+			if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonUnparsableOutput || !strings.Contains(oe.Message, tc.want) {
+				t.Fatalf("error %v, want UnparsableOutput saying %q; status pairs %+v", err, tc.want, b.Status.Pairs)
+			}
+		})
 	}
 }
 

@@ -117,6 +117,10 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 			return c, err
 		}
 		report, err := netbench.ReadReport(log)
+		if err == nil {
+			// The pod wrote the report: only what the plan holds reaches the status.
+			err = report.Check(in, podSlot(pod))
+		}
 		if err != nil {
 			return c, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, podlogs.NodeOf(pod), err, podlogs.Tail(log)))
 		}
