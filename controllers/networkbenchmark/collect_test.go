@@ -24,6 +24,7 @@ import (
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/topology"
+	"github.com/benchwright/benchwright/test/fixtures"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
 
@@ -40,7 +41,7 @@ func (p *podLogs) ReadLog(_ context.Context, _, pod, _ string) ([]byte, error) {
 
 // collectEnv is a reconciler over a fake client and a file:// store, a
 // benchmark of fi_msg_bw between slots 0 and 1, and the two slots' pods.
-func collectEnv(t *testing.T, logs *podLogs) (*Reconciler, *benchv1.NetworkBenchmark, []*corev1.Pod) {
+func collectEnv(t testing.TB, logs *podLogs) (*Reconciler, *benchv1.NetworkBenchmark, []*corev1.Pod) {
 	t.Helper()
 	s := runtime.NewScheme()
 	if err := corev1.AddToScheme(s); err != nil {
@@ -213,4 +214,50 @@ func isTrue(b *benchv1.NetworkBenchmark, typ string) bool {
 		}
 	}
 	return false
+}
+
+// A runner that prints 16 MiB and fails costs the manager the end of its
+// log where its report is (netbench.MaxFailedReport), not the log and its
+// copies: the log is streamed to the store.
+func TestToolFailureHoldsABoundedPartOfTheLog(t *testing.T) {
+	r, b, pods := collectEnv(t, &podLogs{})
+	server, _ := plannedReports(t, b, "")
+	server.Steps[0].Error, server.Steps[0].ExitCode = "the server exited with code 1: fi_getinfo: -61", 1
+	server.Error = "step 0 failed"
+	log := fixtures.HugeLog{
+		Line: []byte("benchwright netbench: a progress line printed far too often\n"),
+		End:  reportLog(t, server),
+		Size: podlogs.MaxLogBytes,
+	}
+	r.Logs = log
+	d := &driver{r: r, b: b, attempt: children.SlotAttempt{Observation: children.Observation{Failed: pods[0]}}}
+	var err error
+	n := fixtures.Allocated(t, func() { err = d.Failure(context.Background(), children.Attempt{}) })
+	var oe *outcome.Outcome
+	if !errors.As(err, &oe) || oe.Reason != benchv1.ReasonToolFailed || !strings.Contains(oe.Message, "fi_getinfo: -61") {
+		t.Fatalf("error %v, want ToolFailed quoting the failed step", err)
+	}
+	key, _ := artifacts.Location{Namespace: "ns", Kind: kind, Name: "net", UID: "u1"}.RawLog(0, pods[0].Name)
+	if stored, err := r.Store.Get(context.Background(), key); err != nil || len(stored) != podlogs.MaxLogBytes {
+		t.Fatalf("stored log of %d bytes, %v; want the whole log", len(stored), err)
+	}
+	t.Logf("Failure of a %d MiB log allocated %d KiB", podlogs.MaxLogBytes>>20, n>>10)
+	// Twice MaxFailedReport for the log's end, and the store's 1 MiB buffer.
+	if limit := uint64(2*netbench.MaxFailedReport + 2<<20); n > limit {
+		t.Errorf("Failure of a %d MiB log allocated %d KiB, want under %d KiB", podlogs.MaxLogBytes>>20, n>>10, limit>>10)
+	}
+}
+
+// BenchmarkToolFailureOf16MiBLog is the failure path's cost for a 16 MiB
+// log (B/op: what one failing reconcile allocates).
+func BenchmarkToolFailureOf16MiBLog(bm *testing.B) {
+	r, b, pods := collectEnv(bm, &podLogs{})
+	r.Logs = fixtures.HugeLog{Line: []byte("progress\n"), End: []byte("the end\n"), Size: podlogs.MaxLogBytes}
+	d := &driver{r: r, b: b, attempt: children.SlotAttempt{Observation: children.Observation{Failed: pods[0]}}}
+	bm.ReportAllocs()
+	for bm.Loop() {
+		if err := d.Failure(context.Background(), children.Attempt{}); err == nil {
+			bm.Fatal("no failure")
+		}
+	}
 }

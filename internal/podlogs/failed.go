@@ -112,8 +112,10 @@ type capture struct {
 	keep int
 	n    int64
 	err  error // the stream's, not io.EOF
-	// buf holds the end: up to 2*keep bytes, cut back to keep when full.
+	// buf holds the end: up to 2*keep bytes, cut back to keep when full;
+	// nl counts the newlines after it.
 	buf  []byte
+	nl   int
 	line []byte // the current line's start, for diagnostics
 	said *diagnostics
 	done bool // no more diagnostics wanted
@@ -142,14 +144,17 @@ func (c *capture) Read(p []byte) (int, error) {
 // see keeps what the log's bytes add to the end and the diagnostics.
 func (c *capture) see(p []byte) {
 	if c.keep > 0 {
-		if len(p) >= c.keep {
-			c.buf = append(c.buf[:0], p[len(p)-c.keep:]...)
-		} else {
-			if len(c.buf)+len(p) > 2*c.keep {
-				c.buf = append(c.buf[:0], c.buf[len(c.buf)-(c.keep-len(p)):]...)
+		// A run of newlines at the end is held as a count: quoted, a log's
+		// end is its last lines, and a log may end in megabytes of them.
+		body := bytes.TrimRight(p, "\n")
+		if len(body) > 0 {
+			for n := min(c.nl, c.keep); n > 0; n -= min(n, len(newlines)) {
+				c.keepEnd(newlines[:min(n, len(newlines))])
 			}
-			c.buf = append(c.buf, p...)
+			c.keepEnd(body)
+			c.nl = 0
 		}
+		c.nl += len(p) - len(body)
 	}
 	for len(p) > 0 && !c.done {
 		i := bytes.IndexByte(p, '\n')
@@ -168,6 +173,23 @@ func (c *capture) see(p []byte) {
 	}
 }
 
+var newlines = bytes.Repeat([]byte("\n"), 4096)
+
+// keepEnd adds p to the end kept.
+func (c *capture) keepEnd(p []byte) {
+	if c.buf == nil {
+		c.buf = make([]byte, 0, 2*c.keep+1)
+	}
+	if len(p) >= c.keep {
+		c.buf = append(c.buf[:0], p[len(p)-c.keep:]...)
+		return
+	}
+	if len(c.buf)+len(p) > 2*c.keep {
+		c.buf = append(c.buf[:0], c.buf[len(c.buf)-(c.keep-len(p)):]...)
+	}
+	c.buf = append(c.buf, p...)
+}
+
 // flush ends the last line.
 func (c *capture) flush() {
 	if len(c.line) > 0 && !c.done {
@@ -176,4 +198,11 @@ func (c *capture) flush() {
 	c.line = nil
 }
 
-func (c *capture) end() []byte { return c.buf[max(0, len(c.buf)-c.keep):] }
+// end is the log's last keep bytes, a run of newlines at its end as one.
+func (c *capture) end() []byte {
+	end := c.buf[max(0, len(c.buf)-c.keep):]
+	if c.nl > 0 {
+		end = append(end, '\n') // within buf's capacity: 2*keep+1
+	}
+	return end
+}

@@ -96,12 +96,14 @@ func Tail(log []byte) string {
 		}
 		start, end, found = i+1, i, found+1
 	}
-	whole := found == tailLines || len(window) == len(text) // window[start:] holds the last lines
-	if !whole || len(window)-start > tailBytes {
-		return "last lines of the output:\n…" + string(text[len(text)-tailBytes:])
-	}
 	if found < tailLines {
-		start = 0
+		if len(window) < len(text) { // they start before the window: too long
+			return "last lines of the output:\n…" + string(text[len(text)-tailBytes:])
+		}
+		start = 0 // the whole text
+	}
+	if len(window)-start > tailBytes {
+		return "last lines of the output:\n…" + string(text[len(text)-tailBytes:])
 	}
 	return "last lines of the output:\n" + string(window[start:])
 }
