@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,15 @@ func reportFailure(err error, rep int, total int32) error {
 		reason = benchv1.ReasonToolFailed
 	}
 	return outcome.Fail(reason, fmt.Sprintf("repetition %d/%d: %v", rep+1, total, err))
+}
+
+// podSlot is the node slot of a pod, from its Job's label (-1 without).
+func podSlot(p *corev1.Pod) int {
+	slot, err := strconv.Atoi(p.Labels[children.SlotLabel])
+	if err != nil {
+		return -1
+	}
+	return slot
 }
 
 // slotNodes maps each pod's node slot to its node's name.
@@ -62,25 +72,29 @@ func describeTopology(r *netbench.Report) string {
 
 // toolFailure fails the benchmark with the step that failed first. When a
 // node stopped because its peer failed, the peer's report has the cause.
+// Each log is streamed to the store; only its end (where the report is,
+// netbench.MaxFailedReport of it) and its diagnostics are held.
 func (r *Reconciler) toolFailure(ctx context.Context, b *benchv1.NetworkBenchmark, rep int, slots []children.SlotRun, obs children.Observation) error {
 	total := b.Spec.Repetitions
+	run := r.Run(b, kind, b.Status.StartTime)
 	var first string
 	for _, pod := range failedPods(slots, obs.Failed) {
-		log, err := podlogs.ReadLog(ctx, r.Logs, pod, container)
-		if errors.As(err, new(*podlogs.LogTooLargeError)) {
-			first = firstOr(first, fmt.Sprintf("pod %s on node %s failed; %s", pod.Name, podlogs.NodeOf(pod), podlogs.Quote(log, err)))
-			continue
-		}
-		if err != nil {
-			first = fmt.Sprintf("pod %s on node %s failed; its log could not be read: %v", pod.Name, podlogs.NodeOf(pod), err)
-			continue
-		}
-		if err := r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, rep, pod.Name, log); err != nil {
+		failed, err := podlogs.ReadFailed(ctx, r.Logs, pod, container, netbench.MaxFailedReport, func(log io.Reader) error {
+			return run.PutRawLogFrom(ctx, rep, pod.Name, log)
+		})
+		switch {
+		case err != nil:
 			return err
+		case failed.TooLarge:
+			first = firstOr(first, fmt.Sprintf("pod %s on node %s failed; %s", pod.Name, podlogs.NodeOf(pod), failed.Quote()))
+			continue
+		case failed.Unreadable != nil:
+			first = fmt.Sprintf("pod %s on node %s failed; its log could not be read: %v", pod.Name, podlogs.NodeOf(pod), failed.Unreadable)
+			continue
 		}
-		report, err := netbench.ReadReport(log)
+		report, err := netbench.ReadReport(failed.End)
 		if err != nil {
-			msg := fmt.Sprintf("pod %s on node %s exited without a report; %s", pod.Name, podlogs.NodeOf(pod), podlogs.Diagnostics(log))
+			msg := fmt.Sprintf("pod %s on node %s exited without a report; %s", pod.Name, podlogs.NodeOf(pod), failed.Quote())
 			first = firstOr(first, msg)
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -57,16 +58,47 @@ func peers(b *benchv1.NetworkBenchmark) string {
 	return strings.Join(names, ",")
 }
 
-// constructService is the headless Service of the benchmark's pods. It
+// constructService is the headless Service of one attempt's pods: its
+// selector holds the repetition and the attempt, so that a lost attempt's
+// pods, terminating, are no longer published under the peers' names. It
 // publishes pods before they are ready: a runner answers as soon as it runs.
-func constructService(b *benchv1.NetworkBenchmark) *corev1.Service {
+func constructService(b *benchv1.NetworkBenchmark, rep, attempt int) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: serviceName(b.Name), Namespace: b.Namespace, Labels: childLabels(b)},
 		Spec: corev1.ServiceSpec{
 			ClusterIP:                corev1.ClusterIPNone,
-			Selector:                 childLabels(b),
+			Selector:                 attemptLabels(b, rep, attempt),
 			PublishNotReadyAddresses: true,
 			Ports:                    []corev1.ServicePort{{Name: "control", Port: netbench.ControlPort, Protocol: corev1.ProtocolTCP}},
+		},
+	}
+}
+
+// attemptLabels select the pods of one attempt of a repetition.
+func attemptLabels(b *benchv1.NetworkBenchmark, rep, attempt int) map[string]string {
+	labels := childLabels(b)
+	labels[benchv1.RepetitionLabel] = strconv.Itoa(rep)
+	labels[children.AttemptLabel] = strconv.Itoa(attempt)
+	return labels
+}
+
+// networkPolicyName names the benchmark's NetworkPolicy.
+func networkPolicyName(bench string) string { return children.Name(bench, "-net") }
+
+// constructNetworkPolicy is the benchmark's NetworkPolicy: its pods take
+// connections only from its own pods (the control port, the steps' servers
+// and fabtests' out-of-band sockets each accept whoever connects first), and
+// reach out as they did. The network plugin enforces it; pods on the host
+// network are outside any NetworkPolicy.
+func constructNetworkPolicy(b *benchv1.NetworkBenchmark) *networkingv1.NetworkPolicy {
+	return &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: networkPolicyName(b.Name), Namespace: b.Namespace, Labels: childLabels(b)},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: childLabels(b)},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress: []networkingv1.NetworkPolicyIngressRule{{
+				From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: childLabels(b)}}},
+			}},
 		},
 	}
 }
@@ -88,9 +120,7 @@ func constructJob(b *benchv1.NetworkBenchmark, p jobParams) (*batchv1.Job, error
 	if err != nil {
 		return nil, err
 	}
-	labels := childLabels(b)
-	labels[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
-	labels[children.AttemptLabel] = strconv.Itoa(p.attempt)
+	labels := attemptLabels(b, p.rep, p.attempt)
 	labels[children.SlotLabel] = strconv.Itoa(p.slot)
 	deadline := int64((benchrun.StartTimeout(b.Spec.Timeouts) + benchrun.RunTimeout(b.Spec.Timeouts)).Seconds())
 	argv := []string{"benchwright", "netbench", "--slot", strconv.Itoa(p.slot), "--input", string(input),
@@ -153,8 +183,5 @@ func placePod(spec *corev1.PodSpec, b *benchv1.NetworkBenchmark, p jobParams) {
 	if b.Spec.Nodes <= 1 {
 		return
 	}
-	peers := childLabels(b)
-	peers[benchv1.RepetitionLabel] = strconv.Itoa(p.rep)
-	peers[children.AttemptLabel] = strconv.Itoa(p.attempt)
-	children.OneSlotPerNode(spec, peers)
+	children.OneSlotPerNode(spec, attemptLabels(b, p.rep, p.attempt))
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
@@ -42,9 +45,24 @@ func TestConstructJob(t *testing.T) {
 	// The pods find each other by name under the headless Service.
 	i := slices.Index(argv, "--peers")
 	peers := strings.Split(argv[i+1], ",")
-	svc := constructService(b)
+	svc := constructService(b, 3, 1)
 	if len(peers) != 5 || peers[2] != pod.Hostname+"."+pod.Subdomain || pod.Subdomain != svc.Name || svc.Spec.ClusterIP != corev1.ClusterIPNone || !svc.Spec.PublishNotReadyAddresses {
 		t.Errorf("peers %q, hostname %q.%q, service %+v", peers, pod.Hostname, pod.Subdomain, svc.Spec)
+	}
+	// The Service publishes this attempt's pods alone: a lost attempt's,
+	// terminating, are not found under the peers' names.
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	if !sel.Matches(labels.Set(job.Spec.Template.Labels)) {
+		t.Errorf("service selector %v does not select the attempt's pods %v", svc.Spec.Selector, job.Spec.Template.Labels)
+	}
+	for _, other := range []jobParams{{rep: 3, slot: 2, attempt: 0}, {rep: 2, slot: 2, attempt: 1}} {
+		lost, err := constructJob(b, jobParams{rep: other.rep, slot: other.slot, attempt: other.attempt, image: "img"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sel.Matches(labels.Set(lost.Spec.Template.Labels)) {
+			t.Errorf("service selector %v selects the pods of repetition %d attempt %d", svc.Spec.Selector, other.rep, other.attempt)
+		}
 	}
 	// The input is the spec's, as the pods plan from it.
 	var in netbench.Input
@@ -66,6 +84,41 @@ func TestConstructJob(t *testing.T) {
 	}
 	if *job.Spec.BackoffLimit != 0 || job.Labels["benchwright.io/slot"] != "2" {
 		t.Errorf("job %+v", job.Labels)
+	}
+}
+
+// The NetworkPolicy lets only the benchmark's own pods connect to its pods
+// (the rendezvous and the steps' servers accept whoever comes first), and
+// leaves their egress alone.
+func TestConstructNetworkPolicy(t *testing.T) {
+	b := seed2(2).Obj()
+	np := constructNetworkPolicy(b)
+	job, err := constructJob(b, jobParams{rep: 1, slot: 1, attempt: 2, image: "img"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := labels.Set(job.Spec.Template.Labels)
+	if np.Namespace != b.Namespace || !slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) {
+		t.Errorf("policy %s/%s types %v, want ingress alone in the benchmark's namespace", np.Namespace, np.Name, np.Spec.PolicyTypes)
+	}
+	if sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector); err != nil || sel.Empty() || !sel.Matches(pod) {
+		t.Errorf("policy selects %v, not the benchmark's pods %v", np.Spec.PodSelector, pod)
+	}
+	if len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].From) != 1 || len(np.Spec.Ingress[0].Ports) != 0 {
+		t.Fatalf("ingress %+v, want one rule from one peer", np.Spec.Ingress)
+	}
+	from := np.Spec.Ingress[0].From[0]
+	sel, err := metav1.LabelSelectorAsSelector(from.PodSelector)
+	if err != nil || from.NamespaceSelector != nil || from.IPBlock != nil || sel.Empty() || !sel.Matches(pod) {
+		t.Errorf("ingress from %+v, want the benchmark's own pods in its namespace", from)
+	}
+	other, err := constructJob(seed2(2).Obj(), jobParams{image: "img"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Spec.Template.Labels[benchv1.BenchmarkLabel] = "another"
+	if sel.Matches(labels.Set(other.Spec.Template.Labels)) {
+		t.Errorf("ingress from %v lets another benchmark's pods in", from.PodSelector)
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package networkbenchmark runs NetworkBenchmarks: one Job per node and
 // repetition whose pod runs `benchwright netbench` (the node's share of the
 // pairs, each end pinned with taskset), a headless Service through which the
-// pods find each other, and the pods' reports parsed into per-pair figures,
+// pods of an attempt find each other, a NetworkPolicy that lets only the
+// benchmark's own pods connect to them, and the pods' reports parsed into per-pair figures,
 // the nodes' topology in the status and in nodes.json.
 package networkbenchmark
 
@@ -32,7 +33,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
-// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools;tuningprofiles,verbs=get;list;watch
 // +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks;networkbenchmarks,verbs=get;list;watch

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -45,11 +47,34 @@ func (d *driver) Admit() error {
 	return benchrun.CheckHostNetwork("spec.hostNetwork", d.b.Spec.HostNetwork, d.r.AllowHostNetwork)
 }
 
-// EnsureInputs creates the headless Service through which the pods find
-// each other, once.
+// EnsureInputs creates the NetworkPolicy that keeps other pods from the
+// benchmark's ports, once, before any pod runs.
 func (d *driver) EnsureInputs(ctx context.Context) error {
-	_, err := d.r.Kit().CreateOwned(ctx, d.b, constructService(d.b))
+	_, err := d.r.Kit().CreateOwned(ctx, d.b, constructNetworkPolicy(d.b))
 	return err
+}
+
+// ensureService points the headless Service through which the pods find
+// each other at one attempt's pods: it creates it, or moves its selector
+// from the attempt before.
+func (d *driver) ensureService(ctx context.Context, rep, attempt int) error {
+	want := constructService(d.b, rep, attempt)
+	created, err := d.r.Kit().CreateOwned(ctx, d.b, want)
+	if err != nil || created {
+		return err
+	}
+	var svc corev1.Service
+	if err := d.r.Get(ctx, client.ObjectKeyFromObject(want), &svc); err != nil {
+		return err
+	}
+	if maps.Equal(svc.Spec.Selector, want.Spec.Selector) {
+		return nil
+	}
+	svc.Spec.Selector = want.Spec.Selector
+	if err := d.r.Update(ctx, &svc); err != nil {
+		return fmt.Errorf("pointing Service %s at repetition %d attempt %d: %w", svc.Name, rep, attempt, err)
+	}
+	return nil
 }
 
 // Observe reads the Jobs and pods of the benchmark.
@@ -66,6 +91,9 @@ func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error)
 // CreateAttempt creates the Jobs of one attempt of a repetition, one per
 // node.
 func (d *driver) CreateAttempt(ctx context.Context, rep, attempt int) ([]client.Object, error) {
+	if err := d.ensureService(ctx, rep, attempt); err != nil {
+		return nil, err
+	}
 	image := cmp.Or(d.b.Spec.Image, d.r.Image)
 	return d.r.Kit().CreateSlotJobs(ctx, d.b, d.nodes(), func(slot int) (*batchv1.Job, error) {
 		return constructJob(d.b, jobParams{rep: rep, slot: slot, attempt: attempt, image: image, nodeFactsImage: d.r.NodeFactsImage})
@@ -117,6 +145,10 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 			return c, err
 		}
 		report, err := netbench.ReadReport(log)
+		if err == nil {
+			// The pod wrote the report: only what the plan holds reaches the status.
+			err = report.Check(in, podSlot(pod))
+		}
 		if err != nil {
 			return c, outcome.Fail(benchv1.ReasonUnparsableOutput, fmt.Sprintf("repetition %d/%d, pod %s on node %s: %v\n%s", rep+1, total, pod.Name, podlogs.NodeOf(pod), err, podlogs.Tail(log)))
 		}

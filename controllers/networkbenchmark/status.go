@@ -90,8 +90,8 @@ func nodeTopologies(reports []*netbench.Report) []benchv1.NodeTopology {
 			smt = smt || len(c.Siblings) > 1
 		}
 		out = append(out, benchv1.NodeTopology{
-			Node: r.Node, CPUs: int32(len(t.CPUs)), Packages: int32(t.Packages()), Chiplets: int32(t.Chiplets()),
-			ChipletsFrom: t.ChipletsFrom, SMT: smt, AllowedCPUs: truncate(r.AllowedCPUs, 256),
+			Node: truncate(r.Node, 253), CPUs: int32(len(t.CPUs)), Packages: int32(t.Packages()), Chiplets: int32(t.Chiplets()),
+			ChipletsFrom: truncate(t.ChipletsFrom, 16), SMT: smt, AllowedCPUs: truncate(r.AllowedCPUs, 256),
 		})
 	}
 	return out
@@ -114,7 +114,8 @@ func statusPairs(summaries []results.Summary) ([]benchv1.NetworkPairResult, benc
 			}
 			i = len(out)
 			index[k] = i
-			out = append(out, benchv1.NetworkPairResult{Pair: k.pair, Scope: s.Labels[netbench.LabelScope], Test: s.Test})
+			// The CRD's bounds, whatever the samples' labels hold.
+			out = append(out, benchv1.NetworkPairResult{Pair: truncate(k.pair, 128), Scope: truncate(s.Labels[netbench.LabelScope], 32), Test: truncate(s.Test, 64)})
 		}
 		size, _ := strconv.ParseInt(s.Labels[results.LabelMsgSize], 10, 64)
 		r := &out[i]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -109,24 +110,25 @@ func (d *driver) StopAttempt(ctx context.Context, a children.Attempt) error {
 	return children.DeleteActiveJobs(ctx, d.r.Client, d.children.JobsOf(a.Rep, a.Number))
 }
 
-// Failure fails the benchmark with the failed container's exit code and the
-// tail of its log, after storing the log.
+// Failure fails the benchmark with the failed container's exit code and
+// what its log said, after storing the log. The log is streamed to the
+// store: only its diagnostics and its last lines are held.
 func (d *driver) Failure(ctx context.Context, a children.Attempt) error {
 	b, obs := d.b, d.attempt.Observation
 	pod := obs.Failed
-	log, err := podlogs.ReadLog(ctx, d.r.Logs, pod, obs.Container)
-	if err == nil {
-		if serr := d.r.Run(b, kind, b.Status.StartTime).PutRawLog(ctx, a.Rep, pod.Name, log); serr != nil {
-			return serr
-		}
+	run := d.r.Run(b, kind, b.Status.StartTime)
+	failed, err := podlogs.ReadFailed(ctx, d.r.Logs, pod, obs.Container, 0, func(log io.Reader) error {
+		return run.PutRawLogFrom(ctx, a.Rep, pod.Name, log)
+	})
+	if err != nil {
+		return err
 	}
-	quote := podlogs.Quote(log, err)
 	what := obs.Container
 	if what != fioContainer {
 		what = "container " + what
 	}
 	return outcome.Fail(benchv1.ReasonToolFailed, fmt.Sprintf("repetition %d/%d: %s exited with code %d in pod %s on node %s; %s",
-		a.Rep+1, b.Spec.Repetitions, what, obs.ExitCode, pod.Name, podlogs.NodeOf(pod), quote))
+		a.Rep+1, b.Spec.Repetitions, what, obs.ExitCode, pod.Name, podlogs.NodeOf(pod), failed.Quote()))
 }
 
 // Collect reads and parses the output of each node slot's pod, one at a

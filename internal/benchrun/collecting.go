@@ -10,7 +10,7 @@ import (
 )
 
 // collectors is how many benchmarks, of any kind, read and store their
-// output at once: each may hold up to podlogs.MaxLogBytes of a log and
+// output at once, finished or failed (machine.collect, machine.failure): each may hold up to podlogs.MaxLogBytes of a log and
 // results.MaxRunSamples samples, about 200 MB at worst, and the manager's
 // memory limit is 512 MiB. Two keep the worst case under it while one slow
 // log read does not hold up every other collection.

@@ -1,13 +1,22 @@
 package benchrun
 
 import (
+	"context"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/children"
+	"github.com/benchwright/benchwright/internal/outcome"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 // A benchmark that finds every turn taken is not kept waiting in its
@@ -74,5 +83,63 @@ func TestTurnsToCollectSkipAFullChannel(t *testing.T) {
 	}
 	if _, ok := turns.take(obj("c"), open); !ok {
 		t.Fatal("c did not get the turn")
+	}
+}
+
+// failingDriver's attempt is observed ToolFailed; Failure counts its calls.
+type failingDriver struct {
+	stepDriver
+	failures *int
+}
+
+func (d failingDriver) Observe(context.Context, int) (children.Attempt, error) {
+	return children.Attempt{Phase: children.PhaseToolFailed}, nil
+}
+
+func (d failingDriver) Failure(context.Context, children.Attempt) error {
+	*d.failures++
+	return outcome.Fail(benchv1.ReasonToolFailed, "fio exited with code 1")
+}
+
+// A failed tool's log is read in a turn to collect, like a finished one's:
+// with every turn taken, the failure waits its turn and reads nothing, so
+// that a burst of failures holds no more logs than the collectors do.
+func TestToolFailureWaitsForATurnToCollect(t *testing.T) {
+	saved := collecting
+	collecting = newTurnsToCollect(1)
+	defer func() { collecting = saved }()
+	now := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	b := wrappers.MakeStorageBenchmark("fio", "perf").CreationTimestamp(now).StartTime(now).Obj()
+	e := newMetricsEnv(t, now, b)
+	failures := 0
+	reconcile := func() (ctrl.Result, error) {
+		var got benchv1.StorageBenchmark
+		if err := e.Get(context.Background(), client.ObjectKeyFromObject(b), &got); err != nil {
+			t.Fatal(err)
+		}
+		d := failingDriver{stepDriver{b: &got, step: func(*benchv1.StorageBenchmark) error { return nil }}, &failures}
+		return e.Reconcile(context.Background(), d)
+	}
+	release, ok := collecting.take(wrappers.MakeStorageBenchmark("other", "perf").Obj(), nil)
+	if !ok {
+		t.Fatal("no free turn")
+	}
+	res, err := reconcile()
+	if err != nil || failures != 0 || res.RequeueAfter != collectRetry {
+		t.Fatalf("with every turn taken: %+v, %v, %d failure read(s); want none, looking again in %s", res, err, failures, collectRetry)
+	}
+	release()
+	if _, err := reconcile(); err != nil || failures != 1 {
+		t.Fatalf("with a turn free: %v, %d failure read(s), want 1", err, failures)
+	}
+	var got benchv1.StorageBenchmark
+	if err := e.Get(context.Background(), client.ObjectKeyFromObject(b), &got); err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionFailed); c == nil || c.Reason != benchv1.ReasonToolFailed {
+		t.Fatalf("conditions %+v, want Failed/ToolFailed", got.Status.Conditions)
+	}
+	if _, ok := collecting.take(b, nil); !ok {
+		t.Fatal("the failure did not give its turn back")
 	}
 }

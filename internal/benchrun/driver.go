@@ -47,7 +47,7 @@ type Driver interface {
 	// StopAttempt stops what is left of a lost attempt before the next.
 	StopAttempt(ctx context.Context, a children.Attempt) error
 	// Failure is the Outcome of an attempt whose tool failed, after its log
-	// was stored.
+	// was stored. It runs in a turn to collect (see turnsToCollect).
 	Failure(ctx context.Context, a children.Attempt) error
 	// Collect reads, parses and stores a finished attempt's output.
 	Collect(ctx context.Context, a children.Attempt) (Collected, error)

@@ -28,6 +28,8 @@ type machine struct {
 	spec *benchv1.BenchmarkSpecCommon
 	st   *benchv1.BenchmarkStatusCommon
 	kind string
+	// collected: the status holds what a tool's output said.
+	collected bool
 }
 
 // newMachine is one reconcile of the benchmark d drives, over a copy of e.
@@ -66,7 +68,7 @@ func (m *machine) advance(ctx context.Context) (ctrl.Result, error) {
 	case children.PhaseDeadline:
 		return ctrl.Result{}, outcome.Fail(benchv1.ReasonTimeout, fmt.Sprintf("repetition %d/%d: %s", rep+1, m.spec.Repetitions, a.Why))
 	case children.PhaseToolFailed:
-		return ctrl.Result{}, m.d.Failure(ctx, a)
+		return m.failure(ctx, a)
 	case children.PhaseLost:
 		return m.retry(ctx, a)
 	}
@@ -186,6 +188,7 @@ func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result,
 		return ctrl.Result{}, err
 	}
 	m.st.CompletedRepetitions = int32(a.Rep + 1)
+	m.collected = true
 	RecordNodes(m.st, c.Nodes)
 	note := m.d.Record(summaries)
 	if m.st.CompletedRepetitions < m.spec.Repetitions {
@@ -194,6 +197,20 @@ func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result,
 	}
 	// The last repetition's figures go in the Succeeded event: one event less.
 	return ctrl.Result{}, m.succeed(ctx, summaries, note)
+}
+
+// failure has the driver read what a failed attempt's tool said and store
+// its log, in a turn to collect like any output: the reading is bounded by
+// the same budget (a log of up to podlogs.MaxLogBytes), whether the tool
+// succeeded or not, so that many tools failing at once cannot exhaust the
+// manager.
+func (m *machine) failure(ctx context.Context, a children.Attempt) (ctrl.Result, error) {
+	release, ok := collecting.take(m.b, m.collectWake)
+	if !ok {
+		return ctrl.Result{RequeueAfter: collectRetry}, nil
+	}
+	defer release()
+	return ctrl.Result{}, m.d.Failure(ctx, a)
 }
 
 // run is the benchmark's place in the artifact store.

@@ -3,9 +3,12 @@ package benchrun
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -49,6 +52,13 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 	}
 	d.Display()
 	written, werr := statusupdate.Write(ctx, e.Client, before, b, events)
+	if apierrors.IsInvalid(werr) && m.collected {
+		// The status a tool's output made was refused (a field over its
+		// bound): retried, it would be refused again, each time after
+		// reading every log in a turn to collect, and the benchmark would
+		// never end. The output is the tool's fault: it fails the benchmark.
+		written, werr = m.refused(ctx, before, werr)
+	}
 	switch {
 	case werr != nil:
 		return ctrl.Result{}, werr
@@ -61,6 +71,22 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 	return statusupdate.Quiet(res, err)
 }
 
+// refused fails the benchmark UnparsableOutput after the API server
+// refused the status its collected output made: the status goes back to
+// what was read, with the failure, and the children are stopped.
+func (m *machine) refused(ctx context.Context, before Benchmark, refusal error) (statusupdate.Written, error) {
+	reflect.ValueOf(m.b).Elem().Set(reflect.ValueOf(before.DeepCopyObject()).Elem())
+	events := statusupdate.NewEvents(m.Env.Recorder)
+	m.Recorder = events
+	m.fail(ctx, &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: fmt.Sprintf(
+		"repetition %d/%d: the API server refused the status the tool's output made: %v", m.st.CompletedRepetitions+1, m.spec.Repetitions, refusal)})
+	if err := m.d.StopChildren(ctx); err != nil {
+		return statusupdate.Unchanged, err
+	}
+	m.d.Display()
+	return statusupdate.Write(ctx, m.Client, before, m.b, events)
+}
+
 // fail sets Failed with the outcome's reason and message, ends Running, and
 // records the end and an event.
 func (m *machine) fail(ctx context.Context, oe *outcome.Outcome) {
@@ -68,6 +94,9 @@ func (m *machine) fail(ctx context.Context, oe *outcome.Outcome) {
 	now := statusupdate.MetaTime(m.Now())
 	m.st.CompletionTime = &now
 	m.setRunning(metav1.ConditionFalse, oe.Reason, "the benchmark failed: see the Failed condition")
-	m.setCondition(benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, oe.Message)
-	m.Recorder.Event(m.b, corev1.EventTypeWarning, oe.Reason, oe.Message)
+	// A message may quote tool output: clipped, it never makes the API
+	// server refuse the status (a condition's message is at most 32 KiB).
+	msg := clip(oe.Message)
+	m.setCondition(benchv1.ConditionFailed, metav1.ConditionTrue, oe.Reason, msg)
+	m.Recorder.Event(m.b, corev1.EventTypeWarning, oe.Reason, msg)
 }

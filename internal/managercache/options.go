@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -44,6 +45,8 @@ func Options(tunerNamespace string) cache.Options {
 			&mpiv2.MPIJob{}:                 {Label: sel, Transform: stripMPIJobTemplates},
 			&appsv1.DaemonSet{}:             {Label: sel, Namespaces: map[string]cache.Config{tunerNamespace: {}}},
 			&corev1.Node{}:                  {Transform: stripNodeImages},
+			// A NetworkBenchmark's own; a cluster may have many others.
+			&networkingv1.NetworkPolicy{}: {Label: sel},
 		},
 	}
 }

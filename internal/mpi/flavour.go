@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -26,11 +27,14 @@ func CheckFlavour(ctx context.Context, mpirun string, want benchv1.MPIImplementa
 		"use an image built with %s, or set mpi.implementation: %s", mpirun, got, version, want, want, got)
 }
 
+// maxMismatch bounds the line MismatchIn quotes.
+const maxMismatch = 1024
+
 // MismatchIn finds the line CheckFlavour's failure printed in a launcher log.
 func MismatchIn(log []byte) (string, bool) {
-	for line := range strings.Lines(string(log)) {
-		if msg, ok := strings.CutPrefix(strings.TrimSpace(line), MismatchPrefix); ok {
-			return msg, true
+	for line := range bytes.Lines(log) { // no copy of a log of up to 16 MiB
+		if msg, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte(MismatchPrefix)); ok {
+			return string(msg[:min(len(msg), maxMismatch)]), true
 		}
 	}
 	return "", false

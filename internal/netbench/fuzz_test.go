@@ -7,8 +7,9 @@ import (
 	"github.com/benchwright/benchwright/test/fixtures"
 )
 
-// FuzzReadReport: any log gives a report or an error, and any report's
-// steps give samples or an error (not both), never a panic.
+// FuzzReadReport: any log gives a report or an error, any report passes
+// Check or not, and any report's steps give samples or an error (not
+// both), never a panic.
 func FuzzReadReport(f *testing.F) {
 	fixtures.AddTruncatedSeeds(f, "testdata/real/*.log")
 	f.Add([]byte(ReportMarker + "\n{\"steps\":[{\"role\":\"both\",\"output\":\"bytes iters\"}]}\n"))
@@ -26,6 +27,7 @@ func FuzzReadReport(f *testing.F) {
 			return
 		}
 		for _, in := range inputs {
+			_ = r.Check(in, r.Slot)
 			samples, err := Samples(in, []*Report{r})
 			if err != nil && samples != nil {
 				t.Fatalf("samples with error %v", err)

@@ -1,12 +1,13 @@
 package netbench
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/benchwright/benchwright/internal/topology"
 )
@@ -74,23 +75,31 @@ func (r *Report) Write(w io.Writer) error {
 	return err
 }
 
+// MaxFailedReport is how much of a failed runner's log's end the manager
+// reads its report from: a report is one line at the end of the log, and a
+// failed runner's, which stops at its first failed step, is far shorter than
+// a whole run's (each under 2 MiB). A longer one is quoted as a log without
+// a report.
+const MaxFailedReport = 2 << 20
+
 // ErrNoReport is a log without a report: the runner did not get to the end.
 var ErrNoReport = errors.New("no netbench report in the log")
 
-// ReadReport finds the last report in a runner's log.
+// ReadReport finds the last report in a runner's log. It decodes the
+// report's line where it lies in log: no copy of a log of up to 16 MiB.
 func ReadReport(log []byte) (*Report, error) {
-	sc := bufio.NewScanner(bytes.NewReader(log))
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
 	var line []byte
-	for sc.Scan() {
-		if string(bytes.TrimSpace(sc.Bytes())) == ReportMarker && sc.Scan() {
-			line = append(line[:0], sc.Bytes()...)
+	marker, found := false, false
+	for l := range bytes.Lines(log) {
+		l = bytes.TrimRight(l, "\r\n")
+		switch {
+		case marker:
+			line, found, marker = l, true, false
+		case string(bytes.TrimSpace(l)) == ReportMarker:
+			marker = true
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the log: %w", err)
-	}
-	if line == nil {
+	if !found {
 		return nil, ErrNoReport
 	}
 	var r Report
@@ -98,4 +107,65 @@ func ReadReport(log []byte) (*Report, error) {
 		return nil, fmt.Errorf("the netbench report is not valid JSON: %w", err)
 	}
 	return &r, nil
+}
+
+// maxReportCPUs bounds a report's topology: the CPUs a runner looks at.
+const maxReportCPUs = 4096
+
+// chipletsFrom are what topology.Read groups chiplets by.
+var chipletsFrom = []string{"l3", "numa", "package"}
+
+// Check holds a report, which a pod wrote, to what the manager computes
+// itself: the pod's node slot, and the plan that the spec's input gives on
+// the report's topology (its digest, and each step's index, test, pair and
+// scope, in order, this node's own, in its role). The topology's
+// chipletsFrom is one topology.Read gives. A report that does not match is
+// not the runner's, and none of its strings may reach the status.
+func (r *Report) Check(in Input, slot int) error {
+	if r.Slot != slot {
+		return fmt.Errorf("the report is node slot %d's, the pod runs slot %d", r.Slot, slot)
+	}
+	t := r.Topology
+	if t == nil {
+		return errors.New("the report has no topology")
+	}
+	if len(t.CPUs) == 0 || len(t.CPUs) > maxReportCPUs {
+		return fmt.Errorf("the report's topology has %d CPUs (1 to %d)", len(t.CPUs), maxReportCPUs)
+	}
+	if !slices.Contains(chipletsFrom, t.ChipletsFrom) {
+		return fmt.Errorf("the report's topology groups chiplets by %.20q, not by %s", t.ChipletsFrom, strings.Join(chipletsFrom, ", "))
+	}
+	steps, err := Plan(in, t)
+	if err != nil {
+		if len(r.Steps) == 0 && r.Plan == "" {
+			return nil // the runner could not plan either: its Error says why
+		}
+		return fmt.Errorf("the report's topology gives no plan (%v), yet it has one", err)
+	}
+	if r.Plan != Digest(steps) {
+		return fmt.Errorf("the report's plan %.16q is not %s, the plan of its topology", r.Plan, Digest(steps))
+	}
+	last := -1
+	for _, sr := range r.Steps {
+		i := sr.Index
+		if i <= last || i >= len(steps) || sr.Step != steps[i] {
+			return fmt.Errorf("the report's step %d is not step %d of the plan, or out of order", len(r.Steps), i)
+		}
+		if !sr.Involves(slot) || sr.Role != roleOf(sr.Step, slot) {
+			return fmt.Errorf("the report's step %d is not node slot %d's as %.10q", i, slot, sr.Role)
+		}
+		last = i
+	}
+	return nil
+}
+
+// roleOf is the node slot's role in a step it takes part in.
+func roleOf(s Step, slot int) string {
+	switch {
+	case s.Pair.Server.Node == s.Pair.Client.Node:
+		return RoleBoth
+	case s.Pair.Server.Node == slot:
+		return RoleServer
+	}
+	return RoleClient
 }

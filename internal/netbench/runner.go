@@ -295,7 +295,10 @@ func (r *Runner) finishServer(ctx context.Context, srv *process, sr *StepReport)
 }
 
 // waitReady polls the server node's control port until its server of step
-// listens, and returns that node's address.
+// listens, and returns the address that said so. The peer's name may have
+// more than one address (the pod of a lost attempt, terminating, still
+// published under it): each is asked, and the client connects to the one
+// that answered, never merely the first the name gives.
 func waitReady(ctx context.Context, peer string, step int, plan string) (string, error) {
 	if peer == "" {
 		return "", fmt.Errorf("no address for the server's node")
@@ -305,22 +308,35 @@ func waitReady(ctx context.Context, peer string, step int, plan string) (string,
 	if err != nil {
 		host, port = peer, strconv.Itoa(ControlPort)
 	}
-	url := fmt.Sprintf("http://%s/ready?step=%d&plan=%s", net.JoinHostPort(host, port), step, plan)
 	var last string
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := client.Do(req)
-		if err == nil {
+		addrs, err := resolve(ctx, host)
+		if err != nil {
+			last = err.Error()
+		}
+		refused := 0 // addresses that answered no for good
+		for _, addr := range addrs {
+			url := fmt.Sprintf("http://%s/ready?step=%d&plan=%s", net.JoinHostPort(addr, port), step, plan)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			resp, err := client.Do(req)
+			if err != nil {
+				last = err.Error()
+				continue
+			}
 			body := readBody(resp)
 			switch resp.StatusCode {
 			case http.StatusOK:
-				return resolve(ctx, host)
-			case http.StatusConflict, http.StatusGone:
-				return "", fmt.Errorf("the server's node %s: %s", peer, body)
+				return addr, nil
+			case http.StatusConflict:
+				body = fmt.Sprintf("%s (this node's plan is %s)", body, plan)
+				fallthrough
+			case http.StatusGone:
+				refused++
+				if refused == len(addrs) {
+					return "", fmt.Errorf("the server's node %s: %s", peer, body)
+				}
 			}
 			last = body
-		} else {
-			last = err.Error()
 		}
 		select {
 		case <-ctx.Done():
@@ -330,19 +346,22 @@ func waitReady(ctx context.Context, peer string, step int, plan string) (string,
 	}
 }
 
-// resolve gives the IP of a host name: fabtests wants an address.
-func resolve(ctx context.Context, host string) (string, error) {
+// lookupHost resolves a host name (a test's stand-in for DNS).
+var lookupHost = net.DefaultResolver.LookupHost
+
+// resolve gives the IPs of a host name: fabtests wants an address.
+func resolve(ctx context.Context, host string) ([]string, error) {
 	if net.ParseIP(host) != nil {
-		return host, nil
+		return []string{host}, nil
 	}
-	addrs, err := net.DefaultResolver.LookupHost(ctx, host)
+	addrs, err := lookupHost(ctx, host)
 	if err != nil {
-		return "", fmt.Errorf("resolving %s: %w", host, err)
+		return nil, fmt.Errorf("resolving %s: %w", host, err)
 	}
 	if len(addrs) == 0 {
-		return "", fmt.Errorf("resolving %s: no address", host)
+		return nil, fmt.Errorf("resolving %s: no address", host)
 	}
-	return addrs[0], nil
+	return addrs, nil
 }
 
 // control answers a peer's question "does your server of step i listen?".
@@ -381,7 +400,8 @@ func (c *control) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if plan := req.URL.Query().Get("plan"); plan != c.plan {
-		http.Error(w, fmt.Sprintf("its plan is %s, the client's %s: the nodes read different topologies (a NetworkBenchmark needs nodes of one machine type)", c.plan, plan), http.StatusConflict)
+		// Its own plan is not told: whoever asks learns only that it differs.
+		http.Error(w, "its plan differs from the client's: the nodes read different topologies (a NetworkBenchmark needs nodes of one machine type)", http.StatusConflict)
 		return
 	}
 	c.mu.Lock()

@@ -69,6 +69,20 @@ func (a APILogReader) ReadLog(ctx context.Context, namespace, pod, container str
 	return nil, &LogTooLargeError{Tail: tail}
 }
 
+// StreamLog opens the container's log, bounded to MaxLogBytes+1 bytes.
+func (a APILogReader) StreamLog(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error) {
+	limit := int64(MaxLogBytes + 1)
+	return a.Client.Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, LimitBytes: &limit}).Stream(ctx)
+}
+
+// TailLog reads the container's last lines, at most maxTailBytes.
+func (a APILogReader) TailLog(ctx context.Context, namespace, pod, container string) ([]byte, error) {
+	lines, limit := int64(tailLines), int64(maxTailBytes)
+	return a.read(ctx, namespace, pod, &corev1.PodLogOptions{Container: container, TailLines: &lines, LimitBytes: &limit})
+}
+
+var _ LogStreamer = APILogReader{}
+
 func (a APILogReader) read(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) ([]byte, error) {
 	stream, err := a.Client.Pods(namespace).GetLogs(pod, opts).Stream(ctx)
 	if err != nil {

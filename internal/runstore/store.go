@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -39,6 +40,19 @@ func (r Run) PutRawLog(ctx context.Context, rep int, pod string, raw []byte) err
 		return err
 	}
 	return r.Store.Put(ctx, key, raw, "text/plain; charset=utf-8")
+}
+
+// PutRawLogFrom keeps a pod's own output as it reads it from r, never
+// holding it: a read error aborts the write, and the object stays as it was.
+func (r Run) PutRawLogFrom(ctx context.Context, rep int, pod string, raw io.Reader) error {
+	key, err := r.Location.RawLog(rep, pod)
+	if err != nil {
+		return err
+	}
+	return r.putStream(ctx, key, "text/plain; charset=utf-8", func(w io.Writer) error {
+		_, err := io.Copy(w, raw)
+		return err
+	})
 }
 
 // PutJobFile keeps the fio job file the run's pods were given.

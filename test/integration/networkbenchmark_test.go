@@ -8,11 +8,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/benchwright/benchwright/test/wrappers"
 
@@ -191,4 +197,60 @@ fabtests: {tests: [fi_msg_bw], provider: tcp, iterations: 10, messageSize: 4096}
 		c := running()
 		return c != nil && c.Reason != benchv1.ReasonQueued, fmt.Sprintf("%+v", c)
 	})
+}
+
+// A NetworkBenchmark owns a NetworkPolicy, made before its first pod, that
+// lets only its own pods connect to its pods (egress untouched), and its
+// headless Service selects the current attempt's pods alone. envtest has no
+// network plugin: this checks the API objects, not their enforcement.
+func TestNetworkBenchmarkPolicyAndAttemptService(t *testing.T) {
+	ns := testNamespace(t, "nb-")
+	startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
+		e := benchrun.NewEnv(mgr, "networkbenchmark-controller", noLogs{}, store)
+		return (&networkbenchmark.Reconciler{Env: e, Image: "registry.example/net:test"}).SetupWithManager(mgr)
+	}, func(context.Context) {}) // no kubelet: the Jobs stay pending
+	b := createNetworkBenchmark(t, ns, "policy", `
+nodeSelector: {kubernetes.io/os: linux}
+nodes: 2
+pairs: {scopes: [interNode]}
+iperf3: {seconds: 1}
+`)
+	ctx := context.Background()
+	var np networkingv1.NetworkPolicy
+	var svc corev1.Service
+	var jobs batchv1.JobList
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		errNP := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "policy-net"}, &np)
+		errSvc := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "policy-net"}, &svc)
+		errJobs := k8sClient.List(ctx, &jobs, client.InNamespace(ns))
+		if errNP == nil && errSvc == nil && errJobs == nil && len(jobs.Items) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no NetworkPolicy (%v), Service (%v) and two Jobs (%d, %v)", errNP, errSvc, len(jobs.Items), errJobs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	got := &benchv1.NetworkBenchmark{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(b), got); err != nil {
+		t.Fatal(err)
+	}
+	if !metav1.IsControlledBy(&np, got) || !np.CreationTimestamp.Time.Before(jobs.Items[0].CreationTimestamp.Add(time.Second)) {
+		t.Errorf("policy %s not controlled by the benchmark, or made after its Jobs", np.Name)
+	}
+	if !slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) || len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].From) != 1 {
+		t.Fatalf("policy spec %+v: want ingress only, from one peer", np.Spec)
+	}
+	from, _ := metav1.LabelSelectorAsSelector(np.Spec.Ingress[0].From[0].PodSelector)
+	pods, _ := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+	for _, j := range jobs.Items {
+		l := labels.Set(j.Spec.Template.Labels)
+		if !pods.Matches(l) || !from.Matches(l) || np.Spec.Ingress[0].From[0].NamespaceSelector != nil {
+			t.Errorf("policy selects %v and admits %v: not the pods of Job %s (%v), or beyond the namespace", pods, from, j.Name, l)
+		}
+	}
+	if svc.Spec.Selector[benchv1.RepetitionLabel] != "0" || svc.Spec.Selector["benchwright.io/attempt"] != "0" {
+		t.Errorf("service selector %v: want repetition 0, attempt 0", svc.Spec.Selector)
+	}
 }
