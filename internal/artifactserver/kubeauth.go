@@ -14,6 +14,8 @@ import (
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/benchwright/benchwright/internal/ttlcache"
 )
 
 // Publishing a campaign's report is authorized as the verb create on this
@@ -55,16 +57,16 @@ type KubeAuthorizer struct {
 	Client client.Client
 
 	once      sync.Once
-	users     *cache[User]
-	refusals  *cache[string]
-	decisions *cache[bool]
+	users     *ttlcache.Cache[User]
+	refusals  *ttlcache.Cache[string]
+	decisions *ttlcache.Cache[bool]
 	reviews   *rate.Limiter
 	now       func() time.Time
 }
 
 func (a *KubeAuthorizer) init() {
 	a.once.Do(func() {
-		a.users, a.refusals, a.decisions = newCache[User](cacheSize), newCache[string](cacheSize), newCache[bool](cacheSize)
+		a.users, a.refusals, a.decisions = ttlcache.New[User](cacheSize), ttlcache.New[string](cacheSize), ttlcache.New[bool](cacheSize)
 		a.reviews = rate.NewLimiter(reviewRate, reviewBurst)
 		if a.now == nil {
 			a.now = time.Now
@@ -98,10 +100,10 @@ func (a *KubeAuthorizer) Authenticate(ctx context.Context, token string) (User, 
 	sum := sha256.Sum256([]byte(token))
 	key := hex.EncodeToString(sum[:])
 	now := a.now()
-	if u, ok := a.users.get(key, now); ok {
+	if u, ok := a.users.Get(key, now); ok {
 		return u, nil
 	}
-	if reason, ok := a.refusals.get(key, now); ok {
+	if reason, ok := a.refusals.Get(key, now); ok {
 		return User{}, unauthenticated(reason)
 	}
 	if !a.reviews.Allow() {
@@ -123,10 +125,10 @@ func (a *KubeAuthorizer) Authenticate(ctx context.Context, token string) (User, 
 		reason = fmt.Sprintf("the token is not for audience %s (its audiences: %v)", TokenAudience, review.Status.Audiences)
 	}
 	if reason != "" {
-		a.refusals.put(key, reason, now, tokenTTL)
+		a.refusals.Put(key, reason, now, tokenTTL)
 		return User{}, unauthenticated(reason)
 	}
-	a.users.put(key, review.Status.User, now, tokenTTL)
+	a.users.Put(key, review.Status.User, now, tokenTTL)
 	return review.Status.User, nil
 }
 
@@ -158,7 +160,7 @@ func (a *KubeAuthorizer) allowed(ctx context.Context, user User, attrs authzv1.R
 	}
 	key := string(raw)
 	now := a.now()
-	if ok, hit := a.decisions.get(key, now); hit {
+	if ok, hit := a.decisions.Get(key, now); hit {
 		return ok, nil
 	}
 	access := &authzv1.SubjectAccessReview{Spec: spec}
@@ -169,56 +171,10 @@ func (a *KubeAuthorizer) allowed(ctx context.Context, user User, attrs authzv1.R
 	if access.Status.Allowed {
 		ttl = allowTTL
 	}
-	a.decisions.put(key, access.Status.Allowed, now, ttl)
+	a.decisions.Put(key, access.Status.Allowed, now, ttl)
 	return access.Status.Allowed, nil
 }
 
 // resourceOf is the resource a run's kind is read as: StorageBenchmark is
 // storagebenchmarks, as the CRDs name them.
 func resourceOf(kind string) string { return strings.ToLower(kind) + "s" }
-
-// cache holds answers until they expire, at most size of them.
-type cache[V any] struct {
-	mu      sync.Mutex
-	size    int
-	entries map[string]entry[V]
-}
-
-type entry[V any] struct {
-	value   V
-	expires time.Time
-}
-
-func newCache[V any](size int) *cache[V] {
-	return &cache[V]{size: size, entries: map[string]entry[V]{}}
-}
-
-// get is key's value unless it expired by now.
-func (c *cache[V]) get(key string, now time.Time) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok || !now.Before(e.expires) {
-		var zero V
-		return zero, false
-	}
-	return e.value, true
-}
-
-// put keeps value for key for ttl from now. A full cache first drops what
-// expired, then, if nothing did, everything: answers are cheap to ask again.
-func (c *cache[V]) put(key string, value V, now time.Time, ttl time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.size {
-		for k, e := range c.entries {
-			if !now.Before(e.expires) {
-				delete(c.entries, k)
-			}
-		}
-		if len(c.entries) >= c.size {
-			clear(c.entries)
-		}
-	}
-	c.entries[key] = entry[V]{value: value, expires: now.Add(ttl)}
-}

@@ -27,6 +27,8 @@ import (
 	authzclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/benchwright/benchwright/internal/ttlcache"
 )
 
 // The TTLs of controller-runtime's filter: a token's review for a minute, an
@@ -58,7 +60,7 @@ func WithAuthenticationAndAuthorization(config *rest.Config, httpClient *http.Cl
 	}
 	g := &guard{
 		tokens: authn.TokenReviews(), access: authz.SubjectAccessReviews(),
-		users: newCache[*authnv1.TokenReviewStatus](cacheSize), decisions: newCache[bool](cacheSize),
+		users: ttlcache.New[*authnv1.TokenReviewStatus](cacheSize), decisions: ttlcache.New[bool](cacheSize),
 		now: time.Now,
 	}
 	return func(log logr.Logger, next http.Handler) (http.Handler, error) {
@@ -70,8 +72,8 @@ func WithAuthenticationAndAuthorization(config *rest.Config, httpClient *http.Cl
 type guard struct {
 	tokens    authnclient.TokenReviewInterface
 	access    authzclient.SubjectAccessReviewInterface
-	users     *cache[*authnv1.TokenReviewStatus]
-	decisions *cache[bool]
+	users     *ttlcache.Cache[*authnv1.TokenReviewStatus]
+	decisions *ttlcache.Cache[bool]
 	now       func() time.Time
 }
 
@@ -126,7 +128,7 @@ func bearerToken(header string) (string, bool) {
 // The cache keys by the token's hash: no token stays in memory.
 func (g *guard) review(ctx context.Context, token string) (*authnv1.TokenReviewStatus, error) {
 	key := fmt.Sprintf("%x", sha256.Sum256([]byte(token)))
-	if status, ok := g.users.get(key, g.now()); ok {
+	if status, ok := g.users.Get(key, g.now()); ok {
 		return status, nil
 	}
 	var status *authnv1.TokenReviewStatus
@@ -140,7 +142,7 @@ func (g *guard) review(ctx context.Context, token string) (*authnv1.TokenReviewS
 	if err != nil {
 		return nil, err
 	}
-	g.users.put(key, status, g.now(), tokenTTL)
+	g.users.Put(key, status, g.now(), tokenTTL)
 	return status, nil
 }
 
@@ -159,7 +161,7 @@ func (g *guard) authorize(ctx context.Context, user authnv1.UserInfo, verb, path
 	if err != nil {
 		return false, err
 	}
-	if allowed, ok := g.decisions.get(string(key), g.now()); ok {
+	if allowed, ok := g.decisions.Get(string(key), g.now()); ok {
 		return allowed, nil
 	}
 	var allowed bool
@@ -177,7 +179,7 @@ func (g *guard) authorize(ctx context.Context, user authnv1.UserInfo, verb, path
 	if allowed {
 		ttl = allowTTL
 	}
-	g.decisions.put(string(key), allowed, g.now(), ttl)
+	g.decisions.Put(string(key), allowed, g.now(), ttl)
 	return allowed, nil
 }
 

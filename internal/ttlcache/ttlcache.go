@@ -1,12 +1,14 @@
-package metricsauth
+// Package ttlcache holds answers (token reviews, access checks) for a while,
+// a bounded number of them.
+package ttlcache
 
 import (
 	"sync"
 	"time"
 )
 
-// cache holds answers until they expire, at most size of them.
-type cache[V any] struct {
+// Cache holds answers until they expire, at most size of them.
+type Cache[V any] struct {
 	mu      sync.Mutex
 	size    int
 	entries map[string]entry[V]
@@ -17,12 +19,13 @@ type entry[V any] struct {
 	expires time.Time
 }
 
-func newCache[V any](size int) *cache[V] {
-	return &cache[V]{size: size, entries: map[string]entry[V]{}}
+// New is an empty cache of at most size answers.
+func New[V any](size int) *Cache[V] {
+	return &Cache[V]{size: size, entries: map[string]entry[V]{}}
 }
 
-// get is key's value unless it expired by now.
-func (c *cache[V]) get(key string, now time.Time) (V, bool) {
+// Get is key's value unless it expired by now.
+func (c *Cache[V]) Get(key string, now time.Time) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
@@ -33,9 +36,9 @@ func (c *cache[V]) get(key string, now time.Time) (V, bool) {
 	return e.value, true
 }
 
-// put keeps value for key for ttl from now. A full cache first drops what
+// Put keeps value for key for ttl from now. A full cache first drops what
 // expired, then, if nothing did, everything: answers are cheap to ask again.
-func (c *cache[V]) put(key string, value V, now time.Time, ttl time.Duration) {
+func (c *Cache[V]) Put(key string, value V, now time.Time, ttl time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.size {
