@@ -48,7 +48,7 @@ dev-cluster-down: ## Stop and delete the local control plane.
 	hack/dev-cluster.sh down
 
 .PHONY: real-cluster
-real-cluster: ## A real cluster here (root): control plane + 2 real kubelets with containerd in network namespaces, images built without a registry, the chart by helm; `eval "$$(hack/real-cluster.sh env)"` to use it.
+real-cluster: ## A real cluster here (root): control plane + 2 real kubelets with containerd in network namespaces, images built without a registry, the chart by helm; `eval "$$(hack/real-cluster.sh env)"` to use it. ARGO=1: Argo Workflows too.
 	hack/real-cluster.sh up
 
 .PHONY: real-cluster-down
@@ -152,6 +152,10 @@ chaos: ## On a local control plane with kwok nodes (AUDIT=1, 6 nodes): 50 benchm
 .PHONY: test-real
 test-real: ## On a real cluster here (root): brings it up, runs real fio, dd and the tuner through the chart's manager pod, tears it down.
 	go test -tags real $(GO_TEST_FLAGS) -timeout 60m ./test/real/
+
+.PHONY: test-real-argo
+test-real-argo: ## On a real cluster here (root) with Argo Workflows (ARGO=1: its workflow-controller and argoexec, built from the module proxy): one campaign cell through the chart's WorkflowTemplate, with each step's time.
+	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 60m -run '^TestArgo' -v ./test/real/
 
 .PHONY: bench-real
 bench-real: ## StorageBenchmark vs a bare fio pod on a real node, alternated (PAIRS=5): IOPS ratio per pair and the operator's added seconds.

@@ -7,6 +7,8 @@
 #   coredns                                  (the cluster DNS of make real-cluster: a
 #                                             build with the plugins it uses only)
 #   kwok, kwokctl, helm, mpi-operator, argo  (versioned names under $CACHE/bin)
+#   workflow-controller, argoexec            (the same; only for make real-cluster
+#                                             with ARGO=1: Argo Workflows for real)
 # Prints KEY=path lines. Cached outside the repo: a warm run only checks files.
 #
 #   hack/cluster-tools.sh             # build what is missing, print the paths
@@ -45,15 +47,26 @@ declare -A path=(
   [helm]="$BIN/helm-$HELM_VERSION"
   [mpi-operator]="$BIN/mpi-operator-$MPI_OPERATOR_VERSION"
   [argo]="$BIN/argo-$ARGO_VERSION"
+  [workflow-controller]="$BIN/workflow-controller-$ARGO_VERSION"
+  [argoexec]="$BIN/argoexec-$ARGO_VERSION"
   [coredns]="$BIN/coredns-$COREDNS_VERSION-k8s"
 )
 order=(kube-controller-manager kube-scheduler kwok kwokctl helm mpi-operator argo)
-# kubelet, kube-proxy and coredns are built only when asked for (hack/real-cluster.sh).
+# kubelet, kube-proxy, coredns, workflow-controller and argoexec are built only
+# when asked for (hack/real-cluster.sh).
 ((${#wanted[@]})) || wanted=("${order[@]}")
 
 # Several test packages may call this at once: one builds, the others wait.
-exec 9>"$CACHE/build/cluster-tools.lock"
-flock 9
+# When every wanted binary exists there is nothing to build: no lock, so a
+# warm caller never waits behind another's cold build.
+missing=0
+for name in "${wanted[@]}"; do
+  [[ -n "${path[$name]:-}" && -x "${path[$name]}" ]] || missing=1
+done
+if ((missing)); then
+  exec 9>"$CACHE/build/cluster-tools.lock"
+  flock 9
+fi
 
 # wrapped NAME VERSION PKG...: builds each PKG@VERSION in a wrapper module of its
 # own, so the tool's replace directives and go.mod never get in the way. The
@@ -88,6 +101,40 @@ kube() {
   (
     cd "$CACHE/build/kube-$KUBE_VERSION"
     go build -trimpath -ldflags "$ldflags" -o "$out.tmp.$$" "k8s.io/kubernetes/cmd/$name"
+    mv "$out.tmp.$$" "$out"
+  )
+}
+
+# argoexec: Argo's executor, in a wrapper module like the other Argo binaries but
+# against a local copy of the module when its zip lacks
+# workflow/executor/os-specific/signal_linux.go (v3.6.10 and v3.6.18 do: upstream
+# keeps it as a symbolic link to signal_darwin.go, and module zips leave symbolic
+# links out, so the package fails with "undefined: Setpgid" on Linux). The copy
+# restores the link's target as a file; nothing else in it differs. A -overlay
+# cannot do this: it does not apply to files under GOMODCACHE.
+argoexec() {
+  local out=${path[argoexec]} work="$CACHE/build/argoexec-$ARGO_VERSION" dir pkgdir
+  local mod=github.com/argoproj/argo-workflows/v3
+  [[ -x "$out" ]] && return 0
+  log "building argoexec $ARGO_VERSION from the module proxy"
+  mkdir -p "$work"
+  (
+    cd "$work"
+    [[ -f go.mod ]] || go mod init benchwright.io/argoexec >/dev/null 2>&1
+    go mod edit -dropreplace "$mod"
+    go get "$mod/cmd/argoexec@$ARGO_VERSION" >get.log 2>&1 || { cat get.log >&2; exit 1; }
+    dir=$(go mod download -json "$mod@$ARGO_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+    [[ -d "$dir" ]] || { log "no module directory for $mod@$ARGO_VERSION"; exit 1; }
+    pkgdir=workflow/executor/os-specific
+    if [[ ! -f "$dir/$pkgdir/signal_linux.go" ]]; then
+      log "argoexec: $mod@$ARGO_VERSION has no $pkgdir/signal_linux.go; restoring it from signal_darwin.go in a local copy"
+      rm -rf src
+      cp -r "$dir" src
+      chmod -R u+w src
+      cp src/$pkgdir/signal_darwin.go src/$pkgdir/signal_linux.go
+      go mod edit -replace "$mod=./src"
+    fi
+    go build -trimpath -ldflags "-s -w $LDFLAGS_EXTRA" -o "$out.tmp.$$" "$mod/cmd/argoexec"
     mv "$out.tmp.$$" "$out"
   )
 }
@@ -145,9 +192,18 @@ for name in "${wanted[@]}"; do
       LDFLAGS_EXTRA=""
       ;;
     mpi-operator) wrapped mpi-operator "$MPI_OPERATOR_VERSION" github.com/kubeflow/mpi-operator/cmd/mpi-operator ;;
-    argo) wrapped argo "$ARGO_VERSION" github.com/argoproj/argo-workflows/v3/cmd/argo ;;
+    argo | workflow-controller | argoexec)
+      # Static binaries (argoexec runs in a distroless image), stamped with the
+      # version that names them.
+      LDFLAGS_EXTRA="-X github.com/argoproj/argo-workflows/v3.version=$ARGO_VERSION"
+      case $name in
+        argoexec) CGO_ENABLED=0 argoexec ;;
+        *) CGO_ENABLED=0 wrapped "$name" "$ARGO_VERSION" "github.com/argoproj/argo-workflows/v3/cmd/$name" ;;
+      esac
+      LDFLAGS_EXTRA=""
+      ;;
     coredns) coredns ;;
-    *) log "unknown tool $name (one of: ${order[*]} kubelet kube-proxy coredns)"; exit 2 ;;
+    *) log "unknown tool $name (one of: ${order[*]} kubelet kube-proxy coredns workflow-controller argoexec)"; exit 2 ;;
   esac
 done
 

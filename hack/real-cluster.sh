@@ -18,7 +18,11 @@
 #     kubeconfig points at https://10.99.0.1:6443;
 #   images from hack/real-images.sh imported into every node's containerd, a
 #     default StorageClass of static local volumes, and benchwright's chart
-#     installed by helm: the manager runs as a pod from its image.
+#     installed by helm: the manager runs as a pod from its image;
+#   with ARGO=1, Argo Workflows for real (campaigns): its CRDs, and its
+#     workflow-controller as a process beside the control plane (like the MPI
+#     Operator's), watching every namespace, its pods run the argoexec image
+#     (ARGO_VERSION of hack/versions.sh); the chart gets argo.enabled=true.
 #
 #   hack/real-cluster.sh up      # create or resume (idempotent); a changed manager is rolled out
 #   hack/real-cluster.sh env     # export KUBECONFIG=... and the other facts, for eval
@@ -31,6 +35,8 @@
 #   NODE_POOL         real-pool
 #   REAL_CLUSTER_DIR  ~/.cache/benchwright/real-cluster (state, logs, volumes)
 #   UP_TIMEOUT        seconds each component may take to come up (120)
+#   ARGO              1: Argo Workflows too (above); otherwise its controller,
+#                     if an earlier up started it, is stopped
 # Needs root, and Debian's containerd, runc, containernetworking-plugins,
 # iptables, debootstrap and buildah (installed when missing).
 set -euo pipefail
@@ -48,6 +54,9 @@ MACHINE_TYPE=${MACHINE_TYPE:-n2-standard-2}
 NODE_POOL=${NODE_POOL:-real-pool}
 ZONE=${ZONE:-us-central1-a}
 UP_TIMEOUT=${UP_TIMEOUT:-120}
+WITH_ARGO=${ARGO:-}
+# The workflow-controller's own namespace (its ConfigMap); it watches all.
+ARGO_NS=argo
 
 NET_NS=bw-net
 BRIDGE=bwbr0
@@ -63,6 +72,7 @@ STORAGE_CLASS=local-static
 KUBELET_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
 # The tools' paths, set by real_tools.
 KUBE_CONTROLLER_MANAGER="" KUBE_SCHEDULER="" KUBELET="" KUBE_PROXY="" HELM="" MPI_OPERATOR="" COREDNS=""
+WORKFLOW_CONTROLLER="" ARGO=""
 
 node_name() { echo "real-node-$1"; }
 node_ns() { echo "bw-node-$1"; }
@@ -77,7 +87,9 @@ in_ns() {
 
 real_tools() {
   "$HACK/ensure-packages.sh" containerd runc containernetworking-plugins iptables conntrack iproute2 util-linux debootstrap buildah
-  tools kube-controller-manager kube-scheduler kubelet kube-proxy helm mpi-operator coredns
+  local extra=()
+  [[ "$WITH_ARGO" == 1 ]] && extra=(workflow-controller argo)
+  tools kube-controller-manager kube-scheduler kubelet kube-proxy helm mpi-operator coredns ${extra[@]+"${extra[@]}"}
 }
 
 # --- certificates and kubeconfigs -------------------------------------------
@@ -462,6 +474,52 @@ mpi_operator() {
     --kubeConfig "$DIR/admin.kubeconfig" --threadiness 2
 }
 
+# argo_controller: Argo Workflows' CRDs (the files of the module's
+# manifests/base/crds/minimal, not its kustomization), the controller's
+# ConfigMap and the controller, as a process with the admin's credentials.
+# Settings for short cells (each default is in Argo's docs/environment-variables.md):
+#   RESOURCE_STATE_CHECK_INTERVAL 1s (5s): how often a resource step (pool
+#     Ready, benchmark finished) reads its object's state; set on argoexec
+#     through the ConfigMap's executor.env;
+#   WAIT_CONTAINER_STATUS_CHECK_INTERVAL 1s (5s): the wait container's look at
+#     the main container (the report step);
+#   DEFAULT_REQUEUE_TIME 1s (10s): how soon the controller looks at a Workflow
+#     again after its pods changed; the ~10 s between steps. Argo's own e2e
+#     tests run with 1s.
+argo_controller() {
+  local dir f names=()
+  dir=$(GOFLAGS=-mod=mod go mod download -json "github.com/argoproj/argo-workflows/v3@$ARGO_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  [[ -d "$dir/manifests/base/crds/minimal" ]] || die "no Argo CRDs in the module github.com/argoproj/argo-workflows/v3@$ARGO_VERSION"
+  for f in "$dir"/manifests/base/crds/minimal/argoproj.io_*.yaml; do
+    k apply --server-side --force-conflicts -f "$f" >/dev/null
+    f=$(basename "$f" .yaml)
+    names+=("${f#*_}.argoproj.io")
+  done
+  wait_ready "Argo's CRDs (Established)" "" crds "${names[@]}"
+  k create namespace "$ARGO_NS" --dry-run=client -o yaml | k apply -f - >/dev/null
+  k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: workflow-controller-configmap
+  namespace: $ARGO_NS
+data:
+  config: |
+    executor:
+      env:
+      - {name: RESOURCE_STATE_CHECK_INTERVAL, value: 1s}
+      - {name: WAIT_CONTAINER_STATUS_CHECK_INTERVAL, value: 1s}
+EOF
+  DEFAULT_REQUEUE_TIME=1s LEADER_ELECTION_DISABLE=true \
+    ensure workflow-controller "$NET_NS" "$WORKFLOW_CONTROLLER" \
+    --kubeconfig "$DIR/admin.kubeconfig" --namespace "$ARGO_NS" \
+    --configmap workflow-controller-configmap \
+    --executor-image "$(image_ref argoexec)" --executor-image-pull-policy Never \
+    --workflow-workers 4 --pod-cleanup-workers 2 --cron-workflow-workers 1 --workflow-archive-workers 1 \
+    --loglevel info
+  wait_ready --netns "$NET_NS" "the workflow-controller (/healthz)" "$DIR/logs/workflow-controller.log" http http://127.0.0.1:6060/healthz
+}
+
 # image_ref NAME: the reference real-images.sh gave image NAME.
 image_ref() { awk -v n="$1" '$1 == n { print $2 }' "$DIR/images"; }
 
@@ -481,6 +539,7 @@ chart() {
     --set "images.mpi.mpich=$(image_ref mpi-mpich)" \
     --set-json "storage.hostPathPrefixes=[\"$DIR/volumes/\"]" \
     --set allowHostNetwork=true \
+    --set "argo.enabled=$([[ "$WITH_ARGO" == 1 ]] && echo true || echo false)" \
     --set-json 'tolerations=[{"key":"benchwright.io/pool","operator":"Exists","effect":"NoSchedule"}]' \
     >"$DIR/logs/helm.log" 2>&1 || {
     tail_log "$DIR/logs/helm.log"
@@ -515,6 +574,9 @@ REAL_VOLUMES=$DIR/volumes
 REAL_LOGS=$DIR/logs
 SYSTEM_NAMESPACE=$SYSTEM_NS
 MPI_OPERATOR_LOG=$DIR/logs/mpi-operator.log
+ARGO_ENABLED=$WITH_ARGO
+ARGO=$ARGO
+WORKFLOW_CONTROLLER_LOG=$DIR/logs/workflow-controller.log
 EOF
   local name ref archive
   while read -r name ref archive; do
@@ -543,6 +605,7 @@ up() {
   build_clusterkit "$DIR/run"
   # The MPI images need the benchmark sources; without them the rest still runs.
   images=(pause manager fio tuner)
+  [[ "$WITH_ARGO" == 1 ]] && images+=(argoexec)
   if [[ -d "${SOURCES:-$ROOT/../shared/src}" ]]; then
     images+=(mpi-openmpi mpi-mpich)
   else
@@ -561,6 +624,7 @@ up() {
   dns
   storage
   mpi_operator
+  if [[ "$WITH_ARGO" == 1 ]]; then argo_controller; else stop workflow-controller; fi
   chart
   if [[ -n "$fresh" ]]; then
     log "waiting for the garbage collector to watch the new CRDs (it looks every 30 s)"
@@ -603,6 +667,7 @@ down() {
   lock "$DIR"
   local n i
   n=$(cat "$DIR/nodes" 2>/dev/null || echo 2)
+  stop workflow-controller
   stop mpi-operator
   stop coredns
   for ((i = 1; i <= n; i++)); do

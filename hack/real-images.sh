@@ -10,7 +10,11 @@
 #   2. the real Dockerfiles of images/ with `buildah bud --pull=never`: manager,
 #      fio, tuner, and mpi-debian twice (MPI=openmpi, MPI=mpich), the benchmark
 #      sources (OSU, IMB, IOR, fabtests) taken from SOURCES (no download);
-#   3. the pod sandbox image (hack/pause), which a kubelet otherwise pulls.
+#   3. the pod sandbox image (hack/pause), which a kubelet otherwise pulls;
+#   4. argoexec, Argo Workflows' executor (only when asked for: make
+#      real-cluster with ARGO=1): the distroless base with the static argoexec
+#      that hack/cluster-tools.sh builds at /bin/argoexec, user 8737 as Argo's
+#      own image, tagged as Argo tags it (quay.io/argoproj/argoexec:ARGO_VERSION).
 #
 # Each image is cached under $CACHE/images as an OCI archive named by a digest
 # of everything it is built from (Dockerfile, build arguments, sources, base),
@@ -36,7 +40,7 @@ IMAGES="$CACHE/images"
 SOURCES=${SOURCES:-$ROOT/../shared/src}
 SUITE=bookworm
 REPO=ghcr.io/benchwright
-ALL=(pause manager fio tuner mpi-openmpi mpi-mpich)
+ALL=(pause manager fio tuner mpi-openmpi mpi-mpich argoexec)
 
 log() { echo "real-images [${SECONDS}s]: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -49,6 +53,10 @@ exec 9>"$IMAGES/.lock"
 flock 9
 
 B=(buildah --root "$IMAGES/storage" --runroot /run/benchwright-buildah)
+# buildah run as buildah bud below: chroot isolation. Its default (an OCI
+# runtime, crun) refuses this machine's cgroups ("cgroups in hybrid mode not
+# supported, drop all controllers from cgroupv2").
+export BUILDAH_ISOLATION=chroot
 
 # The storage is ours alone: no working container or mount outlives a run,
 # whether it built or failed.
@@ -220,6 +228,28 @@ pause() {
   echo "pause $ref $IMAGES/pause.oci.tar"
 }
 
+# argoexec: Argo's executor image. Its reference is Argo's own, so the archive
+# is named by the binary's digest instead: a rebuilt argoexec makes a new one.
+argoexec() {
+  local bin key ref archive c
+  bin=$("$HERE/cluster-tools.sh" argoexec | sed -n 's/^ARGOEXEC=//p')
+  [[ -x "$bin" ]] || die "hack/cluster-tools.sh built no argoexec"
+  key=$(digest "$bin" "$BASE_KEY" argoexec-v1)
+  ref="quay.io/argoproj/argoexec:$ARGO_VERSION"
+  archive="$IMAGES/argoexec-$key.oci.tar"
+  if [[ ! -f "$archive" ]]; then
+    log "argoexec image $ref"
+    c=$("${B[@]}" from --pull=never gcr.io/distroless/static:nonroot)
+    "${B[@]}" copy "$c" "$bin" /bin/argoexec >/dev/null
+    "${B[@]}" config --user 8737 --entrypoint '["argoexec"]' --env PATH=/usr/local/bin:/usr/bin:/bin "$c"
+    "${B[@]}" commit -q --rm "$c" "$ref" >/dev/null
+    "${B[@]}" push -q "$ref" "oci-archive:$IMAGES/tmp/argoexec.oci.tar:$ref" >/dev/null
+    rm -f "$IMAGES"/argoexec-*.oci.tar
+    mv -f "$IMAGES/tmp/argoexec.oci.tar" "$archive"
+  fi
+  echo "argoexec $ref $archive"
+}
+
 GO_TREES=("$ROOT/go.mod" "$ROOT/go.sum" "$ROOT/api" "$ROOT/cmd" "$ROOT/controllers" "$ROOT/internal")
 
 # dockerfile NAME DOCKERFILE [--build-arg ...]: builds the Dockerfile from the
@@ -263,6 +293,7 @@ SRC_FILES=()
 for n in "${wanted[@]}"; do
   case $n in
     pause) pause ;;
+    argoexec) argoexec ;;
     manager) dockerfile manager images/manager/Dockerfile ;;
     fio) dockerfile fio images/fio/Dockerfile ;;
     tuner) dockerfile tuner images/tuner/Dockerfile ;;

@@ -19,7 +19,7 @@ ETCD_VERSION=${ETCD_VERSION:-3.6.4}
 # hack/cluster-tools.sh
 KWOK_VERSION=${KWOK_VERSION:-v0.7.0}
 HELM_VERSION=${HELM_VERSION:-v3.19.0}
-ARGO_VERSION=${ARGO_VERSION:-v3.6.10}
+ARGO_VERSION=${ARGO_VERSION:-v3.6.18}
 COREDNS_VERSION=${COREDNS_VERSION:-v1.14.7}
 
 # hack/emulators.sh. MinIO publishes no semver tags; this is the newest version

@@ -342,3 +342,72 @@ func fill(dst, src map[string]any) map[string]any {
 	}
 	return out
 }
+
+// What a real workflow-controller showed (make test-real-argo): the steps'
+// pods must tolerate the pools' taint (on a cluster where every node is in a
+// pool nothing else can run them) and prefer other nodes; argoexec's
+// containers need a numeric user under runAsNonRoot; no step may wait forever
+// (a report whose pod cannot start kept a campaign Running), and kubectl's
+// deletes wait for finalizers only so long.
+func TestStepsRunAnywhereAndEnd(t *testing.T) {
+	wt := workflowTemplate(t, renderArgo(t))
+	var spec struct {
+		SecurityContext struct {
+			RunAsNonRoot *bool  `json:"runAsNonRoot"`
+			RunAsUser    *int64 `json:"runAsUser"`
+		} `json:"securityContext"`
+		Tolerations []struct{ Key, Operator, Effect string } `json:"tolerations"`
+		Affinity    struct {
+			NodeAffinity struct {
+				Preferred []struct {
+					Preference struct {
+						MatchExpressions []struct{ Key, Operator string } `json:"matchExpressions"`
+					} `json:"preference"`
+				} `json:"preferredDuringSchedulingIgnoredDuringExecution"`
+			} `json:"nodeAffinity"`
+		} `json:"affinity"`
+		Templates []struct {
+			Name                  string `json:"name"`
+			ActiveDeadlineSeconds any    `json:"activeDeadlineSeconds"`
+			Steps                 any    `json:"steps"`
+			Resource              *struct {
+				Action string   `json:"action"`
+				Flags  []string `json:"flags"`
+			} `json:"resource"`
+		} `json:"templates"`
+	}
+	data, _ := json.Marshal(wt.Object["spec"])
+	if err := json.Unmarshal(data, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if sc := spec.SecurityContext; sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser == 0 {
+		t.Errorf("securityContext: want runAsNonRoot with a non-root runAsUser (argoexec's init and wait containers), got %s", data)
+	}
+	tolerated := slices.ContainsFunc(spec.Tolerations, func(tol struct{ Key, Operator, Effect string }) bool {
+		return tol.Key == benchv1.PoolLabel && tol.Operator == "Exists" && tol.Effect == "NoSchedule"
+	})
+	if !tolerated {
+		t.Errorf("tolerations %+v: the steps do not tolerate %s (NoSchedule, any pool)", spec.Tolerations, benchv1.PoolLabel)
+	}
+	avoids := false
+	for _, p := range spec.Affinity.NodeAffinity.Preferred {
+		for _, e := range p.Preference.MatchExpressions {
+			avoids = avoids || (e.Key == benchv1.PoolLabel && e.Operator == "DoesNotExist")
+		}
+	}
+	if !avoids {
+		t.Errorf("the steps do not prefer nodes outside pools (nodeAffinity %s DoesNotExist)", benchv1.PoolLabel)
+	}
+	for _, tmpl := range spec.Templates {
+		if tmpl.Steps != nil {
+			continue
+		}
+		if tmpl.ActiveDeadlineSeconds == nil {
+			t.Errorf("template %s has no activeDeadlineSeconds", tmpl.Name)
+		}
+		if r := tmpl.Resource; r != nil && r.Action == "delete" &&
+			!slices.ContainsFunc(r.Flags, func(f string) bool { return strings.HasPrefix(f, "--timeout=") }) {
+			t.Errorf("template %s: kubectl delete %v without --timeout", tmpl.Name, r.Flags)
+		}
+	}
+}
