@@ -23,9 +23,9 @@ import (
 )
 
 // campaignNamespace is where the chart puts the campaign WorkflowTemplate
-// and the ServiceAccount its steps run as, so where campaigns are submitted.
-// Today that is the release's namespace.
-const campaignNamespace = "benchwright-system"
+// and the ServiceAccount its steps run as, so where campaigns are submitted:
+// argo.namespace's default, never the manager's namespace.
+const campaignNamespace = "benchwright-campaigns"
 
 var workflowGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Workflow"}
 
