@@ -264,6 +264,8 @@ func TestServiceAccountAccess(t *testing.T) {
 		{"create", bw, "storagebenchmarks", campaigns, "", true},
 		{"get", bw, "mpibenchmarks", campaigns, "", true},
 		{"list", bw, "mpibenchmarks", campaigns, "", true},
+		{"create", bw, "networkbenchmarks", campaigns, "", true},
+		{"get", bw, "networkbenchmarks", campaigns, "", true},
 		{"create", bw, "campaignreports", campaigns, "s0-x7k2p", true},
 		{"create", "argoproj.io", "workflowtaskresults", campaigns, "", true},
 		{"patch", "argoproj.io", "workflowtaskresults", campaigns, "", true},
