@@ -91,7 +91,7 @@ func (f clusterFlags) openForward(ctx context.Context) (string, error) {
 	}
 	ports, err := pf.GetPorts()
 	if err != nil || len(ports) != 1 {
-		return "", fmt.Errorf("port-forward to pod %s/%s:%d: no local port (%v)", ns, pod, port, err)
+		return "", fmt.Errorf("port-forward to pod %s/%s:%d: no local port (%w)", ns, pod, port, err)
 	}
 	return fmt.Sprintf("http://127.0.0.1:%d", ports[0].Local), nil
 }

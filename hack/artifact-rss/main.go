@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -159,7 +160,7 @@ func slowRead(url string, rate int, busy *atomic.Int64) (int64, error) {
 		for {
 			n, err := io.CopyN(io.Discard, resp.Body, chunk)
 			total += n
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				_ = resp.Body.Close()
 				return total, nil
 			}

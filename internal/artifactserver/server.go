@@ -110,7 +110,7 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	defer h.limit.release()
 	p := r.URL.Path
 	isPut := r.Method == http.MethodPut
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && !(isPut && strings.HasPrefix(p, "/campaigns/")) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && (!isPut || !strings.HasPrefix(p, "/campaigns/")) {
 		hdr.Set("Allow", "GET, HEAD")
 		http.Error(w, "read-only: only GET and HEAD are allowed", http.StatusMethodNotAllowed)
 		return

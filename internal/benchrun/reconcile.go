@@ -76,7 +76,7 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 // what was read, with the failure, and the children are stopped.
 func (m *machine) refused(ctx context.Context, before Benchmark, refusal error) (statusupdate.Written, error) {
 	reflect.ValueOf(m.b).Elem().Set(reflect.ValueOf(before.DeepCopyObject()).Elem())
-	events := statusupdate.NewEvents(m.Env.Recorder)
+	events := statusupdate.NewEvents(m.Recorder)
 	m.Recorder = events
 	m.fail(ctx, &outcome.Outcome{Reason: benchv1.ReasonUnparsableOutput, Message: fmt.Sprintf(
 		"repetition %d/%d: the API server refused the status the tool's output made: %v", m.st.CompletedRepetitions+1, m.spec.Repetitions, refusal)})

@@ -140,7 +140,7 @@ func (r *Report) Check(in Input, slot int) error {
 		if len(r.Steps) == 0 && r.Plan == "" {
 			return nil // the runner could not plan either: its Error says why
 		}
-		return fmt.Errorf("the report's topology gives no plan (%v), yet it has one", err)
+		return fmt.Errorf("the report's topology gives no plan (%w), yet it has one", err)
 	}
 	if r.Plan != Digest(steps) {
 		return fmt.Errorf("the report's plan %.16q is not %s, the plan of its topology", r.Plan, Digest(steps))
@@ -161,10 +161,10 @@ func (r *Report) Check(in Input, slot int) error {
 
 // roleOf is the node slot's role in a step it takes part in.
 func roleOf(s Step, slot int) string {
-	switch {
-	case s.Pair.Server.Node == s.Pair.Client.Node:
+	if s.Pair.Server.Node == s.Pair.Client.Node {
 		return RoleBoth
-	case s.Pair.Server.Node == slot:
+	}
+	if s.Pair.Server.Node == slot {
 		return RoleServer
 	}
 	return RoleClient

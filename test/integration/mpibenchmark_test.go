@@ -178,7 +178,7 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 // Job of the launcher Job's name but not its UID. Their log claims 0.01 us.
 func TestMPIBenchmarkReadsOnlyItsOwnLauncher(t *testing.T) {
 	b, env := runOSUOffNodeWith(t, "osu-rogue", func(spec *benchv1.MPIBenchmarkSpec, f *mpiFate) {
-		lat := bytes.Replace(fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt"), []byte("31.82"), []byte("0.01"), -1)
+		lat := bytes.ReplaceAll(fixtures.Read(t, "osu/osu_latency_v5.8_gke_flux.txt"), []byte("31.82"), []byte("0.01"))
 		bw := fixtures.Read(t, "osu/osu_bw_v5.8_azure_aks.txt")
 		f.rogues, f.rogueLog = 9, launcherLog(t, spec, [][]byte{lat, bw}, []int{0, 0})
 	})
