@@ -91,7 +91,9 @@ func TestArgoCampaignOneCell(t *testing.T) {
 	})
 
 	var phase string
+	failedLogs := map[string]bool{} // a failed step's pod may be gone by the end
 	util.WaitFor(t, 10*time.Minute, "Workflow "+name+" finished", func() (bool, string) {
+		logFailedSteps(t, ns, name, failedLogs)
 		if err := k8s.Get(ctx(), client.ObjectKeyFromObject(wf), wf); err != nil {
 			return false, err.Error()
 		}
@@ -233,6 +235,22 @@ func diagnoseWorkflow(t *testing.T, ns, name string) {
 			lines = lines[len(lines)-30:]
 		}
 		t.Logf("workflow-controller log, last lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// logFailedSteps logs, once each, the main container's log of the
+// Workflow's failed step pods while they exist (Argo deletes them at its end).
+func logFailedSteps(t *testing.T, ns, name string, done map[string]bool) {
+	var pods corev1.PodList
+	if err := k8s.List(ctx(), &pods, client.InNamespace(ns), client.MatchingLabels{"workflows.argoproj.io/workflow": name}); err != nil {
+		return
+	}
+	for _, p := range pods.Items {
+		if p.Status.Phase != corev1.PodFailed || done[p.Name] {
+			continue
+		}
+		done[p.Name] = true
+		t.Logf("failed step pod %s, its log:\n%s", p.Name, kc.Try("logs", "-n", ns, p.Name, "-c", "main", "--tail", "40"))
 	}
 }
 
