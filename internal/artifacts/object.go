@@ -63,27 +63,13 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 // prefix ending in "/" to list a directory: "a/b" also matches "a/bc".
 // Uploads under way or cut short are no objects: not listed.
 func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
-	var keys []string
-	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", s.URI(prefix), err)
-		}
-		if !obj.IsDir && !s.isPartial(obj.Key) {
-			keys = append(keys, obj.Key)
-		}
-	}
-	sort.Strings(keys)
-	return keys, nil
+	keys, _, err := s.ListN(ctx, prefix, -1)
+	return keys, err
 }
 
-// ListN is List that stops after max keys: truncated says keys are the
-// first max of the listing's order (the bucket's, lexical for every driver
-// of the store), not all.
+// ListN is List that stops after max keys (max < 0: none): truncated says
+// keys are the first max of the listing's order (the bucket's, lexical for
+// every driver of the store), not all.
 func (s *Store) ListN(ctx context.Context, prefix string, max int) (keys []string, truncated bool, err error) {
 	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
 	for {

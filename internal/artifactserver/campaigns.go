@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/bearer"
 )
 
 // MaxReportBytes bounds a published report: a campaign of a hundred runs with
@@ -87,7 +88,7 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request, key, format st
 		http.Error(w, "read-only: this server does not accept reports", http.StatusMethodNotAllowed)
 		return
 	}
-	token, ok := bearerToken(r.Header.Get("Authorization"))
+	token, ok := bearer.Token(r.Header.Get("Authorization"))
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="benchwright"`)
 		http.Error(w, "publishing a report needs a bearer token (a ServiceAccount's)", http.StatusUnauthorized)

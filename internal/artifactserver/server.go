@@ -24,6 +24,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/bearer"
 )
 
 // Store is what the server reads of the artifact store (*artifacts.Store):
@@ -116,7 +117,7 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.auth != nil && !isPut { // publish authorizes its own way
-		token, ok := bearerToken(r.Header.Get("Authorization"))
+		token, ok := bearer.Token(r.Header.Get("Authorization"))
 		if !ok {
 			hdr.Set("WWW-Authenticate", `Bearer realm="benchwright"`)
 			http.Error(w, "reading needs a bearer token: a ServiceAccount token of audience "+TokenAudience+
@@ -142,17 +143,6 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-// bearerToken is the token of an "Authorization: Bearer TOKEN" header, as the
-// API server's bearer-token authenticator reads it.
-func bearerToken(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "bearer") {
-		return "", false
-	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
 }
 
 // mayRead says whether the request's user may get the named object of

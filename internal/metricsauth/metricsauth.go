@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/benchwright/benchwright/internal/bearer"
 	"github.com/benchwright/benchwright/internal/ttlcache"
 )
 
@@ -79,7 +80,7 @@ type guard struct {
 
 func (g *guard) handler(log logr.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		token, ok := bearerToken(req.Header.Get("Authorization"))
+		token, ok := bearer.Token(req.Header.Get("Authorization"))
 		if !ok {
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)
 			return
@@ -111,17 +112,6 @@ func (g *guard) handler(log logr.Logger, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, req)
 	})
-}
-
-// bearerToken is the token of an "Authorization: Bearer TOKEN" header, as the
-// API server's bearer-token authenticator reads it.
-func bearerToken(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "bearer") {
-		return "", false
-	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
 }
 
 // review is the TokenReview of token, cached for tokenTTL whatever it says.

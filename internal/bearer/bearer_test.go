@@ -1,4 +1,4 @@
-package metricsauth
+package bearer
 
 import "testing"
 
@@ -13,9 +13,9 @@ func TestBearerToken(t *testing.T) {
 		"abc":            "",
 		"":               "",
 	} {
-		got, ok := bearerToken(header)
+		got, ok := Token(header)
 		if got != want || ok != (want != "") {
-			t.Errorf("bearerToken(%q) = %q, %v; want %q, %v", header, got, ok, want, want != "")
+			t.Errorf("Token(%q) = %q, %v; want %q, %v", header, got, ok, want, want != "")
 		}
 	}
 }
