@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -42,12 +43,12 @@ fio:
   jobs:
   - {name: read-4k, rw: randread, blockSize: 4k}
 `
-	bare := waitFinished(t, env.createBenchmark(t, "bare", strings.Replace(spec, "%s", "/mnt/disks", 1)), 30*time.Second)
+	bare := waitFinished(t, env.createBenchmark(t, "bare", fmt.Sprintf(spec, "/mnt/disks")), 30*time.Second)
 	c := condition(t, bare, benchv1.ConditionFailed)
 	if c.Reason != benchv1.ReasonInvalidSpec || !strings.Contains(c.Message, "is the admin's directory itself") {
 		t.Errorf("hostPath /mnt/disks: %s %q, want InvalidSpec saying it is the admin's directory", c.Reason, c.Message)
 	}
-	env.createBenchmark(t, "under", strings.Replace(spec, "%s", "/mnt/disks/ssd0/run", 1))
+	env.createBenchmark(t, "under", fmt.Sprintf(spec, "/mnt/disks/ssd0/run"))
 	var jobs batchv1.JobList
 	util.WaitFor(t, 30*time.Second, "the Job of under", func() (bool, string) {
 		if err := k8sClient.List(ctx, &jobs, client.InNamespace(ns)); err != nil {
