@@ -12,6 +12,13 @@ const (
 	PoolLabel = "benchwright.io/pool"
 	// CampaignLabel groups benchmarks of one campaign for reports.
 	CampaignLabel = "benchwright.io/campaign"
+	// WorkflowAnnotation, on a campaign's BenchmarkPools and TuningProfiles,
+	// names the Argo Workflow that made them as NAMESPACE/NAME; with
+	// WorkflowUIDAnnotation (its UID) the manager deletes them once that
+	// Workflow is gone (deleted mid-run, its exit handler never ran).
+	WorkflowAnnotation = "benchwright.io/workflow"
+	// WorkflowUIDAnnotation is the UID of the Workflow WorkflowAnnotation names.
+	WorkflowUIDAnnotation = "benchwright.io/workflow-uid"
 	// AxisLabelPrefix starts a benchmark label that names a number the user
 	// varied outside benchwright: benchwright.io/x-NAME: "VALUE" is copied onto
 	// every sample as label x-NAME, and a report plots the figures of runs
