@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/labels"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifactserver"
@@ -107,14 +106,8 @@ func (p publishFlags) campaignName(selector string) (string, error) {
 	if p.campaign != "" {
 		return p.campaign, nil
 	}
-	if sel, err := labels.Parse(selector); err == nil {
-		if reqs, ok := sel.Requirements(); ok {
-			for _, r := range reqs {
-				if r.Key() == benchv1.CampaignLabel && r.Values().Len() == 1 {
-					return r.Values().List()[0], nil
-				}
-			}
-		}
+	if name := selectedCampaign(selector); name != "" {
+		return name, nil
 	}
 	return "", fmt.Errorf("--publish: name the campaign with --campaign, or select it with -l %s=NAME", benchv1.CampaignLabel)
 }

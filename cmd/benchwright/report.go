@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/campaign"
 	"github.com/benchwright/benchwright/internal/report"
 )
 
@@ -19,6 +21,7 @@ func newReportCommand() *cobra.Command {
 	opts := report.Options{}
 	var cluster clusterFlags
 	var pub publishFlags
+	var matrix campaign.Params
 	cmd := &cobra.Command{
 		Use:   "report FILE|DIR...|-l SELECTOR [-o report.html] [--publish]",
 		Short: "Write a report of runs: tables, comparison and plots",
@@ -72,6 +75,9 @@ token needs create on campaignreports.benchwright.io in the namespace.
 					return err
 				}
 			}
+			if opts.Missing, err = cluster.missingRuns(cmd.Context(), matrix); err != nil {
+				return err
+			}
 			rep, err := report.New(runs, opts)
 			if err != nil {
 				return err
@@ -96,6 +102,9 @@ token needs create on campaignreports.benchwright.io in the namespace.
 	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
 	registerRatioFlags(cmd, &opts.Ratio, &opts.MaxCV)
+	cmd.Flags().StringVar(&matrix.Pools, "campaign-pools", "", "with -l "+benchv1.CampaignLabel+"=WORKFLOW: the campaign's pools parameter; with --campaign-benchmarks (and --campaign-tunings) the report lists the benchmarks of cells that never made them")
+	cmd.Flags().StringVar(&matrix.Tunings, "campaign-tunings", "", "the campaign's tunings parameter (JSON)")
+	cmd.Flags().StringVar(&matrix.Benchmarks, "campaign-benchmarks", "", "the campaign's benchmarks parameter (JSON)")
 	cluster.register(cmd)
 	pub.register(cmd)
 	_ = cmd.MarkFlagFilename("output", "html", "md", "markdown", "csv")

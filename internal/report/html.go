@@ -67,6 +67,16 @@ func fitsTable(r *Report) *htmlTable {
 	return &t
 }
 
+// missingTable is the table of missing runs, nil without any.
+func missingTable(m []Missing) *htmlTable {
+	g := missingGrid(m)
+	if g == nil {
+		return nil
+	}
+	t := htmlGrid(g, func(_, _ int) string { return "worse" })
+	return &t
+}
+
 // WriteHTML writes the report as one self-contained page: inline CSS and
 // SVG, no script, no link, nothing fetched. Plots are drawn one at a time
 // as the page is written.
@@ -111,17 +121,19 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	err := page.Execute(bw, map[string]any{
-		"Title":    r.Title,
-		"Summary":  r.summaryLine(),
-		"Runs":     runs,
-		"RunsList": htmlGrid(runsGrid(r.Runs), nil),
-		"Ladder":   steps,
-		"Plots":    plan(r.Runs),
-		"Compare":  compare,
-		"Baseline": r.Runs[r.Baseline].Label(),
-		"Note":     compareNote(r.Comparison),
-		"Fits":     fitsTable(r),
-		"FitsNote": fitsNote,
+		"Title":       r.Title,
+		"Summary":     r.summaryLine(),
+		"Runs":        runs,
+		"RunsList":    htmlGrid(runsGrid(r.Runs), nil),
+		"Ladder":      steps,
+		"Plots":       plan(r.Runs),
+		"Compare":     compare,
+		"Baseline":    r.Runs[r.Baseline].Label(),
+		"Note":        compareNote(r.Comparison),
+		"Fits":        fitsTable(r),
+		"FitsNote":    fitsNote,
+		"Missing":     missingTable(r.Missing),
+		"MissingNote": missingNote,
 	})
 	if err != nil {
 		return err

@@ -39,6 +39,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if err := runsGrid(r.Runs).writeMarkdown(w); err != nil {
 		return err
 	}
+	if g := missingGrid(r.Missing); g != nil {
+		if _, err := io.WriteString(w, "\n## Not in this report\n\n"+missingNote+"\n\n"); err != nil {
+			return err
+		}
+		if err := g.writeMarkdown(w); err != nil {
+			return err
+		}
+	}
 	if facts, steps := ladderOf(r.Runs); steps != nil {
 		if _, err := io.WriteString(w, "\n## Tuning ladder: node settings per step\n\n"); err != nil {
 			return err

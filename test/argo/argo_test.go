@@ -3,7 +3,6 @@ package argo_test
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,11 +12,10 @@ import (
 
 	authzv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/campaign"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -102,108 +100,141 @@ func TestExampleArguments(t *testing.T) {
 	}
 }
 
-// entry is an item of a matrix parameter.
-type entry struct {
-	Name string         `json:"name"`
-	Kind string         `json:"kind"`
-	Spec map[string]any `json:"spec"`
-}
-
-// The objects each example's cells create are valid: the template's
-// expressions are mirrored here (poolDefaults fill what a pool spec leaves
-// out, pool and tuning are set) and the objects pass a server-side dry run.
+// The objects each example's cells create are valid: `benchwright campaign
+// check` (what the campaign's first step runs) passes on the example's
+// arguments, every object dry-run by the API server.
 func TestExampleMatrices(t *testing.T) {
 	needArgo(t)
 	ctx := context.Background()
 	util.EnsureNamespace(ctx, t, k8sClient, campaigns)
-	defaults := map[string]string{}
-	for _, p := range parameters(t, workflowTemplate(t, renderArgo(t))) {
-		if p.Value != nil {
-			defaults[p.Name] = *p.Value
-		}
-	}
 	for name, wf := range examples(t) {
-		args := maps.Clone(defaults)
-		for _, p := range parameters(t, wf) {
-			args[p.Name] = *p.Value
-		}
-		var pools, tunings, benchmarks []entry
-		var poolDefaults map[string]any
-		for param, into := range map[string]any{"pools": &pools, "tunings": &tunings, "benchmarks": &benchmarks, "poolDefaults": &poolDefaults} {
-			if err := json.Unmarshal([]byte(args[param]), into); err != nil {
-				t.Fatalf("%s: parameter %s: %v", name, param, err)
-			}
-		}
+		m := exampleMatrix(t, name, wf)
 		// The Workflow's name: generateName and five characters.
-		campaign := wf.GetGenerateName() + "x7k2p"
-		for _, p := range pools {
-			for _, tu := range tunings {
-				id := campaign + "-" + p.Name + "-" + tu.Name
-				if errs := validation.IsDNS1123Label(id); len(errs) > 0 {
-					t.Errorf("%s: pool name %s: %v", name, id, errs)
-				}
-				objs := []*unstructured.Unstructured{object("BenchmarkPool", id, "", campaign, fill(p.Spec, poolDefaults))}
-				placement := map[string]any{"pool": id}
-				if tu.Name != "none" {
-					objs = append(objs, object("TuningProfile", id, "", campaign, fill(map[string]any{"pool": id}, tu.Spec)))
-					placement["tuning"] = id
-				}
-				for _, b := range benchmarks {
-					objs = append(objs, object(b.Kind, id+"-"+b.Name, campaigns, campaign, fill(placement, b.Spec)))
-				}
-				for _, o := range objs {
-					if err := k8sClient.Create(ctx, o, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
-						t.Errorf("%s: %s %s: %v", name, o.GetKind(), o.GetName(), err)
-					}
-				}
-			}
+		w := campaign.Workflow{Namespace: campaigns, Name: wf.GetGenerateName() + "x7k2p", UID: "c0ffee"}
+		if err := campaign.Check(ctx, k8sClient, m, w); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }
 
-// Every object a step creates carries the campaign label, and the exit
-// handler deletes the pools and tunings by it.
-func TestCampaignLabel(t *testing.T) {
-	var templates []struct {
-		Name     string
-		Resource *struct {
-			Action   string
-			Manifest string
-			Flags    []string
+// exampleMatrix is the matrix an example's arguments (and the template's
+// defaults) give.
+func exampleMatrix(t *testing.T, name string, wf *unstructured.Unstructured) *campaign.Matrix {
+	t.Helper()
+	args := map[string]string{}
+	for _, p := range parameters(t, workflowTemplate(t, renderArgo(t))) {
+		if p.Value != nil {
+			args[p.Name] = *p.Value
 		}
 	}
-	raw, _, _ := unstructured.NestedSlice(workflowTemplate(t, renderArgo(t)).Object, "spec", "templates")
-	data, _ := json.Marshal(raw)
-	if err := json.Unmarshal(data, &templates); err != nil {
-		t.Fatal(err)
+	for _, p := range parameters(t, wf) {
+		args[p.Name] = *p.Value
 	}
-	tag := regexp.MustCompile(`{{.*?}}`)
-	created, releasedBy := 0, ""
-	for _, tmpl := range templates {
-		r := tmpl.Resource
-		switch {
-		case r == nil:
-		case r.Action == "apply" || r.Action == "create":
-			created++
-			var obj struct {
-				Metadata struct{ Labels map[string]string }
+	m, err := campaign.Parse(campaign.Params{Pools: args["pools"], PoolDefaults: args["poolDefaults"],
+		Tunings: args["tunings"], Benchmarks: args["benchmarks"], SharePool: args["sharePool"]})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return m
+}
+
+// A bad matrix fails the check step, naming the parameter, the item and the
+// field in the API server's words, before any object exists.
+func TestCheckNamesTheFault(t *testing.T) {
+	needArgo(t)
+	ctx := context.Background()
+	util.EnsureNamespace(ctx, t, k8sClient, campaigns)
+	w := campaign.Workflow{Namespace: campaigns, Name: "bad-x7k2p", UID: "c0ffee"}
+	for _, tc := range []struct {
+		name   string
+		params campaign.Params
+		want   []string
+	}{
+		{"invalid benchmark spec", campaign.Params{Pools: `[{"name": "a", "spec": {"provider": "existing", "existing": {"nodeSelector": {"k": "v"}}}}]`,
+			Benchmarks: `[{"name": "fio", "kind": "StorageBenchmark", "spec": {"repetitions": 0, "volumes": {"emptyDir": {}}, "fio": {"jobs": [{"name": "j", "rw": "randread"}]}}}]`},
+			[]string{`parameter benchmarks[0] ("fio")`, "spec.repetitions"}},
+		{"unknown field", campaign.Params{Pools: `[{"name": "a", "spec": {"provider": "existing", "existing": {"nodeSelector": {"k": "v"}}, "nodeCuont": 2}}]`,
+			Benchmarks: `[{"name": "fio", "kind": "StorageBenchmark", "spec": {"volumes": {"emptyDir": {}}, "fio": {"jobs": [{"name": "j", "rw": "randread"}]}}}]`},
+			[]string{`parameter pools[0] ("a")`, `unknown field "spec.nodeCuont"`}},
+		{"name too long", campaign.Params{Pools: `[{"name": "` + strings.Repeat("p", 40) + `"}]`, Tunings: `[{"name": "` + strings.Repeat("t", 30) + `"}]`,
+			Benchmarks: `[{"name": "fio", "kind": "StorageBenchmark"}]`},
+			[]string{"pool name bad-x7k2p-ppp", "shorten"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := campaign.Parse(tc.params)
+			if err != nil {
+				t.Fatal(err)
 			}
-			// Argo's tags are not YAML: stand-ins keep the rest readable.
-			if err := yaml.Unmarshal([]byte(tag.ReplaceAllString(r.Manifest, "x")), &obj); err != nil {
-				t.Fatalf("%s: %v", tmpl.Name, err)
+			err = campaign.Check(ctx, k8sClient, m, w)
+			for _, want := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("Check: %v; want %q", err, want)
+				}
 			}
-			if got := obj.Metadata.Labels[benchv1.CampaignLabel]; got != "x" {
-				t.Errorf("%s: label %s = %q, want {{workflow.name}}", tmpl.Name, benchv1.CampaignLabel, got)
+			var pools benchv1.BenchmarkPoolList
+			if err := k8sClient.List(ctx, &pools, client.MatchingLabels{benchv1.CampaignLabel: w.Name}); err != nil || len(pools.Items) > 0 {
+				t.Errorf("the check made pools: %d (%v)", len(pools.Items), err)
 			}
-		case r.Action == "delete" && slices.Contains(r.Flags, "--selector="+benchv1.CampaignLabel+"={{workflow.name}}"):
-			releasedBy = tmpl.Name
+		})
+	}
+}
+
+// Every step but the report runs `benchwright campaign` from the manager's
+// image, given the Workflow and the matrix as whole arguments: argv only, a
+// parameter is never pasted into YAML, a manifest or a shell line.
+func TestStepsAreBenchwrightCampaign(t *testing.T) {
+	whole := regexp.MustCompile(`^--[a-z-]+=\{\{[a-zA-Z.]+\}\}$`)
+	steps := map[string]bool{}
+	for _, tm := range templates(t) {
+		if tm.Resource != nil {
+			t.Errorf("%s: a resource template (kubectl with a manifest built from parameters)", tm.Name)
+		}
+		c := tm.Container
+		if c == nil || tm.Name == "report" {
+			continue
+		}
+		if c.Image != "ghcr.io/benchwright/manager:v0.1.0" || !slices.Equal(c.Command, []string{"/benchwright"}) || len(c.Args) < 2 || c.Args[0] != "campaign" {
+			t.Errorf("%s: runs %s %v %v, want the manager image's /benchwright campaign", tm.Name, c.Image, c.Command, c.Args)
+			continue
+		}
+		steps[c.Args[1]] = true
+		for _, want := range []string{"--workflow={{workflow.name}}", "--workflow-uid={{workflow.uid}}", "--namespace={{workflow.namespace}}", "--pools={{workflow.parameters.pools}}"} {
+			if !slices.Contains(c.Args, want) {
+				t.Errorf("%s: args lack %s", tm.Name, want)
+			}
+		}
+		for _, arg := range c.Args {
+			if strings.Contains(arg, "{{") && !whole.MatchString(arg) {
+				t.Errorf("%s: arg %q is not one whole --flag={{value}}", tm.Name, arg)
+			}
+		}
+		if sc := c.SecurityContext; sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+			t.Errorf("%s: securityContext %+v", tm.Name, sc)
 		}
 	}
-	if created != 3 {
-		t.Errorf("%d templates create objects, want 3 (pool, tuning, benchmark)", created)
+	for _, sub := range []string{"check", "cell", "release"} {
+		if !steps[sub] {
+			t.Errorf("no step runs benchwright campaign %s", sub)
+		}
 	}
-	if releasedBy == "" {
-		t.Errorf("no template deletes by %s", benchv1.CampaignLabel)
+	// The flags exist.
+	for _, sub := range []string{"check", "cell", "release"} {
+		cmd := exec.Command("go", "run", "./cmd/benchwright", "campaign", sub, "--help")
+		cmd.Dir = util.RepoRoot()
+		help, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("benchwright campaign %s --help: %v\n%s", sub, err, help)
+		}
+		for _, tm := range templates(t) {
+			if c := tm.Container; c != nil && len(c.Args) > 1 && c.Args[0] == "campaign" && c.Args[1] == sub {
+				for _, arg := range c.Args[2:] {
+					flag, _, _ := strings.Cut(arg, "=")
+					if !strings.Contains(string(help), flag+" ") {
+						t.Errorf("%s: benchwright campaign %s has no flag %s", tm.Name, sub, flag)
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -311,38 +342,6 @@ func TestServiceAccountAccess(t *testing.T) {
 func subresource(resource string) string {
 	_, sub, _ := strings.Cut(resource, "/")
 	return sub
-}
-
-// object is a benchwright object of the campaign.
-func object(kind, name, ns, campaign string, spec map[string]any) *unstructured.Unstructured {
-	o := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	o.SetAPIVersion(benchv1.GroupVersion.String())
-	o.SetKind(kind)
-	o.SetName(name)
-	o.SetNamespace(ns)
-	o.SetLabels(map[string]string{benchv1.CampaignLabel: campaign})
-	return o
-}
-
-// fill is sprig's merge, as the template uses it: dst keeps its values,
-// src fills the keys dst lacks or holds a zero value in, maps recursively.
-func fill(dst, src map[string]any) map[string]any {
-	out := maps.Clone(dst)
-	if out == nil {
-		out = map[string]any{}
-	}
-	for k, v := range src {
-		d, ok := out[k]
-		dm, dIsMap := d.(map[string]any)
-		sm, sIsMap := v.(map[string]any)
-		switch {
-		case dIsMap && sIsMap:
-			out[k] = fill(dm, sm)
-		case !ok || d == nil || d == false || d == 0.0 || d == "":
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // What a real workflow-controller showed (make test-real-argo): the steps'
