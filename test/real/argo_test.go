@@ -13,13 +13,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/test/util"
 )
 
 // campaignNamespace is where the chart puts the campaign WorkflowTemplate
@@ -28,117 +24,6 @@ import (
 const campaignNamespace = "benchwright-campaigns"
 
 var workflowGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Workflow"}
-
-// A campaign for real: Argo's workflow-controller and argoexec image
-// (make real-cluster with ARGO=1) run the chart's WorkflowTemplate for one
-// cell: an existing pool over the real nodes, no tuning, one short fio
-// StorageBenchmark. The Workflow Succeeds (its report too), the benchmark
-// Succeeded, and the pool is gone afterwards with its taint. Logs each
-// step's time from the Workflow's node statuses.
-//
-//	make test-real-argo     # or: REAL_ARGO=1 ARGO=1 go test -tags real -run Argo ./test/real/
-func TestArgoCampaignOneCell(t *testing.T) {
-	if os.Getenv("REAL_ARGO") == "" {
-		t.Skip("REAL_ARGO is not set (make test-real-argo)")
-	}
-	if env["ARGO_ENABLED"] != "1" {
-		t.Fatal("the real cluster runs without Argo: bring it up with ARGO=1 (make test-real-argo does)")
-	}
-	ns := campaignNamespace
-	wf := &unstructured.Unstructured{}
-	wf.SetGroupVersionKind(workflowGVK)
-	wf.SetGenerateName("real-argo-")
-	wf.SetNamespace(ns)
-	benchmarks := []map[string]any{{
-		"name": "fio", "kind": "StorageBenchmark", "spec": map[string]any{
-			"repetitions": 1,
-			"volumes":     map[string]any{"emptyDir": map[string]any{}},
-			"fio": map[string]any{
-				"size": "32M", "runtime": "3s",
-				"jobs": []map[string]any{{"name": "randread-4k", "rw": "randread", "blockSize": "4k", "ioDepth": 8}},
-			},
-		},
-	}}
-	params := []map[string]any{
-		{"name": "pools", "value": `[{"name": "real"}]`},
-		{"name": "poolDefaults", "value": `{"provider": "existing", "existing": {"nodeSelector": {"benchwright.io/real-node": "true"}}}`},
-		{"name": "tunings", "value": `[{"name": "none"}]`},
-		{"name": "benchmarks", "value": mustJSON(t, benchmarks)},
-		{"name": "title", "value": "real Argo, one cell"},
-	}
-	wf.Object["spec"] = map[string]any{
-		"workflowTemplateRef": map[string]any{"name": "benchwright-campaign"},
-		"arguments":           map[string]any{"parameters": params},
-	}
-	began := time.Now()
-	if err := k8s.Create(ctx(), wf); err != nil {
-		t.Fatal(err)
-	}
-	name := wf.GetName()
-	pool, bench := name+"-real-none", name+"-real-none-fio"
-	t.Logf("submitted Workflow %s/%s", ns, name)
-	t.Cleanup(func() {
-		if t.Failed() {
-			diagnoseWorkflow(t, ns, name)
-			if os.Getenv("REAL_KEEP") != "" {
-				return
-			}
-		}
-		// The Workflow owns its benchmarks; a pool left by a failed run is
-		// the campaign's, by label, and would keep the nodes from the next.
-		_ = k8s.Delete(ctx(), wf)
-		_ = k8s.DeleteAllOf(ctx(), &benchv1.BenchmarkPool{}, client.MatchingLabels{"benchwright.io/campaign": name})
-	})
-
-	var phase string
-	failedLogs := map[string]bool{} // a failed step's pod may be gone by the end
-	util.WaitFor(t, 10*time.Minute, "Workflow "+name+" finished", func() (bool, string) {
-		logFailedSteps(t, ns, name, failedLogs)
-		if err := k8s.Get(ctx(), client.ObjectKeyFromObject(wf), wf); err != nil {
-			return false, err.Error()
-		}
-		phase, _, _ = unstructured.NestedString(wf.Object, "status", "phase")
-		msg, _, _ := unstructured.NestedString(wf.Object, "status", "message")
-		return phase == "Succeeded" || phase == "Failed" || phase == "Error", fmt.Sprintf("phase %q %s; %s", phase, msg, runningSteps(wf))
-	})
-	t.Logf("Workflow %s %s %s after submission", name, phase, time.Since(began).Round(100*time.Millisecond))
-	logStepTimes(t, wf)
-	if phase != "Succeeded" {
-		msg, _, _ := unstructured.NestedString(wf.Object, "status", "message")
-		t.Fatalf("Workflow %s: %s: %s", name, phase, msg)
-	}
-
-	sb := &benchv1.StorageBenchmark{}
-	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: bench}, sb); err != nil {
-		t.Fatalf("the cell's benchmark %s: %v", bench, err)
-	}
-	if sb.Status.State != benchv1.StateSucceeded {
-		t.Errorf("StorageBenchmark %s is %s, want Succeeded", bench, sb.Status.State)
-	}
-	if string(sb.Spec.Pool) != pool {
-		t.Errorf("StorageBenchmark %s ran on pool %q, want the cell's %q", bench, sb.Spec.Pool, pool)
-	}
-	if len(sb.Status.Results) == 0 || sb.Status.Results[0].Read == nil || sb.Status.Results[0].Read.IOPS == nil {
-		t.Errorf("StorageBenchmark %s has no read IOPS in its status", bench)
-	} else {
-		t.Logf("%s: %s read IOPS %.0f", bench, sb.Status.Results[0].Test, sb.Status.Results[0].Read.IOPS.Median)
-	}
-	if err := k8s.Get(ctx(), client.ObjectKey{Name: pool}, &benchv1.BenchmarkPool{}); !apierrors.IsNotFound(err) {
-		t.Errorf("BenchmarkPool %s still there after the campaign (err %v)", pool, err)
-	}
-	for _, n := range nodes() {
-		var node corev1.Node
-		if err := k8s.Get(ctx(), client.ObjectKey{Name: n}, &node); err != nil {
-			t.Fatal(err)
-		}
-		for _, taint := range node.Spec.Taints {
-			if taint.Key == benchv1.PoolLabel {
-				t.Errorf("node %s still has the pool taint %s=%s", n, taint.Key, taint.Value)
-			}
-		}
-	}
-	t.Logf("argo get %s:\n%s", name, argoCLI("get", name, "-n", ns))
-}
 
 // wfNode is what the test reads of a Workflow's status.nodes entry.
 type wfNode struct {

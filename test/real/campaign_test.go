@@ -1,0 +1,536 @@
+//go:build real
+
+package real
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+// A campaign under the real Argo controller (make real-cluster ARGO=1): two
+// "machine types" (existing pools over the two real nodes: one GKE machine
+// type cannot be had here) x two tunings (none, and the network-latency
+// example's net.* sysctls: the others are this machine's own) x a
+// StorageBenchmark, an MPIBenchmark and a NetworkBenchmark. Both pools need
+// both nodes, so the Workflow runs one pod at a time (spec.parallelism: 1,
+// as a tight budget would). Checks what a user relies on: the Workflow
+// Succeeded; every cell's benchmark Succeeded with its status figures equal
+// to its stored samples; the published report's comparison equals the
+// ratios of those samples; every pool and tuning is gone, with the nodes'
+// labels, taints and sysctls as before.
+func TestArgoCampaignMatrix(t *testing.T) {
+	needArgo(t)
+	needImage(t, "IMAGE_MPI_OPENMPI")
+	sysctls := campaignSysctls(t)
+	original := readSysctls(t, sysctls)
+
+	osu := &benchv1.MPIBenchmark{}
+	util.LoadExample(t, "quickstart/osu-latency.yaml", osu)
+	osu.Spec.Repetitions, osu.Spec.WarmupRepetitions = 1, 0
+	iperf := &benchv1.NetworkBenchmark{}
+	util.LoadExample(t, "seeds/s2-iperf3-pairs.yaml", iperf)
+	iperf.Spec.IPerf3.Seconds, iperf.Spec.IPerf3.OmitSeconds = 2, 1
+	iperf.Spec.Repetitions, iperf.Spec.WarmupRepetitions = 1, 0
+	benchmarks := []map[string]any{
+		{"name": "fio", "kind": "StorageBenchmark", "spec": fioSpec()},
+		{"name": "osu", "kind": "MPIBenchmark", "spec": specOf(t, osu.Spec)},
+		{"name": "iperf", "kind": "NetworkBenchmark", "spec": specOf(t, iperf.Spec)},
+	}
+	tunings := []map[string]any{{"name": "none"}, {"name": "network-latency", "spec": map[string]any{"sysctls": sysctls}}}
+	wf := submitCampaign(t, map[string]string{
+		"pools":        `[{"name": "m1"}, {"name": "m2"}]`,
+		"poolDefaults": `{"provider": "existing", "existing": {"nodeSelector": {"benchwright.io/real-node": "true"}}}`,
+		"tunings":      mustJSON(t, tunings),
+		"benchmarks":   mustJSON(t, benchmarks),
+		"title":        "real Argo: 2 pools x 2 tunings x 3 kinds",
+	}, 1)
+	name := wf.GetName()
+	if phase := waitWorkflow(t, wf, 30*time.Minute); phase != "Succeeded" {
+		t.Fatalf("Workflow %s %s: %s", name, phase, workflowMessage(wf))
+	}
+	logCells(t, wf)
+
+	var ran time.Duration
+	iops := map[string]float64{} // cell -> fio's read IOPS, from the stored samples
+	for _, pool := range []string{"m1", "m2"} {
+		for _, tuning := range []string{"none", "network-latency"} {
+			cell := pool + "-" + tuning
+			for _, b := range []client.Object{&benchv1.StorageBenchmark{}, &benchv1.MPIBenchmark{}, &benchv1.NetworkBenchmark{}} {
+				short := map[string]string{"StorageBenchmark": "fio", "MPIBenchmark": "osu", "NetworkBenchmark": "iperf"}[kindName(b)]
+				key := client.ObjectKey{Namespace: campaignNamespace, Name: name + "-" + cell + "-" + short}
+				if err := k8s.Get(ctx(), key, b); err != nil {
+					t.Fatalf("cell %s: %v", cell, err)
+				}
+				st := statusOf(b)
+				if st.State != benchv1.StateSucceeded {
+					t.Errorf("%s %s: %s, want Succeeded", kindName(b), key.Name, st.State)
+					continue
+				}
+				if st.StartTime != nil && st.CompletionTime != nil {
+					ran += st.CompletionTime.Sub(st.StartTime.Time)
+				}
+				samples := storedSamples(t, st.ArtifactURI)
+				if sb, ok := b.(*benchv1.StorageBenchmark); ok {
+					checkFiguresEqual(t, sb, summarize(samples))
+					iops[cell] = medianOf(samples, "randread-4k", "read_iops")
+				} else if len(samples) == 0 {
+					t.Errorf("%s %s stored no samples", kindName(b), key.Name)
+				}
+				wantTuning := ""
+				if tuning != "none" {
+					wantTuning = name + "-" + cell
+				}
+				if got := placementOf(b); got[0] != name+"-"+cell || got[1] != wantTuning {
+					t.Errorf("%s %s ran on pool %q tuning %q, want %q %q", kindName(b), key.Name, got[0], got[1], name+"-"+cell, wantTuning)
+				}
+			}
+		}
+	}
+	checkReportRatios(t, name, iops)
+	checkReleased(t, name)
+	if after := readSysctls(t, sysctls); fmt.Sprint(after) != fmt.Sprint(original) {
+		t.Errorf("the nodes' sysctls after the campaign %v, before %v", after, original)
+	}
+	took := workflowDuration(wf)
+	t.Logf("campaign %s: %s from start to end; its benchmarks ran %s (start to completion, summed): makespan / sum %.2f",
+		name, took.Round(time.Second), ran.Round(time.Second), took.Seconds()/ran.Seconds())
+	t.Logf("kubectl get storagebenchmarks,mpibenchmarks,networkbenchmarks -n %s -L benchwright.io/campaign-pool,benchwright.io/campaign-tuning:\n%s", campaignNamespace,
+		kc.Try("get", "storagebenchmarks,mpibenchmarks,networkbenchmarks", "-n", campaignNamespace, "-l", benchv1.CampaignLabel+"="+name,
+			"-L", "benchwright.io/campaign-pool,benchwright.io/campaign-tuning"))
+	t.Logf("argo get %s:\n%s", name, argoCLI("get", name, "-n", campaignNamespace))
+}
+
+// A failed cell does not stop the others, the campaign ends Failed naming
+// it, and the report lists it; once the fault is gone, argo retry runs that
+// cell alone again (the other's benchmark is not run twice) and the report
+// covers both. The fault: the second pool's node carries a taint that the
+// benchmark's pods do not tolerate, so its fio cannot start (timeouts.start).
+func TestArgoCampaignFailedCellRetried(t *testing.T) {
+	needArgo(t)
+	good, bad := nodes()[0], nodes()[1]
+	const fault = "benchwright.io/test-fault"
+	taint := func(on bool) {
+		args := []string{"taint", "node", bad, fault + "=1:NoSchedule"}
+		if !on {
+			args = []string{"taint", "node", bad, fault + ":NoSchedule-"}
+		}
+		kc.Run(t, args...)
+	}
+	taint(true)
+	t.Cleanup(func() {
+		_ = exec.Command(env["KUBECTL"], "--kubeconfig", env["KUBECONFIG"], "taint", "node", bad, fault+":NoSchedule-").Run()
+	})
+
+	spec := fioSpec()
+	spec["timeouts"] = map[string]any{"start": "30s"}
+	pools := []map[string]any{
+		{"name": "good", "spec": map[string]any{"existing": map[string]any{"nodeSelector": map[string]any{"kubernetes.io/hostname": good}}}},
+		{"name": "bad", "spec": map[string]any{"existing": map[string]any{"nodeSelector": map[string]any{"kubernetes.io/hostname": bad}}}},
+	}
+	wf := submitCampaign(t, map[string]string{
+		"pools":        mustJSON(t, pools),
+		"poolDefaults": `{"provider": "existing"}`,
+		"benchmarks":   mustJSON(t, []map[string]any{{"name": "fio", "kind": "StorageBenchmark", "spec": spec}}),
+		"title":        "real Argo: a failed cell, retried",
+	}, 0)
+	name := wf.GetName()
+	if phase := waitWorkflow(t, wf, 10*time.Minute); phase != "Failed" {
+		t.Fatalf("Workflow %s %s, want Failed (the bad cell): %s", name, phase, workflowMessage(wf))
+	}
+	logCells(t, wf)
+	goodKey := client.ObjectKey{Namespace: campaignNamespace, Name: name + "-good-none-fio"}
+	badKey := client.ObjectKey{Namespace: campaignNamespace, Name: name + "-bad-none-fio"}
+	var first benchv1.StorageBenchmark
+	if err := k8s.Get(ctx(), goodKey, &first); err != nil || first.Status.State != benchv1.StateSucceeded {
+		t.Fatalf("the good cell's benchmark: %v %s, want Succeeded (a failed cell stops no other)", err, first.Status.State)
+	}
+	var failed benchv1.StorageBenchmark
+	if err := k8s.Get(ctx(), badKey, &failed); err != nil || failed.Status.State != benchv1.StateFailed {
+		t.Fatalf("the bad cell's benchmark: %v %s, want Failed", err, failed.Status.State)
+	}
+	msgs := failedCellMessages(wf)
+	if !strings.Contains(msgs, badKey.Name) || strings.Contains(msgs, goodKey.Name) {
+		t.Errorf("the failed steps' messages do not name the bad cell's benchmark alone:\n%s", msgs)
+	}
+	report := readPublished(t, name, "md")
+	if !strings.Contains(report, "Not in this report") || !strings.Contains(report, badKey.Name) {
+		t.Errorf("the published report does not list the failed benchmark %s:\n%s", badKey.Name, head(report, 40))
+	}
+	checkReleased(t, name)
+
+	taint(false)
+	t.Logf("argo retry %s:\n%s", name, argoCLI("retry", name, "-n", campaignNamespace))
+	if phase := waitWorkflow(t, wf, 10*time.Minute); phase != "Succeeded" {
+		t.Fatalf("Workflow %s after argo retry: %s: %s", name, phase, workflowMessage(wf))
+	}
+	logCells(t, wf)
+	var again benchv1.StorageBenchmark
+	if err := k8s.Get(ctx(), goodKey, &again); err != nil {
+		t.Fatal(err)
+	}
+	if again.UID != first.UID || !again.Status.CompletionTime.Equal(first.Status.CompletionTime) {
+		t.Errorf("the good cell's benchmark ran again: uid %s -> %s, completed %v -> %v", first.UID, again.UID, first.Status.CompletionTime, again.Status.CompletionTime)
+	}
+	var rerun benchv1.StorageBenchmark
+	if err := k8s.Get(ctx(), badKey, &rerun); err != nil || rerun.Status.State != benchv1.StateSucceeded || rerun.UID == failed.UID {
+		t.Errorf("the bad cell's benchmark after the retry: %v, state %s, uid %s (was %s): want a new one, Succeeded", err, rerun.Status.State, rerun.UID, failed.UID)
+	}
+	report = readPublished(t, name, "md")
+	if strings.Contains(report, "Not in this report") || !strings.Contains(report, badKey.Name) || !strings.Contains(report, goodKey.Name) {
+		t.Errorf("the report after the retry does not cover both cells:\n%s", head(report, 40))
+	}
+	checkReleased(t, name)
+}
+
+func needArgo(t *testing.T) {
+	t.Helper()
+	if os.Getenv("REAL_ARGO") == "" {
+		t.Skip("REAL_ARGO is not set (make test-real-argo)")
+	}
+	if env["ARGO_ENABLED"] != "1" {
+		t.Fatal("the real cluster runs without Argo: bring it up with ARGO=1 (make test-real-argo does)")
+	}
+}
+
+// fioSpec is a short fio StorageBenchmark on an emptyDir.
+func fioSpec() map[string]any {
+	return map[string]any{
+		"repetitions": 1,
+		"volumes":     map[string]any{"emptyDir": map[string]any{}},
+		"fio": map[string]any{
+			"size": "32M", "runtime": "3s",
+			"jobs": []map[string]any{{"name": "randread-4k", "rw": "randread", "blockSize": "4k", "ioDepth": 8}},
+		},
+	}
+}
+
+// specOf is a typed spec as the JSON a campaign parameter holds.
+func specOf(t *testing.T, spec any) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(mustJSON(t, spec)), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// campaignSysctls are the network-latency example's sysctls that a real
+// node's network namespace has (the rest are this machine's own).
+func campaignSysctls(t *testing.T) []benchv1.Sysctl {
+	t.Helper()
+	example := &benchv1.TuningProfile{}
+	util.LoadExample(t, "tuning/network-latency.yaml", example)
+	var out []benchv1.Sysctl
+	for _, s := range example.Spec.Sysctls {
+		if strings.HasPrefix(s.Name, "net.") && exec.Command("nsenter", "--net=/run/netns/"+nodeNetns(0), "sysctl", "-n", s.Name).Run() == nil {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("examples/tuning/network-latency.yaml has no net.* sysctl of a node's network namespace")
+	}
+	return out
+}
+
+// submitCampaign creates a Workflow of the chart's WorkflowTemplate with
+// params (and spec.parallelism when above 0); deleted when the test ends.
+func submitCampaign(t *testing.T, params map[string]string, parallelism int) *unstructured.Unstructured {
+	t.Helper()
+	wf := &unstructured.Unstructured{}
+	wf.SetGroupVersionKind(workflowGVK)
+	wf.SetGenerateName("real-")
+	wf.SetNamespace(campaignNamespace)
+	var args []map[string]any
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, map[string]any{"name": k, "value": params[k]})
+	}
+	spec := map[string]any{
+		"workflowTemplateRef": map[string]any{"name": "benchwright-campaign"},
+		"arguments":           map[string]any{"parameters": args},
+	}
+	if parallelism > 0 {
+		spec["parallelism"] = int64(parallelism)
+	}
+	wf.Object["spec"] = spec
+	if err := k8s.Create(ctx(), wf); err != nil {
+		t.Fatal(err)
+	}
+	name := wf.GetName()
+	t.Logf("submitted Workflow %s/%s", campaignNamespace, name)
+	t.Cleanup(func() {
+		if t.Failed() {
+			diagnoseWorkflow(t, campaignNamespace, name)
+			if os.Getenv("REAL_KEEP") != "" {
+				return
+			}
+		}
+		_ = k8s.Delete(ctx(), wf)
+		for _, kind := range []client.Object{&benchv1.TuningProfile{}, &benchv1.BenchmarkPool{}} {
+			_ = k8s.DeleteAllOf(ctx(), kind, client.MatchingLabels{benchv1.CampaignLabel: name})
+		}
+	})
+	return wf
+}
+
+// waitWorkflow waits for the Workflow to finish (or, after argo retry, to
+// run and finish again), and returns its phase.
+func waitWorkflow(t *testing.T, wf *unstructured.Unstructured, timeout time.Duration) string {
+	t.Helper()
+	var phase string
+	failedLogs := map[string]bool{}
+	began := time.Now()
+	util.WaitFor(t, timeout, "Workflow "+wf.GetName()+" finished", func() (bool, string) {
+		logFailedSteps(t, campaignNamespace, wf.GetName(), failedLogs)
+		if err := k8s.Get(ctx(), client.ObjectKeyFromObject(wf), wf); err != nil {
+			return false, err.Error()
+		}
+		phase, _, _ = unstructured.NestedString(wf.Object, "status", "phase")
+		done := phase == "Succeeded" || phase == "Failed" || phase == "Error"
+		if labels := wf.GetLabels(); done && labels["workflows.argoproj.io/completed"] != "true" {
+			done = false // argo retry has not been taken up yet
+		}
+		return done, fmt.Sprintf("phase %q %s; %s", phase, workflowMessage(wf), runningSteps(wf))
+	})
+	t.Logf("Workflow %s %s after %s", wf.GetName(), phase, time.Since(began).Round(100*time.Millisecond))
+	return phase
+}
+
+func workflowMessage(wf *unstructured.Unstructured) string {
+	msg, _, _ := unstructured.NestedString(wf.Object, "status", "message")
+	return msg
+}
+
+func workflowDuration(wf *unstructured.Unstructured) time.Duration {
+	st, _, _ := unstructured.NestedString(wf.Object, "status", "startedAt")
+	fin, _, _ := unstructured.NestedString(wf.Object, "status", "finishedAt")
+	s, _ := time.Parse(time.RFC3339, st)
+	f, _ := time.Parse(time.RFC3339, fin)
+	return f.Sub(s)
+}
+
+// logCells logs every cell step's time and outcome (its output parameter:
+// where the time went) and the per-cell overhead: the step's time less its
+// benchmarks'.
+func logCells(t *testing.T, wf *unstructured.Unstructured) {
+	t.Helper()
+	raw, _, _ := unstructured.NestedMap(wf.Object, "status", "nodes")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-34s %-9s %7s %7s %7s %7s %7s %9s\n", "cell step", "phase", "took", "pool", "tuning", "bench", "release", "overhead")
+	var lines []string
+	for _, v := range raw {
+		n, _ := v.(map[string]any)
+		if n["templateName"] != "cell" || n["type"] != "Pod" {
+			continue
+		}
+		started, _ := time.Parse(time.RFC3339, fmt.Sprint(n["startedAt"]))
+		finished, _ := time.Parse(time.RFC3339, fmt.Sprint(n["finishedAt"]))
+		var outcome struct {
+			Seconds map[string]float64 `json:"seconds"`
+		}
+		outs, _, _ := unstructured.NestedSlice(n, "outputs", "parameters")
+		for _, o := range outs {
+			if p, _ := o.(map[string]any); p["name"] == "outcome" {
+				_ = json.Unmarshal([]byte(fmt.Sprint(p["value"])), &outcome)
+			}
+		}
+		took := finished.Sub(started).Seconds()
+		s := outcome.Seconds
+		lines = append(lines, fmt.Sprintf("%-34s %-9s %6.0fs %6.1fs %6.1fs %6.1fs %6.1fs %8.1fs", n["displayName"], n["phase"], took,
+			s["pool"], s["tuning"], s["benchmarks"], s["release"], took-s["benchmarks"]))
+	}
+	sort.Strings(lines)
+	b.WriteString(strings.Join(lines, "\n"))
+	t.Logf("cells of %s (step times from the Workflow, to the second; phases from each cell's outcome):\n%s", wf.GetName(), b.String())
+	logStepTimes(t, wf)
+}
+
+// failedCellMessages are the messages of the Workflow's failed cell steps.
+func failedCellMessages(wf *unstructured.Unstructured) string {
+	var out []string
+	for _, n := range workflowNodes(wf) {
+		if n.TemplateName == "cell" && n.Type == "Pod" && n.Phase == "Failed" {
+			out = append(out, n.DisplayName+": "+n.Message)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// checkReleased checks that no pool or tuning of the campaign is left, and
+// that no node keeps a pool's label or taint.
+func checkReleased(t *testing.T, campaign string) {
+	t.Helper()
+	util.WaitFor(t, 2*time.Minute, "the campaign's pools and tunings gone", func() (bool, string) {
+		var pools benchv1.BenchmarkPoolList
+		var tunings benchv1.TuningProfileList
+		if err := k8s.List(ctx(), &pools, client.MatchingLabels{benchv1.CampaignLabel: campaign}); err != nil {
+			return false, err.Error()
+		}
+		if err := k8s.List(ctx(), &tunings, client.MatchingLabels{benchv1.CampaignLabel: campaign}); err != nil {
+			return false, err.Error()
+		}
+		return len(pools.Items)+len(tunings.Items) == 0, fmt.Sprintf("%d pools, %d tunings left", len(pools.Items), len(tunings.Items))
+	})
+	for _, n := range nodes() {
+		var node corev1.Node
+		if err := k8s.Get(ctx(), client.ObjectKey{Name: n}, &node); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := node.Labels[benchv1.PoolLabel]; ok {
+			t.Errorf("node %s still has the pool label %s=%s", n, benchv1.PoolLabel, v)
+		}
+		for _, taint := range node.Spec.Taints {
+			if taint.Key == benchv1.PoolLabel {
+				t.Errorf("node %s still has the pool taint %s=%s", n, taint.Key, taint.Value)
+			}
+		}
+	}
+}
+
+// readPublished reads the campaign's published report from the manager's
+// store (on this machine's disk).
+func readPublished(t *testing.T, campaign, format string) string {
+	t.Helper()
+	path := filepath.Join(env["REAL_VOLUMES"], "manager-store", "artifacts", campaignNamespace, "Campaign", campaign, "report."+format)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the published report: %v", err)
+	}
+	return string(data)
+}
+
+// checkReportRatios checks the published report's comparison of fio's read
+// IOPS: each cell's ratio to the baseline (the first run in name order, the
+// m1-network-latency cell) is its IOPS over the baseline's, to the 3
+// significant digits the report prints.
+func checkReportRatios(t *testing.T, campaign string, iops map[string]float64) {
+	t.Helper()
+	md := readPublished(t, campaign, "md")
+	var header []string
+	found := 0
+	sc := bufio.NewScanner(strings.NewReader(md))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		cells := strings.Split(strings.Trim(sc.Text(), "| "), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) > 2 && cells[0] == "test" && strings.Contains(sc.Text(), " vs ") {
+			header = cells
+			continue
+		}
+		if header == nil || len(cells) != len(header) || cells[0] != "randread-4k" || cells[1] != "read_iops" {
+			continue
+		}
+		for i, h := range header {
+			run, base, ok := strings.Cut(h, " speedup vs ")
+			if !ok {
+				continue
+			}
+			runCell, baseCell := cellOfRun(campaign, run), cellOfRun(campaign, base)
+			want := iops[runCell] / iops[baseCell]
+			got, err := strconv.ParseFloat(strings.TrimSuffix(strings.Fields(cells[i])[0], "x"), 64)
+			if err != nil || math.Abs(got-want)/want > 0.006 {
+				t.Errorf("report: %s vs %s read IOPS ratio %q, want %.4g from the stored samples (%v)", runCell, baseCell, cells[i], want, err)
+			}
+			found++
+		}
+	}
+	if found != len(iops)-1 {
+		t.Errorf("the published report compares %d cells' read IOPS with the baseline, want %d:\n%s", found, len(iops)-1, head(md, 60))
+	}
+	t.Logf("the published report's read IOPS ratios (%d) equal the stored samples' (fio read IOPS per cell: %v)", found, iops)
+}
+
+// cellOfRun is the cell (pool-tuning) of a report's run name.
+func cellOfRun(campaign, run string) string {
+	run = strings.Fields(run)[0]
+	run = strings.TrimPrefix(run, campaign+"-")
+	return strings.TrimSuffix(run, "-fio")
+}
+
+// storedSamples are a run's samples as stored.
+func storedSamples(t *testing.T, uri string) []results.Sample {
+	t.Helper()
+	f, err := os.Open(filepath.Join(storeDir(t, uri), "samples.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := results.ReadNDJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// medianOf is the median of a test's metric over the counted repetitions.
+func medianOf(samples []results.Sample, test, metric string) float64 {
+	var v []float64
+	for _, s := range samples {
+		if s.Test == test && s.Metric == metric && s.Labels[results.LabelWarmup] != "true" {
+			v = append(v, s.Value)
+		}
+	}
+	sort.Float64s(v)
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func kindName(o client.Object) string {
+	return strings.TrimPrefix(fmt.Sprintf("%T", o), "*v1alpha1.")
+}
+
+func statusOf(o client.Object) *benchv1.BenchmarkStatusCommon {
+	return o.(interface {
+		BenchmarkStatus() *benchv1.BenchmarkStatusCommon
+	}).BenchmarkStatus()
+}
+
+// placementOf is a benchmark's pool and tuning.
+func placementOf(o client.Object) [2]string {
+	switch b := o.(type) {
+	case *benchv1.StorageBenchmark:
+		return [2]string{string(b.Spec.Pool), string(b.Spec.Tuning)}
+	case *benchv1.MPIBenchmark:
+		return [2]string{string(b.Spec.Pool), string(b.Spec.Tuning)}
+	case *benchv1.NetworkBenchmark:
+		return [2]string{string(b.Spec.Pool), string(b.Spec.Tuning)}
+	}
+	return [2]string{}
+}
+
+func head(s string, lines int) string {
+	l := strings.Split(s, "\n")
+	if len(l) > lines {
+		l = l[:lines]
+	}
+	return strings.Join(l, "\n")
+}
