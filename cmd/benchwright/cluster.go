@@ -276,6 +276,10 @@ func listBenchmarks(ctx context.Context, c client.Reader, scheme *runtime.Scheme
 	return all, nil
 }
 
+// errNoneSucceeded is find's error when the selector matches no benchmark
+// that succeeded.
+var errNoneSucceeded = errors.New("no benchmark that succeeded matches")
+
 // find is lookup with a client: the named benchmarks, then the succeeded
 // ones the selector matches.
 func (f clusterFlags) find(ctx context.Context, c client.Reader, scheme *runtime.Scheme, ns string, names []string) ([]clusterBenchmark, error) {
@@ -307,7 +311,7 @@ func (f clusterFlags) find(ctx context.Context, c client.Reader, scheme *runtime
 			}
 		}
 		if matched == 0 {
-			return nil, fmt.Errorf("no benchmark in namespace %s matches %s", ns, f.selector)
+			return nil, fmt.Errorf("%w in namespace %s: %s", errNoneSucceeded, ns, f.selector)
 		}
 	}
 	return out, nil

@@ -67,6 +67,12 @@ token needs create on campaignreports.benchwright.io in the namespace.
 				cluster.reader = rd
 			}
 			runs, err := cluster.loadRuns(cmd.Context(), args)
+			if errors.Is(err, errNoneSucceeded) && matrix.Pools != "" {
+				// A campaign's exit handler: every cell failed (each step
+				// said why) or none ran (a bad matrix). Nothing to draw.
+				fmt.Fprintf(cmd.ErrOrStderr(), "benchwright: no report: %v\n", err)
+				return nil
+			}
 			if err != nil {
 				return err
 			}

@@ -45,6 +45,7 @@ func TestArgoCampaignMatrix(t *testing.T) {
 	osu := &benchv1.MPIBenchmark{}
 	util.LoadExample(t, "quickstart/osu-latency.yaml", osu)
 	osu.Spec.Repetitions, osu.Spec.WarmupRepetitions = 1, 0
+	osu.Spec.NodeSelector = nil // the campaign places it on its cell's pool
 	iperf := &benchv1.NetworkBenchmark{}
 	util.LoadExample(t, "seeds/s2-iperf3-pairs.yaml", iperf)
 	iperf.Spec.IPerf3.Seconds, iperf.Spec.IPerf3.OmitSeconds = 2, 1
