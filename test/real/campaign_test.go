@@ -64,6 +64,7 @@ func TestArgoCampaignMatrix(t *testing.T) {
 		"title":        "real Argo: 2 pools x 2 tunings x 3 kinds",
 	}, 1)
 	name := wf.GetName()
+	restartManagerMidRun(t, name)
 	if phase := waitWorkflow(t, wf, 30*time.Minute); phase != "Succeeded" {
 		t.Fatalf("Workflow %s %s: %s", name, phase, workflowMessage(wf))
 	}
@@ -84,6 +85,9 @@ func TestArgoCampaignMatrix(t *testing.T) {
 				if st.State != benchv1.StateSucceeded {
 					t.Errorf("%s %s: %s, want Succeeded", kindName(b), key.Name, st.State)
 					continue
+				}
+				if st.Retries != 0 {
+					t.Errorf("%s %s ran %d repetition(s) again: nothing may run twice across the manager's restart", kindName(b), key.Name, st.Retries)
 				}
 				if st.StartTime != nil && st.CompletionTime != nil {
 					ran += st.CompletionTime.Sub(st.StartTime.Time)
@@ -117,6 +121,26 @@ func TestArgoCampaignMatrix(t *testing.T) {
 		kc.Try("get", "storagebenchmarks,mpibenchmarks,networkbenchmarks", "-n", campaignNamespace, "-l", benchv1.CampaignLabel+"="+name,
 			"-L", "benchwright.io/campaign-pool,benchwright.io/campaign-tuning"))
 	t.Logf("argo get %s:\n%s", name, argoCLI("get", name, "-n", campaignNamespace))
+}
+
+// restartManagerMidRun deletes the manager's pod once a benchmark of the
+// campaign runs: its Deployment starts another, and the campaign goes on.
+func restartManagerMidRun(t *testing.T, campaign string) {
+	t.Helper()
+	util.WaitFor(t, 10*time.Minute, "a benchmark of "+campaign+" Running", func() (bool, string) {
+		var list benchv1.StorageBenchmarkList
+		if err := k8s.List(ctx(), &list, client.InNamespace(campaignNamespace), client.MatchingLabels{benchv1.CampaignLabel: campaign}); err != nil {
+			return false, err.Error()
+		}
+		for _, b := range list.Items {
+			if b.Status.State == benchv1.StateRunning {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d StorageBenchmark(s), none Running", len(list.Items))
+	})
+	t.Logf("the manager restarted mid-campaign: %s", strings.TrimSpace(kc.Try("delete", "pod", "-n", env["SYSTEM_NAMESPACE"],
+		"-l", "app.kubernetes.io/component=manager", "--wait=false")))
 }
 
 // A failed cell does not stop the others, the campaign ends Failed naming
@@ -534,4 +558,46 @@ func head(s string, lines int) string {
 		l = l[:lines]
 	}
 	return strings.Join(l, "\n")
+}
+
+// Deleting a Workflow mid-run, as a person stops a campaign: its benchmarks
+// (owned by it) are deleted, and its pool and tuning are released (the cell
+// releases them on SIGTERM; the manager deletes them once their Workflow is
+// gone, were the cell killed outright), the nodes' sysctls read back as
+// before, and no label or taint is left to block the next campaign.
+func TestArgoCampaignDeletedMidRun(t *testing.T) {
+	needArgo(t)
+	sysctls := campaignSysctls(t)
+	original := readSysctls(t, sysctls)
+	spec := fioSpec()
+	spec["fio"].(map[string]any)["runtime"] = "120s"
+	wf := submitCampaign(t, map[string]string{
+		"pools":        `[{"name": "m1"}]`,
+		"poolDefaults": `{"provider": "existing", "existing": {"nodeSelector": {"benchwright.io/real-node": "true"}}}`,
+		"tunings":      mustJSON(t, []map[string]any{{"name": "network-latency", "spec": map[string]any{"sysctls": sysctls}}}),
+		"benchmarks":   mustJSON(t, []map[string]any{{"name": "fio", "kind": "StorageBenchmark", "spec": spec}}),
+	}, 0)
+	name := wf.GetName()
+	key := client.ObjectKey{Namespace: campaignNamespace, Name: name + "-m1-network-latency-fio"}
+	util.WaitFor(t, 5*time.Minute, key.Name+" Running", func() (bool, string) {
+		var b benchv1.StorageBenchmark
+		if err := k8s.Get(ctx(), key, &b); err != nil {
+			return false, err.Error()
+		}
+		return b.Status.State == benchv1.StateRunning, string(b.Status.State)
+	})
+	if tuned := readSysctls(t, sysctls); fmt.Sprint(tuned) == fmt.Sprint(original) {
+		t.Fatalf("the tuning is not applied while its benchmark runs: %v", tuned)
+	}
+	began := time.Now()
+	kc.Run(t, "delete", "workflow", "-n", campaignNamespace, name, "--wait=false")
+	util.WaitFor(t, 3*time.Minute, "the deleted campaign's benchmark gone", func() (bool, string) {
+		err := k8s.Get(ctx(), key, &benchv1.StorageBenchmark{})
+		return err != nil, fmt.Sprint(err)
+	})
+	checkReleased(t, name)
+	t.Logf("Workflow %s deleted mid-run: its benchmark, pool and tuning gone after %s", name, time.Since(began).Round(100*time.Millisecond))
+	if after := readSysctls(t, sysctls); fmt.Sprint(after) != fmt.Sprint(original) {
+		t.Errorf("the nodes' sysctls after the deleted campaign %v, before %v", after, original)
+	}
 }
