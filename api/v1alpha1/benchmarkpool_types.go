@@ -23,7 +23,8 @@ const (
 	PoolConditionReady = "Ready"
 	// PoolConditionProvisioning is True while the node pool is created or resized.
 	PoolConditionProvisioning = "Provisioning"
-	// PoolConditionDeleting is True while the node pool is deleted.
+	// PoolConditionDeleting is True while the node pool is deleted, or while
+	// a deleted pool keeps its nodes for a TuningProfile that restores them.
 	PoolConditionDeleting = "Deleting"
 
 	ReasonNodesReady       = "NodesReady"

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/campaigngc"
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/internal/gke"
 	"github.com/benchwright/benchwright/internal/poolqueue"
@@ -73,6 +74,9 @@ type Reconciler struct {
 	OperationTimeout time.Duration
 	// Clock is the time (time.Now when nil).
 	Clock func() time.Time
+	// WorkflowRecheck is how often a campaign's pool looks up the Workflow
+	// that made it (campaigngc.DefaultRecheck when zero).
+	WorkflowRecheck time.Duration
 }
 
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools,verbs=get;list;watch;update;patch;delete
@@ -80,6 +84,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=benchwright.io,resources=benchmarkpools/finalizers,verbs=update
 // +kubebuilder:rbac:groups=benchwright.io,resources=storagebenchmarks;mpibenchmarks;networkbenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch
 
 // Reconcile claims the pool's nodes, reports them and the queue, deletes an
 // idle pool after its TTL, and releases everything on deletion.
@@ -96,6 +101,10 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if !p.DeletionTimestamp.IsZero() {
 		return r.delete(ctx, p)
+	}
+	deleted, recheck, err := r.collect(ctx, p)
+	if deleted || err != nil {
+		return ctrl.Result{}, err // a deletion reconciles again, to release the nodes
 	}
 	if err := statusupdate.AddFinalizer(ctx, r.Client, p, finalizer); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -121,7 +130,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case written == statusupdate.Conflicted:
 		return ctrl.Result{RequeueAfter: statusupdate.ConflictRetry}, nil
 	}
-	return res, nil
+	return campaigngc.Sooner(res, recheck), nil
 }
 
 // read reads the pool; a GKE pool afresh, around the cache. Its annotations
@@ -279,6 +288,18 @@ func (r *Reconciler) delete(ctx context.Context, p *benchv1.BenchmarkPool) (ctrl
 			return ctrl.Result{RequeueAfter: r.poll()}, client.IgnoreNotFound(r.Status().Update(ctx, p))
 		}
 	}
+	if p.Spec.Provider != benchv1.ProviderGKE { // a GKE pool's nodes are gone: nothing to restore
+		before := p.DeepCopy()
+		if waiting, err := r.restoringProfiles(ctx, p); err != nil {
+			return ctrl.Result{}, err
+		} else if waiting {
+			p.Status.State = state(p)
+			if _, err := statusupdate.Write(ctx, r.Client, before, p, statusupdate.NewEvents(r.Recorder)); err != nil {
+				return ctrl.Result{}, client.IgnoreNotFound(err)
+			}
+			return ctrl.Result{RequeueAfter: notReadyRetry}, nil
+		}
+	}
 	if err := r.releaseExcept(ctx, p.Name, nil); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -310,8 +331,10 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-// SetupWithManager watches pools, the nodes they label, and the benchmarks
-// that name them (for the queue and the TTL).
+// SetupWithManager watches pools, the nodes they label, the benchmarks
+// that name them (for the queue and the TTL), and the deletion of the
+// TuningProfiles on them (a deleted pool keeps its nodes until they are
+// restored; a campaign's pool is collected after its profiles).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	byPool := func(pool func(client.Object) benchv1.PoolName) handler.EventHandler {
 		return handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
@@ -328,6 +351,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&benchv1.StorageBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.StorageBenchmark).Spec.Pool })).
 		Watches(&benchv1.MPIBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.MPIBenchmark).Spec.Pool })).
 		Watches(&benchv1.NetworkBenchmark{}, byPool(func(o client.Object) benchv1.PoolName { return o.(*benchv1.NetworkBenchmark).Spec.Pool })).
+		Watches(&benchv1.TuningProfile{}, byPool(tuningProfilePool), builder.WithPredicates(profileLeaving)).
 		Named("benchmarkpool").
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)

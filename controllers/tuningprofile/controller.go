@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/campaigngc"
 	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/statusupdate"
@@ -66,14 +67,22 @@ type Reconciler struct {
 	// Poll is how often tuner logs are read while a profile is not Tuned
 	// (default 10s); pod logs cannot be watched.
 	Poll time.Duration
+	// WorkflowRecheck is how often a campaign's profile looks up the
+	// Workflow that made it (campaigngc.DefaultRecheck when zero).
+	WorkflowRecheck time.Duration
 }
 
 func (r *Reconciler) poll() time.Duration { return cmp.Or(r.Poll, defaultPoll) }
 
+// collector deletes a campaign's profile once its Workflow is gone.
+func (r *Reconciler) collector() campaigngc.Collector {
+	return campaigngc.Collector{Reader: r.APIReader, Client: r.Client, Recorder: r.Recorder, Recheck: r.WorkflowRecheck}
+}
+
 // kit checks the children, reading around the cache when an APIReader is set.
 func (r *Reconciler) kit() children.Kit { return children.NewKit(r.Client, r.APIReader, r.Scheme) }
 
-// +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=benchwright.io,resources=tuningprofiles/finalizers,verbs=update
 // The tuner's DaemonSets and ConfigMaps live in the manager's namespace only:
@@ -101,6 +110,10 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !p.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, &p)
 	}
+	deleted, recheck, err := r.collector().Collect(ctx, &p)
+	if deleted || err != nil {
+		return ctrl.Result{}, err // a deletion reconciles again, to restore the nodes
+	}
 	if err := statusupdate.AddFinalizer(ctx, r.Client, &p, finalizer); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -115,7 +128,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case written == statusupdate.Conflicted:
 		return ctrl.Result{RequeueAfter: statusupdate.ConflictRetry}, nil
 	}
-	return res, nil
+	return campaigngc.Sooner(res, recheck), nil
 }
 
 // advance applies the children and computes the status.

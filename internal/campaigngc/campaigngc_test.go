@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -161,5 +162,16 @@ func TestCollectWithoutReader(t *testing.T) {
 	deleted, recheck, err := Collector{}.Collect(context.Background(), pool)
 	if deleted || recheck != 0 || err != nil {
 		t.Errorf("Collect without a Reader = %v, %v, %v; want nothing done", deleted, recheck, err)
+	}
+}
+
+func TestSooner(t *testing.T) {
+	for _, tc := range []struct{ res, recheck, want time.Duration }{
+		{0, 0, 0}, {0, time.Second, time.Second}, {time.Minute, time.Second, time.Second},
+		{time.Millisecond, time.Second, time.Millisecond}, {time.Minute, 0, time.Minute},
+	} {
+		if got := Sooner(ctrl.Result{RequeueAfter: tc.res}, tc.recheck).RequeueAfter; got != tc.want {
+			t.Errorf("Sooner(%v, %v) = %v, want %v", tc.res, tc.recheck, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
@@ -40,6 +41,9 @@ type Collector struct {
 	Recheck time.Duration
 }
 
+// Every is how soon an object whose Workflow exists looks again.
+func (c Collector) Every() time.Duration { return cmp.Or(c.Recheck, DefaultRecheck) }
+
 // Collect looks up the Workflow obj names and deletes obj (an ordinary
 // deletion: its finalizer then undoes what it did) when that Workflow is
 // gone. deleted says obj was deleted or is already gone: the reconcile ends.
@@ -55,7 +59,7 @@ func (c Collector) Collect(ctx context.Context, obj client.Object) (deleted bool
 		logger.Info("ignoring the Workflow annotations", "reason", err.Error())
 		return false, 0, nil
 	}
-	recheck = cmp.Or(c.Recheck, DefaultRecheck)
+	recheck = c.Every()
 	live := &metav1.PartialObjectMetadata{}
 	live.SetGroupVersionKind(WorkflowKind)
 	lookup := c.Reader.Get(ctx, w.Key, live)
@@ -75,4 +79,12 @@ func (c Collector) Collect(ctx context.Context, obj client.Object) (deleted bool
 	}
 	c.Recorder.Event(obj, corev1.EventTypeNormal, ReasonWorkflowGone, why+": deleting what its campaign made")
 	return true, 0, nil
+}
+
+// Sooner is res, requeued after recheck at the latest (recheck zero: res).
+func Sooner(res ctrl.Result, recheck time.Duration) ctrl.Result {
+	if recheck > 0 && (res.RequeueAfter == 0 || recheck < res.RequeueAfter) {
+		res.RequeueAfter = recheck
+	}
+	return res
 }
