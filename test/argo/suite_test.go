@@ -6,7 +6,6 @@ package argo_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -84,34 +83,11 @@ func argoCRDs() (string, error) {
 	if dir := os.Getenv("ARGO_CRDS"); dir != "" {
 		return dir, nil
 	}
-	cache := os.Getenv("BENCHWRIGHT_CACHE")
-	if cache == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(base, "benchwright")
-	}
-	// The Argo Workflows release hack/cluster-tools.sh builds, whose module
-	// holds the CRDs.
-	argoVersion, err := util.HackVersion("ARGO_VERSION")
+	mod, err := util.ArgoModule()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("no Argo CRDs: set ARGO_CRDS to the CRD directory of argo-workflows, or %w", err)
 	}
-	wrapper := filepath.Join(cache, "build", "argo-"+argoVersion)
-	cmd := exec.Command("go", "list", "-m", "-json", "github.com/argoproj/argo-workflows/v3")
-	cmd.Dir = wrapper
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("no Argo CRDs: set ARGO_CRDS to the CRD directory of argo-workflows %s, "+
-			"or run hack/cluster-tools.sh argo (go list in %s: %v)", argoVersion, wrapper, err)
-	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		return "", fmt.Errorf("no Argo CRDs: the argo-workflows module is not downloaded (run hack/cluster-tools.sh argo)")
-	}
-	return filepath.Join(mod.Dir, "manifests", "base", "crds", "full"), nil
+	return filepath.Join(mod, "manifests", "base", "crds", "full"), nil
 }
 
 // installArgoCRDs creates Argo's full CRDs (with the whole schema) of

@@ -221,3 +221,62 @@ func TestMetricsReader(t *testing.T) {
 		}
 	}
 }
+
+// TestManagerReadsWorkflowsInTheCampaignsNamespaceOnly: with argo.enabled the
+// manager may get Workflows (a campaign's pools and tunings name theirs) in
+// argo.namespace and nowhere else, and may not list, watch or change them;
+// without Argo no role names Workflows for it at all.
+func TestManagerReadsWorkflowsInTheCampaignsNamespaceOnly(t *testing.T) {
+	const ns, campaigns = "hpc-ops", "hpc-campaigns"
+	manager := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "benchwright-manager", Namespace: ns}
+	for _, tc := range []struct {
+		values string
+		want   []string // "namespace verbs" of each grant of workflows.argoproj.io to the manager
+	}{
+		{"", nil},
+		{"argo: {enabled: true, namespace: " + campaigns + ", createNamespace: false}", []string{campaigns + " [get]"}},
+	} {
+		out, err := helm(t, "template", release, chartDir, "--namespace", ns, "-f", valuesFile(t, tc.values))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := decode(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules := map[string][]rbacv1.PolicyRule{} // "Kind/namespace/name" of a role -> its rules
+		for _, o := range objs {
+			if o.Kind == "Role" || o.Kind == "ClusterRole" {
+				var r rbacv1.ClusterRole
+				o.into(t, &r)
+				rules[o.Kind+"/"+o.Namespace+"/"+o.Name] = r.Rules
+			}
+		}
+		var got []string
+		for _, o := range objs {
+			if o.Kind != "RoleBinding" && o.Kind != "ClusterRoleBinding" {
+				continue
+			}
+			var b rbacv1.RoleBinding
+			o.into(t, &b)
+			if !slices.Contains(b.Subjects, manager) {
+				continue
+			}
+			roleNS := ""
+			if b.RoleRef.Kind == "Role" {
+				roleNS = o.Namespace
+			}
+			for _, rule := range rules[b.RoleRef.Kind+"/"+roleNS+"/"+b.RoleRef.Name] {
+				if slices.Contains(rule.APIGroups, "argoproj.io") || slices.ContainsFunc(rule.Resources, func(r string) bool { return strings.HasPrefix(r, "workflow") }) {
+					if !slices.Equal(rule.APIGroups, []string{"argoproj.io"}) || !slices.Equal(rule.Resources, []string{"workflows"}) || len(rule.ResourceNames) > 0 {
+						t.Errorf("%s: %s grants the manager %+v, want workflows.argoproj.io alone", tc.values, o, rule)
+					}
+					got = append(got, fmt.Sprintf("%s %v", o.Namespace, rule.Verbs))
+				}
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("values %q: the manager's grants on Workflows %q, want %q", tc.values, got, tc.want)
+		}
+	}
+}

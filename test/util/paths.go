@@ -2,7 +2,9 @@
 package util
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -28,4 +30,36 @@ func MPIJobCRD() (string, error) {
 		return "", fmt.Errorf("locating the mpi-operator module (go mod download): %w", err)
 	}
 	return filepath.Join(strings.TrimSpace(string(out)), "manifests", "base", "kubeflow.org_mpijobs.yaml"), nil
+}
+
+// ArgoModule is the directory of the github.com/argoproj/argo-workflows/v3
+// module at the version hack/versions.sh pins (ARGO_VERSION), which
+// hack/cluster-tools.sh fetched into its wrapper module; its CRDs are under
+// manifests/base/crds (full: the whole schema; minimal: what Argo installs).
+func ArgoModule() (string, error) {
+	cache := os.Getenv("BENCHWRIGHT_CACHE")
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		cache = filepath.Join(base, "benchwright")
+	}
+	argoVersion, err := HackVersion("ARGO_VERSION")
+	if err != nil {
+		return "", err
+	}
+	wrapper := filepath.Join(cache, "build", "argo-"+argoVersion)
+	cmd := exec.Command("go", "list", "-m", "-json", "github.com/argoproj/argo-workflows/v3")
+	cmd.Dir = wrapper
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("no argo-workflows %s module: run hack/cluster-tools.sh argo (go list in %s: %w)", argoVersion, wrapper, err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		return "", fmt.Errorf("the argo-workflows module is not downloaded (run hack/cluster-tools.sh argo)")
+	}
+	return mod.Dir, nil
 }
