@@ -203,3 +203,45 @@ func TestManagerRunsOnTheGeneratedRBAC(t *testing.T) {
 	waitGone(t, p, 30*time.Second)
 	waitGone(t, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name}}, 10*time.Second)
 }
+
+// The chart's manager may get Workflows in argo.namespace (a campaign's
+// pools and tunings name theirs) and do nothing else with them anywhere; the
+// generated roles, bound too, grant nothing on Workflows.
+func TestChartLetsTheManagerGetWorkflowsInTheCampaignsNamespaceOnly(t *testing.T) {
+	ns := testNamespace(t, "rbac-")
+	campaigns := testNamespace(t, "rbac-wf-")
+	bindGeneratedRBAC(t, ns)
+	var created int
+	for _, o := range renderChart(t, "benchwright", ns, campaigns, "templates/argo/rbac.yaml") {
+		if o.GetName() != "benchwright-manager-workflows" {
+			continue // the campaign account's roles
+		}
+		if err := k8sClient.Create(testContext(t), o); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8sClient.Delete(testContext(t), o) })
+		created++
+	}
+	if created != 2 {
+		t.Fatalf("the chart rendered %d objects named benchwright-manager-workflows, want its Role and RoleBinding", created)
+	}
+	get := authzv1.ResourceAttributes{Verb: "get", Group: "argoproj.io", Resource: "workflows", Namespace: campaigns, Name: "c1"}
+	util.WaitFor(t, 10*time.Second, "the chart's Role granting get on Workflows in "+campaigns, func() (bool, string) {
+		return managerMay(t, ns, get), "not granted"
+	})
+	for _, attr := range []authzv1.ResourceAttributes{
+		{Verb: "list", Group: "argoproj.io", Resource: "workflows", Namespace: campaigns},
+		{Verb: "watch", Group: "argoproj.io", Resource: "workflows", Namespace: campaigns},
+		{Verb: "delete", Group: "argoproj.io", Resource: "workflows", Namespace: campaigns, Name: "c1"},
+		{Verb: "patch", Group: "argoproj.io", Resource: "workflows", Namespace: campaigns, Name: "c1"},
+		{Verb: "create", Group: "argoproj.io", Resource: "workflows", Namespace: campaigns},
+		{Verb: "get", Group: "argoproj.io", Resource: "workflowtemplates", Namespace: campaigns, Name: "c1"},
+		{Verb: "get", Group: "argoproj.io", Resource: "workflows", Namespace: ns, Name: "c1"},
+		{Verb: "get", Group: "argoproj.io", Resource: "workflows", Namespace: "default", Name: "c1"},
+		{Verb: "list", Group: "argoproj.io", Resource: "workflows"},
+	} {
+		if managerMay(t, ns, attr) {
+			t.Errorf("%s may %s %s.%s %q in namespace %q", managerAccount, attr.Verb, attr.Resource, attr.Group, attr.Name, attr.Namespace)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,6 +26,9 @@ var (
 	k8sClient client.Client
 	scheme    = runtime.NewScheme()
 	testEnv   *envtest.Environment
+	// noArgo says why Argo's Workflow CRD is not installed (the tests of a
+	// campaign's clean-up skip), or is empty.
+	noArgo string
 )
 
 func TestMain(m *testing.M) {
@@ -50,9 +54,18 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	crds := []string{util.CRDDir(), mpiJobCRD}
+	// Argo's Workflow CRD as Argo installs it (the minimal one), of the
+	// pinned argo-workflows module (hack/cluster-tools.sh argo fetches it).
+	if mod, err := util.ArgoModule(); err != nil {
+		noArgo = err.Error()
+	} else {
+		crds = append(crds, filepath.Join(mod, "manifests", "base", "crds", "minimal", "argoproj.io_workflows.yaml"))
+	}
 	testEnv = &envtest.Environment{
-		// benchwright's CRDs and the real MPIJob CRD of the pinned mpi-operator.
-		CRDDirectoryPaths:     []string{util.CRDDir(), mpiJobCRD},
+		// benchwright's CRDs, the real MPIJob CRD of the pinned mpi-operator
+		// and Argo's Workflow CRD.
+		CRDDirectoryPaths:     crds,
 		ErrorIfCRDPathMissing: true,
 	}
 	cfg, err = testEnv.Start()
