@@ -54,12 +54,13 @@ func Of(obj metav1.Object) (w Workflow, ok bool, err error) {
 type Verdict int
 
 const (
-	// Alive: the Workflow that made the object exists; look again later.
+	// Alive is the verdict when the Workflow that made the object exists:
+	// look again later.
 	Alive Verdict = iota
-	// Gone: the Workflow is gone; delete the object.
+	// Gone is the verdict when the Workflow is gone: delete the object.
 	Gone
-	// Unknown: the lookup failed (Forbidden, unreachable); keep the object
-	// and look again later.
+	// Unknown is the verdict when the lookup failed (Forbidden,
+	// unreachable): keep the object and look again later.
 	Unknown
 )
 
