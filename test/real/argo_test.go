@@ -67,7 +67,7 @@ func runningSteps(wf *unstructured.Unstructured) string {
 
 // logStepTimes logs each pod step's run (started to finished) and the gap
 // since the step before it finished: the campaign's own overhead.
-func logStepTimes(t *testing.T, wf *unstructured.Unstructured) {
+func logStepTimes(t testing.TB, wf *unstructured.Unstructured) {
 	t.Helper()
 	parse := func(s string) time.Time { v, _ := time.Parse(time.RFC3339, s); return v }
 	var b strings.Builder
@@ -108,7 +108,7 @@ func argoCLI(args ...string) string {
 
 // diagnoseWorkflow logs what helps with a failed campaign: argo get, the
 // campaign's pods and objects, the controller's log tail.
-func diagnoseWorkflow(t *testing.T, ns, name string) {
+func diagnoseWorkflow(t testing.TB, ns, name string) {
 	t.Logf("argo get %s:\n%s", name, argoCLI("get", name, "-n", ns))
 	t.Logf("kubectl get pods,storagebenchmarks -n %s -l workflows.argoproj.io/workflow=%s:\n%s", ns, name,
 		kc.Try("get", "pods", "-n", ns, "-l", "workflows.argoproj.io/workflow="+name, "-o", "wide"))
@@ -125,7 +125,7 @@ func diagnoseWorkflow(t *testing.T, ns, name string) {
 
 // logFailedSteps logs, once each, the main container's log of the
 // Workflow's failed step pods while they exist (Argo deletes them at its end).
-func logFailedSteps(t *testing.T, ns, name string, done map[string]bool) {
+func logFailedSteps(t testing.TB, ns, name string, done map[string]bool) {
 	var pods corev1.PodList
 	if err := k8s.List(ctx(), &pods, client.InNamespace(ns), client.MatchingLabels{"workflows.argoproj.io/workflow": name}); err != nil {
 		return
@@ -139,7 +139,7 @@ func logFailedSteps(t *testing.T, ns, name string, done map[string]bool) {
 	}
 }
 
-func mustJSON(t *testing.T, v any) string {
+func mustJSON(t testing.TB, v any) string {
 	t.Helper()
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -225,7 +225,7 @@ func TestArgoCampaignFailedCellRetried(t *testing.T) {
 	checkReleased(t, name)
 }
 
-func needArgo(t *testing.T) {
+func needArgo(t testing.TB) {
 	t.Helper()
 	if os.Getenv("REAL_ARGO") == "" {
 		t.Skip("REAL_ARGO is not set (make test-real-argo)")
@@ -277,7 +277,7 @@ func campaignSysctls(t *testing.T) []benchv1.Sysctl {
 
 // submitCampaign creates a Workflow of the chart's WorkflowTemplate with
 // params (and spec.parallelism when above 0); deleted when the test ends.
-func submitCampaign(t *testing.T, params map[string]string, parallelism int) *unstructured.Unstructured {
+func submitCampaign(t testing.TB, params map[string]string, parallelism int) *unstructured.Unstructured {
 	t.Helper()
 	wf := &unstructured.Unstructured{}
 	wf.SetGroupVersionKind(workflowGVK)
@@ -322,7 +322,7 @@ func submitCampaign(t *testing.T, params map[string]string, parallelism int) *un
 
 // waitWorkflow waits for the Workflow to finish (or, after argo retry, to
 // run and finish again), and returns its phase.
-func waitWorkflow(t *testing.T, wf *unstructured.Unstructured, timeout time.Duration) string {
+func waitWorkflow(t testing.TB, wf *unstructured.Unstructured, timeout time.Duration) string {
 	t.Helper()
 	var phase string
 	failedLogs := map[string]bool{}
@@ -359,7 +359,7 @@ func workflowDuration(wf *unstructured.Unstructured) time.Duration {
 // logCells logs every cell step's time and outcome (its output parameter:
 // where the time went) and the per-cell overhead: the step's time less its
 // benchmarks'.
-func logCells(t *testing.T, wf *unstructured.Unstructured) {
+func logCells(t testing.TB, wf *unstructured.Unstructured) {
 	t.Helper()
 	raw, _, _ := unstructured.NestedMap(wf.Object, "status", "nodes")
 	var b strings.Builder
@@ -370,26 +370,35 @@ func logCells(t *testing.T, wf *unstructured.Unstructured) {
 		if n["templateName"] != "cell" || n["type"] != "Pod" {
 			continue
 		}
-		started, _ := time.Parse(time.RFC3339, fmt.Sprint(n["startedAt"]))
-		finished, _ := time.Parse(time.RFC3339, fmt.Sprint(n["finishedAt"]))
-		var outcome struct {
-			Seconds map[string]float64 `json:"seconds"`
-		}
-		outs, _, _ := unstructured.NestedSlice(n, "outputs", "parameters")
-		for _, o := range outs {
-			if p, _ := o.(map[string]any); p["name"] == "outcome" {
-				_ = json.Unmarshal([]byte(fmt.Sprint(p["value"])), &outcome)
-			}
-		}
-		took := finished.Sub(started).Seconds()
-		s := outcome.Seconds
+		took, secs := stepSeconds(n), outcomeSeconds(n)
 		lines = append(lines, fmt.Sprintf("%-34s %-9s %6.0fs %6.1fs %6.1fs %6.1fs %6.1fs %8.1fs", n["displayName"], n["phase"], took,
-			s["pool"], s["tuning"], s["benchmarks"], s["release"], took-s["benchmarks"]))
+			secs["pool"], secs["tuning"], secs["benchmarks"], secs["release"], took-secs["benchmarks"]))
 	}
 	sort.Strings(lines)
 	b.WriteString(strings.Join(lines, "\n"))
 	t.Logf("cells of %s (step times from the Workflow, to the second; phases from each cell's outcome):\n%s", wf.GetName(), b.String())
 	logStepTimes(t, wf)
+}
+
+// stepSeconds is a Workflow node's time, started to finished (to the second).
+func stepSeconds(n map[string]any) float64 {
+	started, _ := time.Parse(time.RFC3339, fmt.Sprint(n["startedAt"]))
+	finished, _ := time.Parse(time.RFC3339, fmt.Sprint(n["finishedAt"]))
+	return finished.Sub(started).Seconds()
+}
+
+// outcomeSeconds are a cell step's phases, from its outcome output.
+func outcomeSeconds(n map[string]any) map[string]float64 {
+	var outcome struct {
+		Seconds map[string]float64 `json:"seconds"`
+	}
+	outs, _, _ := unstructured.NestedSlice(n, "outputs", "parameters")
+	for _, o := range outs {
+		if p, _ := o.(map[string]any); p["name"] == "outcome" {
+			_ = json.Unmarshal([]byte(fmt.Sprint(p["value"])), &outcome)
+		}
+	}
+	return outcome.Seconds
 }
 
 // failedCellMessages are the messages of the Workflow's failed cell steps.
