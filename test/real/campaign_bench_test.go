@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -115,7 +116,13 @@ func directOnce(b *testing.B, i int) time.Duration {
 		err := k8s.Get(ctx(), client.ObjectKey{Namespace: campaignNamespace, Name: name}, sb)
 		return err == nil && sb.Status.State == benchv1.StateSucceeded, string(sb.Status.State)
 	})
-	util.DeleteAndWaitGone(b, k8s, pool, 5*time.Minute)
+	if err := k8s.Delete(ctx(), pool); err != nil {
+		b.Fatal(err)
+	}
+	util.WaitFor(b, 5*time.Minute, "pool "+name+" gone", func() (bool, string) {
+		err := k8s.Get(ctx(), client.ObjectKeyFromObject(pool), &benchv1.BenchmarkPool{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
 	took := time.Since(began)
 	_ = k8s.Delete(ctx(), sb)
 	return took
