@@ -81,7 +81,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 					return err
 				}
 			}
-			if opts.Missing, err = cluster.missingRuns(cmd.Context(), matrix); err != nil {
+			if opts.Cells, err = cluster.campaignCells(cmd.Context(), matrix); err != nil {
 				return err
 			}
 			rep, err := report.New(runs, opts)

@@ -67,13 +67,19 @@ func fitsTable(r *Report) *htmlTable {
 	return &t
 }
 
-// missingTable is the table of missing runs, nil without any.
-func missingTable(m []Missing) *htmlTable {
-	g := missingGrid(m)
+// cellsTable is the table of a campaign's cells, nil without any; the
+// failed ones marked.
+func cellsTable(cells []Cell) *htmlTable {
+	g := cellsGrid(cells)
 	if g == nil {
 		return nil
 	}
-	t := htmlGrid(g, func(_, _ int) string { return "worse" })
+	t := htmlGrid(g, func(row, _ int) string {
+		if !cells[row].Succeeded() {
+			return "worse"
+		}
+		return ""
+	})
 	return &t
 }
 
@@ -121,19 +127,19 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	err := page.Execute(bw, map[string]any{
-		"Title":       r.Title,
-		"Summary":     r.summaryLine(),
-		"Runs":        runs,
-		"RunsList":    htmlGrid(runsGrid(r.Runs), nil),
-		"Ladder":      steps,
-		"Plots":       plan(r.Runs),
-		"Compare":     compare,
-		"Baseline":    r.Runs[r.Baseline].Label(),
-		"Note":        compareNote(r.Comparison),
-		"Fits":        fitsTable(r),
-		"FitsNote":    fitsNote,
-		"Missing":     missingTable(r.Missing),
-		"MissingNote": missingNote,
+		"Title":     r.Title,
+		"Summary":   r.summaryLine(),
+		"Runs":      runs,
+		"RunsList":  htmlGrid(runsGrid(r.Runs), nil),
+		"Ladder":    steps,
+		"Plots":     plan(r.Runs),
+		"Compare":   compare,
+		"Baseline":  r.Runs[r.Baseline].Label(),
+		"Note":      compareNote(r.Comparison),
+		"Fits":      fitsTable(r),
+		"FitsNote":  fitsNote,
+		"Cells":     cellsTable(r.Cells),
+		"CellsNote": cellsNote(r.Cells),
 	})
 	if err != nil {
 		return err

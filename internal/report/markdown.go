@@ -33,19 +33,22 @@ func WriteCompareMarkdown(w io.Writer, runs []Run, baseline int, rows []CompareR
 // WriteMarkdown writes the report: its runs, the comparison, and every
 // run's figures.
 func (r *Report) WriteMarkdown(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "# %s\n\n%s\n\n## Runs\n\n", escapeMD(r.Title), r.summaryLine()); err != nil {
+	if _, err := fmt.Fprintf(w, "# %s\n\n%s\n", escapeMD(r.Title), r.summaryLine()); err != nil {
 		return err
 	}
-	if err := runsGrid(r.Runs).writeMarkdown(w); err != nil {
-		return err
-	}
-	if g := missingGrid(r.Missing); g != nil {
-		if _, err := io.WriteString(w, "\n## Not in this report\n\n"+missingNote+"\n\n"); err != nil {
+	if g := cellsGrid(r.Cells); g != nil {
+		if _, err := io.WriteString(w, "\n## Cells\n\n"+cellsNote(r.Cells)+"\n\n"); err != nil {
 			return err
 		}
 		if err := g.writeMarkdown(w); err != nil {
 			return err
 		}
+	}
+	if _, err := io.WriteString(w, "\n## Runs\n\n"); err != nil {
+		return err
+	}
+	if err := runsGrid(r.Runs).writeMarkdown(w); err != nil {
+		return err
 	}
 	if facts, steps := ladderOf(r.Runs); steps != nil {
 		if _, err := io.WriteString(w, "\n## Tuning ladder: node settings per step\n\n"); err != nil {

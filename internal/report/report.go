@@ -18,8 +18,8 @@ type Options struct {
 	Ratio Ratio
 	// MaxCV marks noisier figures, in percent (default DefaultMaxCV).
 	MaxCV float64
-	// Missing are the runs the report was meant to cover and lacks.
-	Missing []Missing
+	// Cells are a campaign's benchmarks, cell by cell, with how each ended.
+	Cells []Cell
 }
 
 // Report is what the renderers draw: runs, their figures, the comparison.
@@ -30,7 +30,7 @@ type Report struct {
 	Baseline   int
 	Comparison []CompareRow // against Runs[Baseline]; nil for one run
 	Fits       []Fit        // figures against the numeric labels the runs differ in
-	Missing    []Missing    // runs meant to be here that are not (failed)
+	Cells      []Cell       // a campaign's benchmarks, cell by cell
 }
 
 // New builds the report of runs.
@@ -38,7 +38,7 @@ func New(runs []Run, opts Options) (*Report, error) {
 	if len(runs) == 0 {
 		return nil, ErrNoRuns
 	}
-	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Baseline: opts.Baseline, Fits: Fits(runs), Missing: opts.Missing}
+	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Baseline: opts.Baseline, Fits: Fits(runs), Cells: opts.Cells}
 	if r.Title == "" {
 		r.Title = "benchwright report"
 	}

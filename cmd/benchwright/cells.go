@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/campaign"
+	"github.com/benchwright/benchwright/internal/report"
+)
+
+// campaignCells lists the benchmarks -l selects with how each ended. Given
+// the campaign's matrix (a campaign's report step), that is every cell's
+// benchmark, a cell that failed before making its benchmarks included, each
+// with its state and headline figure or reason; without it, only those that
+// did not succeed, so a report says what it lacks.
+func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params) ([]report.Cell, error) {
+	if f.selector == "" {
+		return nil, nil
+	}
+	sel, err := labels.Parse(f.selector)
+	if err != nil {
+		return nil, fmt.Errorf("--selector: %w", err)
+	}
+	c, ns, err := f.client()
+	if err != nil {
+		return nil, err
+	}
+	var m *campaign.Matrix
+	if params.Pools != "" && params.Benchmarks != "" {
+		if m, err = campaign.Parse(params); err != nil {
+			return nil, fmt.Errorf("the campaign's matrix: %w", err)
+		}
+	}
+	var out []report.Cell
+	seen := map[string]bool{}
+	for _, list := range benchmarkKinds() {
+		if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+			return nil, err
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range items {
+			b, ok := o.(benchmark)
+			if !ok {
+				continue
+			}
+			seen[b.GetName()] = true
+			cell := cellOf(b, kindOf(list))
+			if m == nil && cell.Succeeded() {
+				continue
+			}
+			out = append(out, cell)
+		}
+	}
+	if m != nil {
+		wf := campaign.Workflow{Name: selectedCampaign(f.selector)}
+		if wf.Name == "" {
+			return nil, fmt.Errorf("--campaign-pools needs -l %s=WORKFLOW", benchv1.CampaignLabel)
+		}
+		for _, cell := range m.Cells() {
+			for _, b := range m.Benchmarks {
+				if name := campaign.BenchmarkName(wf, cell, b); !seen[name] {
+					out = append(out, report.Cell{Pool: cell.Pool.Name, Tuning: cell.Tuning.Name, Benchmark: b.Name, Name: name, Kind: b.Kind,
+						State: "not created", Result: "the cell failed before its benchmarks were made (its pool or tuning): its step says why"})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b report.Cell) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// cellOf is a benchmark as a report's cell: its campaign labels, its state,
+// and its headline figure (as kubectl get shows it) or why it failed.
+func cellOf(b benchmark, kind string) report.Cell {
+	l := b.GetLabels()
+	st := b.BenchmarkStatus()
+	c := report.Cell{Pool: l[campaign.PoolLabel], Tuning: l[campaign.TuningLabel], Benchmark: l[campaign.BenchmarkLabel],
+		Name: b.GetName(), Kind: kind, State: string(st.State)}
+	if c.Benchmark == "" {
+		c.Benchmark = b.GetName()
+	}
+	if c.State == "" {
+		c.State = string(benchv1.StatePending)
+	}
+	if cond := meta.FindStatusCondition(st.Conditions, benchv1.ConditionFailed); cond != nil && cond.Status == "True" {
+		c.Result = cond.Reason + ": " + cond.Message
+	} else {
+		c.Result = headline(b)
+	}
+	return c
+}
+
+// headline is a benchmark's headline figure, as its kubectl get columns.
+func headline(b benchmark) string {
+	mb := func(v *float64) string { return strconv.FormatFloat(*v, 'f', 0, 64) + " MB/s peak" }
+	us := func(v *float64) string { return strconv.FormatFloat(*v, 'g', 3, 64) + " µs" }
+	var parts []string
+	switch o := b.(type) {
+	case *benchv1.StorageBenchmark:
+		parts = append(parts, o.Status.Headline)
+	case *benchv1.MPIBenchmark:
+		if s := o.Status.Summary; s.LatencyMicroseconds != nil {
+			parts = append(parts, us(s.LatencyMicroseconds))
+		}
+		if s := o.Status.Summary; s.PeakBandwidthMBps != nil {
+			parts = append(parts, mb(s.PeakBandwidthMBps))
+		}
+	case *benchv1.NetworkBenchmark:
+		if s := o.Status.Summary; s.PeakBandwidthMBps != nil {
+			parts = append(parts, mb(s.PeakBandwidthMBps))
+		}
+		if s := o.Status.Summary; s.LatencyMicroseconds != nil {
+			parts = append(parts, us(s.LatencyMicroseconds))
+		}
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), ", ")
+}
+
+// selectedCampaign is the campaign a selector picks (benchwright.io/campaign=X).
+func selectedCampaign(selector string) string {
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		return ""
+	}
+	reqs, _ := sel.Requirements()
+	for _, r := range reqs {
+		if r.Key() == benchv1.CampaignLabel && r.Values().Len() == 1 {
+			return r.Values().List()[0]
+		}
+	}
+	return ""
+}
+
+func kindOf(list client.ObjectList) string {
+	return strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", list), "*v1alpha1."), "List")
+}

@@ -1,0 +1,61 @@
+package report
+
+import "strconv"
+
+// Cell is a benchmark of a campaign's cell, as the campaign left it: the
+// report of a campaign lists every one, those it has no figures of too.
+type Cell struct {
+	// Pool and Tuning are the cell's entries' names.
+	Pool, Tuning string
+	// Benchmark is the benchmark's entry name; Name its object's name.
+	Benchmark, Name string
+	// Kind is its kind.
+	Kind string
+	// State is the benchmark's state, or "not created".
+	State string
+	// Result is its headline figure, or why it failed.
+	Result string
+}
+
+// Succeeded says whether the cell's benchmark has figures in the report.
+func (c Cell) Succeeded() bool { return c.State == "Succeeded" }
+
+// cellsGrid is the table of a campaign's cells, nil when none.
+func cellsGrid(cells []Cell) *grid {
+	if len(cells) == 0 {
+		return nil
+	}
+	g := &grid{header: []string{"pool", "tuning", "benchmark", "kind", "state", "result"}, right: make([]bool, 6)}
+	for _, c := range cells {
+		g.add(orDash(c.Pool), orDash(c.Tuning), orDash(c.Benchmark), orDash(c.Kind), orDash(c.State), orDash(truncateRunes(c.Result, 400)))
+	}
+	return g
+}
+
+// failedCells counts the cells without figures.
+func failedCells(cells []Cell) int {
+	n := 0
+	for _, c := range cells {
+		if !c.Succeeded() {
+			n++
+		}
+	}
+	return n
+}
+
+// cellsNote heads the table of cells.
+func cellsNote(cells []Cell) string {
+	if n := failedCells(cells); n > 0 {
+		return "Every benchmark of the campaign, cell by cell. " + strconv.Itoa(n) + " of them failed, or their cell failed before they were made: their figures are in no table or plot below."
+	}
+	return "Every benchmark of the campaign, cell by cell, with its headline figure."
+}
+
+// truncateRunes cuts s to at most n runes, marking the cut.
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
