@@ -77,7 +77,25 @@ func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b report.Cell) int { return strings.Compare(a.Name, b.Name) })
+	if m != nil {
+		// In the campaign's order: pools, then tunings, then benchmarks, as listed.
+		rank := func(c report.Cell) [3]int {
+			return [3]int{indexOf(m.Pools, c.Pool), indexOf(m.Tunings, c.Tuning), indexOf(m.Benchmarks, c.Benchmark)}
+		}
+		slices.SortStableFunc(out, func(a, b report.Cell) int {
+			ra, rb := rank(a), rank(b)
+			return slices.Compare(ra[:], rb[:])
+		})
+	}
 	return out, nil
+}
+
+// indexOf is the place of the entry named name, or len(es) (after all).
+func indexOf(es []campaign.Entry, name string) int {
+	if i := slices.IndexFunc(es, func(e campaign.Entry) bool { return e.Name == name }); i >= 0 {
+		return i
+	}
+	return len(es)
 }
 
 // cellOf is a benchmark as a report's cell: its campaign labels, its state,
