@@ -147,10 +147,12 @@ func restartManagerMidRun(t *testing.T, campaign string) {
 }
 
 // A failed cell does not stop the others, the campaign ends Failed naming
-// it, and the report lists it; once the fault is gone, argo retry runs that
-// cell alone again (the other's benchmark is not run twice) and the report
-// covers both. The fault: the second pool's node carries a taint that the
-// benchmark's pods do not tolerate, so its fio cannot start (timeouts.start).
+// it, and the report lists it; once the fault is gone, argo retry runs the
+// failed cells alone again (the others' benchmarks do not run twice) and
+// the report covers every cell. The pools share their tunings (sharePool:
+// each pool's two tunings one after another on it, then the pool released).
+// The fault: the second pool's node carries a taint that the benchmark's
+// pods do not tolerate, so its fio cannot start (timeouts.start).
 func TestArgoCampaignFailedCellRetried(t *testing.T) {
 	needArgo(t)
 	good, bad := nodes()[0], nodes()[1]
@@ -166,6 +168,8 @@ func TestArgoCampaignFailedCellRetried(t *testing.T) {
 	t.Cleanup(func() {
 		_ = exec.Command(env["KUBECTL"], "--kubeconfig", env["KUBECONFIG"], "taint", "node", bad, fault+":NoSchedule-").Run()
 	})
+	sysctls := campaignSysctls(t)
+	original := readSysctls(t, sysctls)
 
 	spec := fioSpec()
 	spec["timeouts"] = map[string]any{"start": "30s"}
@@ -176,31 +180,38 @@ func TestArgoCampaignFailedCellRetried(t *testing.T) {
 	wf := submitCampaign(t, map[string]string{
 		"pools":        mustJSON(t, pools),
 		"poolDefaults": `{"provider": "existing"}`,
+		"tunings":      mustJSON(t, []map[string]any{{"name": "none"}, {"name": "network-latency", "spec": map[string]any{"sysctls": sysctls}}}),
+		"sharePool":    "true",
 		"benchmarks":   mustJSON(t, []map[string]any{{"name": "fio", "kind": "StorageBenchmark", "spec": spec}}),
-		"title":        "real Argo: a failed cell, retried",
+		"title":        "real Argo: failed cells, retried",
 	}, 0)
 	name := wf.GetName()
 	if phase := waitWorkflow(t, wf, 10*time.Minute); phase != "Failed" {
-		t.Fatalf("Workflow %s %s, want Failed (the bad cell): %s", name, phase, workflowMessage(wf))
+		t.Fatalf("Workflow %s %s, want Failed (the bad cells): %s", name, phase, workflowMessage(wf))
 	}
 	logCells(t, wf)
-	goodKey := client.ObjectKey{Namespace: campaignNamespace, Name: name + "-good-none-fio"}
-	badKey := client.ObjectKey{Namespace: campaignNamespace, Name: name + "-bad-none-fio"}
-	var first benchv1.StorageBenchmark
-	if err := k8s.Get(ctx(), goodKey, &first); err != nil || first.Status.State != benchv1.StateSucceeded {
-		t.Fatalf("the good cell's benchmark: %v %s, want Succeeded (a failed cell stops no other)", err, first.Status.State)
+	key := func(pool, tuning string) client.ObjectKey {
+		return client.ObjectKey{Namespace: campaignNamespace, Name: name + "-" + pool + "-" + tuning + "-fio"}
 	}
-	var failed benchv1.StorageBenchmark
-	if err := k8s.Get(ctx(), badKey, &failed); err != nil || failed.Status.State != benchv1.StateFailed {
-		t.Fatalf("the bad cell's benchmark: %v %s, want Failed", err, failed.Status.State)
+	tunings := []string{"none", "network-latency"}
+	first := map[string]benchv1.StorageBenchmark{}
+	for _, pool := range []string{"good", "bad"} {
+		want := map[string]benchv1.BenchmarkState{"good": benchv1.StateSucceeded, "bad": benchv1.StateFailed}[pool]
+		for _, tuning := range tunings {
+			var b benchv1.StorageBenchmark
+			if err := k8s.Get(ctx(), key(pool, tuning), &b); err != nil || b.Status.State != want {
+				t.Fatalf("%s: %v %s, want %s (a failed cell stops no other)", key(pool, tuning).Name, err, b.Status.State, want)
+			}
+			first[pool+"/"+tuning] = b
+		}
 	}
 	msgs := failedCellMessages(wf)
-	if !strings.Contains(msgs, badKey.Name) || strings.Contains(msgs, goodKey.Name) {
-		t.Errorf("the failed steps' messages do not name the bad cell's benchmark alone:\n%s", msgs)
+	if !strings.Contains(msgs, key("bad", "none").Name) || !strings.Contains(msgs, key("bad", "network-latency").Name) || strings.Contains(msgs, "-good-") {
+		t.Errorf("the failed steps' messages do not name the bad cells' benchmarks alone:\n%s", msgs)
 	}
 	report := readPublished(t, name, "md")
-	if !strings.Contains(report, "1 of them failed") || !strings.Contains(report, "| Failed ") || !strings.Contains(report, "Timeout: ") {
-		t.Errorf("the published report's cells do not list the failed benchmark %s with why:\n%s", badKey.Name, head(report, 40))
+	if !strings.Contains(report, "2 of them failed") || strings.Count(report, "| Failed ") != 2 || !strings.Contains(report, "Timeout: ") {
+		t.Errorf("the published report's cells do not list the 2 failed benchmarks with why:\n%s", head(report, 40))
 	}
 	checkReleased(t, name)
 
@@ -210,22 +221,29 @@ func TestArgoCampaignFailedCellRetried(t *testing.T) {
 		t.Fatalf("Workflow %s after argo retry: %s: %s", name, phase, workflowMessage(wf))
 	}
 	logCells(t, wf)
-	var again benchv1.StorageBenchmark
-	if err := k8s.Get(ctx(), goodKey, &again); err != nil {
-		t.Fatal(err)
-	}
-	if again.UID != first.UID || !again.Status.CompletionTime.Equal(first.Status.CompletionTime) {
-		t.Errorf("the good cell's benchmark ran again: uid %s -> %s, completed %v -> %v", first.UID, again.UID, first.Status.CompletionTime, again.Status.CompletionTime)
-	}
-	var rerun benchv1.StorageBenchmark
-	if err := k8s.Get(ctx(), badKey, &rerun); err != nil || rerun.Status.State != benchv1.StateSucceeded || rerun.UID == failed.UID {
-		t.Errorf("the bad cell's benchmark after the retry: %v, state %s, uid %s (was %s): want a new one, Succeeded", err, rerun.Status.State, rerun.UID, failed.UID)
+	for _, tuning := range tunings {
+		was := first["good/"+tuning]
+		var again benchv1.StorageBenchmark
+		if err := k8s.Get(ctx(), key("good", tuning), &again); err != nil {
+			t.Fatal(err)
+		}
+		if again.UID != was.UID || !again.Status.CompletionTime.Equal(was.Status.CompletionTime) {
+			t.Errorf("%s ran again: uid %s -> %s, completed %v -> %v", again.Name, was.UID, again.UID, was.Status.CompletionTime, again.Status.CompletionTime)
+		}
+		failed := first["bad/"+tuning]
+		var rerun benchv1.StorageBenchmark
+		if err := k8s.Get(ctx(), key("bad", tuning), &rerun); err != nil || rerun.Status.State != benchv1.StateSucceeded || rerun.UID == failed.UID {
+			t.Errorf("%s after the retry: %v, state %s, uid %s (was %s): want a new one, Succeeded", key("bad", tuning).Name, err, rerun.Status.State, rerun.UID, failed.UID)
+		}
 	}
 	report = readPublished(t, name, "md")
-	if strings.Contains(report, "of them failed") || !strings.Contains(report, badKey.Name) || !strings.Contains(report, goodKey.Name) {
-		t.Errorf("the report after the retry does not cover both cells:\n%s", head(report, 40))
+	if strings.Contains(report, "of them failed") || strings.Count(report, "| Succeeded ") != 4 {
+		t.Errorf("the report after the retry does not cover the 4 cells:\n%s", head(report, 40))
 	}
 	checkReleased(t, name)
+	if after := readSysctls(t, sysctls); fmt.Sprint(after) != fmt.Sprint(original) {
+		t.Errorf("the nodes' sysctls after the campaign %v, before %v", after, original)
+	}
 }
 
 func needArgo(t testing.TB) {
