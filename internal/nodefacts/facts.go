@@ -220,7 +220,7 @@ func CPUInfoMHz(cpuinfo []byte, cpus []int) (float64, error) {
 			proc = p
 		case "cpu MHz":
 			mhz, err := strconv.ParseFloat(v, 64)
-			if err != nil || !(mhz > 0 && mhz < 1e6) {
+			if err != nil || !(mhz >= 1 && mhz < 1e6) { // under 1 MHz is no CPU's (and would round to 0)
 				return 0, fmt.Errorf("/proc/cpuinfo: cpu MHz %q of processor %d is not a frequency", v, proc)
 			}
 			if proc >= 0 && (len(want) == 0 || want[proc]) {
