@@ -61,12 +61,22 @@ func (r *Runner) RunCell(ctx context.Context, cell Cell, keepPool bool) (out []O
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(r.Log, "%7.1fs  %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, a...))
 	}
+	held := false
 	defer func() {
 		start := time.Now()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.ReleaseTimeout)
 		defer cancel()
-		if rerr := r.release(rctx, cell, !keepPool, logf); rerr != nil {
-			err = errors.Join(err, rerr)
+		// On a shared pool, the tuning (named after the pool) is this
+		// cell's only while it holds the pool.
+		if !keepPool || held {
+			if rerr := r.release(rctx, cell, !keepPool, logf); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		if held && keepPool {
+			if uerr := r.unholdPool(rctx, r.Matrix.PoolName(r.Workflow, cell), cell.Tuning.Name); uerr != nil {
+				err = errors.Join(err, uerr)
+			}
 		}
 		t.Release = time.Since(start)
 	}()
@@ -78,6 +88,13 @@ func (r *Runner) RunCell(ctx context.Context, cell Cell, keepPool bool) (out []O
 	}
 	if err := r.waitPool(ctx, pool.GetName(), logf); err != nil {
 		return nil, t, err
+	}
+	if keepPool {
+		// A shared pool: one cell on it at a time.
+		if err := r.holdPool(ctx, pool.GetName(), cell.Tuning.Name, logf); err != nil {
+			return nil, t, err
+		}
+		held = true
 	}
 	t.Pool = time.Since(start)
 

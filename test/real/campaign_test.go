@@ -151,22 +151,19 @@ func restartManagerMidRun(t *testing.T, campaign string) {
 // failed cells alone again (the others' benchmarks do not run twice) and
 // the report covers every cell. The pools share their tunings (sharePool:
 // each pool's two tunings one after another on it, then the pool released).
-// The fault: the second pool's node carries a taint that the benchmark's
-// pods do not tolerate, so its fio cannot start (timeouts.start).
+// The fault: the second pool's node is cordoned, so its fio cannot start
+// (timeouts.start).
 func TestArgoCampaignFailedCellRetried(t *testing.T) {
 	needArgo(t)
 	good, bad := nodes()[0], nodes()[1]
-	const fault = "benchwright.io/test-fault"
-	taint := func(on bool) {
-		args := []string{"taint", "node", bad, fault + "=1:NoSchedule"}
-		if !on {
-			args = []string{"taint", "node", bad, fault + ":NoSchedule-"}
-		}
-		kc.Run(t, args...)
+	// Cordoned, the node takes no new pod but a DaemonSet's (the tuner's):
+	// the bad cells' tunings apply, their fio pods stay Pending.
+	cordon := func(on bool) {
+		kc.Run(t, map[bool]string{true: "cordon", false: "uncordon"}[on], bad)
 	}
-	taint(true)
+	cordon(true)
 	t.Cleanup(func() {
-		_ = exec.Command(env["KUBECTL"], "--kubeconfig", env["KUBECONFIG"], "taint", "node", bad, fault+":NoSchedule-").Run()
+		_ = exec.Command(env["KUBECTL"], "--kubeconfig", env["KUBECONFIG"], "uncordon", bad).Run()
 	})
 	sysctls := campaignSysctls(t)
 	original := readSysctls(t, sysctls)
@@ -215,7 +212,7 @@ func TestArgoCampaignFailedCellRetried(t *testing.T) {
 	}
 	checkReleased(t, name)
 
-	taint(false)
+	cordon(false)
 	t.Logf("argo retry %s:\n%s", name, argoCLI("retry", name, "-n", campaignNamespace))
 	if phase := waitWorkflow(t, wf, 10*time.Minute); phase != "Succeeded" {
 		t.Fatalf("Workflow %s after argo retry: %s: %s", name, phase, workflowMessage(wf))
