@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// HolderAnnotation, on a shared pool, names the tuning whose cell runs on it
+// HolderAnnotation names, on a shared pool, the tuning whose cell runs on it
 // now: the pool's other cells wait for it to be cleared. Argo's parallelism
 // alone does not keep them apart (argo retry starts a pool's failed cells at
 // once), and a cell's untuned benchmarks must never run beside another
