@@ -47,20 +47,25 @@ func (f *campaignFlags) register(cmd *cobra.Command) {
 // setup parses the matrix and connects to the cluster (in a pod: as its
 // ServiceAccount).
 func (f *campaignFlags) setup() (*campaign.Matrix, campaign.Workflow, client.Client, error) {
-	wf := campaign.Workflow{Namespace: f.namespace, Name: f.workflow, UID: types.UID(f.uid)}
 	m, err := campaign.Parse(f.params)
 	if err != nil {
-		return nil, wf, nil, err
+		return nil, f.workflowOf(), nil, err
 	}
+	c, err := clusterClient()
+	return m, f.workflowOf(), c, err
+}
+
+func (f *campaignFlags) workflowOf() campaign.Workflow {
+	return campaign.Workflow{Namespace: f.namespace, Name: f.workflow, UID: types.UID(f.uid)}
+}
+
+// clusterClient connects as kubectl would, or as the pod's ServiceAccount.
+func clusterClient() (client.Client, error) {
 	cfg, err := ctrlconfig.GetConfig()
 	if err != nil {
-		return nil, wf, nil, fmt.Errorf("no cluster: %w", err)
+		return nil, fmt.Errorf("no cluster: %w", err)
 	}
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		return nil, wf, nil, err
-	}
-	return m, wf, c, nil
+	return client.New(cfg, client.Options{})
 }
 
 // fail writes err, bounded, to the termination log (Argo shows it as the
@@ -258,17 +263,13 @@ func newCampaignReleaseCommand() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
-			wf := campaign.Workflow{Namespace: f.namespace, Name: f.workflow, UID: types.UID(f.uid)}
 			if all {
-				cfg, err := ctrlconfig.GetConfig()
+				// The matrix is not needed (nor trusted: a bad one failed the check).
+				c, err := clusterClient()
 				if err != nil {
 					return f.fail(err)
 				}
-				c, err := client.New(cfg, client.Options{})
-				if err != nil {
-					return f.fail(err)
-				}
-				return f.fail(campaign.ReleaseAll(ctx, c, wf, cmd.OutOrStdout()))
+				return f.fail(campaign.ReleaseAll(ctx, c, f.workflowOf(), cmd.OutOrStdout()))
 			}
 			m, wf, c, err := f.setup()
 			if err != nil {

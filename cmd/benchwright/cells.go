@@ -41,26 +41,14 @@ func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params)
 	}
 	var out []report.Cell
 	seen := map[string]bool{}
-	for _, list := range benchmarkKinds() {
-		if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-			return nil, err
-		}
-		items, err := meta.ExtractList(list)
-		if err != nil {
-			return nil, err
-		}
-		for _, o := range items {
-			b, ok := o.(benchmark)
-			if !ok {
-				continue
-			}
-			seen[b.GetName()] = true
-			cell := cellOf(b, kindOf(list))
-			if m == nil && cell.Succeeded() {
-				continue
-			}
+	err = eachBenchmark(ctx, c, c.Scheme(), ns, func(kind string, b benchmark) {
+		seen[b.GetName()] = true
+		if cell := cellOf(b, kind); m != nil || !cell.Succeeded() {
 			out = append(out, cell)
 		}
+	}, client.MatchingLabelsSelector{Selector: sel})
+	if err != nil {
+		return nil, err
 	}
 	if m != nil {
 		wf := campaign.Workflow{Name: selectedCampaign(f.selector)}
@@ -158,8 +146,4 @@ func selectedCampaign(selector string) string {
 		}
 	}
 	return ""
-}
-
-func kindOf(list client.ObjectList) string {
-	return strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", list), "*v1alpha1."), "List")
 }

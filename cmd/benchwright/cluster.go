@@ -248,32 +248,41 @@ type benchmark interface {
 	BenchmarkStatus() *benchv1.BenchmarkStatusCommon
 }
 
-// listBenchmarks lists the benchmarks of every kind in a namespace.
-func listBenchmarks(ctx context.Context, c client.Reader, scheme *runtime.Scheme, ns string) ([]clusterBenchmark, error) {
-	var all []clusterBenchmark
+// eachBenchmark calls fn with every benchmark of every kind in a namespace
+// that opts select, and its kind.
+func eachBenchmark(ctx context.Context, c client.Reader, scheme *runtime.Scheme, ns string, fn func(kind string, b benchmark), opts ...client.ListOption) error {
 	for _, list := range benchmarkKinds() {
 		gvk, err := apiutil.GVKForObject(list, scheme)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		kind := strings.TrimSuffix(gvk.Kind, "List")
-		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return nil, fmt.Errorf("listing %ss: %w", kind, err)
+		if err := c.List(ctx, list, append([]client.ListOption{client.InNamespace(ns)}, opts...)...); err != nil {
+			return fmt.Errorf("listing %ss: %w", kind, err)
 		}
 		items, err := meta.ExtractList(list)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, o := range items {
 			b, ok := o.(benchmark)
 			if !ok {
-				return nil, fmt.Errorf("a %s is not a benchmark", kind)
+				return fmt.Errorf("a %s is not a benchmark", kind)
 			}
-			st := b.BenchmarkStatus()
-			all = append(all, clusterBenchmark{kind, b.GetNamespace(), b.GetName(), st.ArtifactURI, b.GetLabels(), st.State == benchv1.StateSucceeded})
+			fn(kind, b)
 		}
 	}
-	return all, nil
+	return nil
+}
+
+// listBenchmarks lists the benchmarks of every kind in a namespace.
+func listBenchmarks(ctx context.Context, c client.Reader, scheme *runtime.Scheme, ns string) ([]clusterBenchmark, error) {
+	var all []clusterBenchmark
+	err := eachBenchmark(ctx, c, scheme, ns, func(kind string, b benchmark) {
+		st := b.BenchmarkStatus()
+		all = append(all, clusterBenchmark{kind, b.GetNamespace(), b.GetName(), st.ArtifactURI, b.GetLabels(), st.State == benchv1.StateSucceeded})
+	})
+	return all, err
 }
 
 // errNoneSucceeded is find's error when the selector matches no benchmark

@@ -117,10 +117,8 @@ func (r *Runner) waitFor(ctx context.Context, o *unstructured.Unstructured, time
 }
 
 func (r *Runner) emptyObject(kind, name, ns string) *unstructured.Unstructured {
-	o := &unstructured.Unstructured{}
-	o.SetAPIVersion(benchv1.GroupVersion.String())
-	o.SetKind(kind)
-	o.SetName(name)
+	o := object(kind, name, nil)
+	delete(o.Object, "spec")
 	o.SetNamespace(ns)
 	return o
 }
