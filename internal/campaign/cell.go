@@ -57,10 +57,7 @@ type Timings struct {
 // Succeeded, waits for those still running, and runs again those that
 // Failed. The error names each failed benchmark with its reason.
 func (r *Runner) RunCell(ctx context.Context, cell Cell, keepPool bool) (out []Outcome, t Timings, err error) {
-	began := time.Now()
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(r.Log, "%7.1fs  %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, a...))
-	}
+	logf := stepLog(r.Log)
 	held := false
 	defer func() {
 		start := time.Now()

@@ -46,10 +46,7 @@ func (r *Runner) deleteOwn(ctx context.Context, kind, name string, logf func(str
 
 // ReleasePool deletes a pool its tunings shared, once they are done.
 func (r *Runner) ReleasePool(ctx context.Context, pool string) error {
-	began := time.Now()
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(r.Log, "%7.1fs  %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, a...))
-	}
+	logf := stepLog(r.Log)
 	for _, c := range r.Matrix.Cells() {
 		if c.Pool.Name == pool {
 			return r.deleteOwn(ctx, "BenchmarkPool", r.Matrix.PoolName(r.Workflow, c), logf)
@@ -62,10 +59,7 @@ func (r *Runner) ReleasePool(ctx context.Context, pool string) error {
 // campaign label and UID), and waits for them to be gone: the campaign's
 // exit handler, whatever became of its cells.
 func ReleaseAll(ctx context.Context, c client.Client, wf Workflow, log io.Writer) error {
-	began := time.Now()
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(log, "%7.1fs  %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, a...))
-	}
+	logf := stepLog(log)
 	r := &Runner{Client: c, Workflow: wf, Log: log, Poll: time.Second, ReleaseTimeout: 15 * time.Minute}
 	if d, ok := ctx.Deadline(); ok {
 		r.ReleaseTimeout = time.Until(d)

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -113,6 +114,14 @@ func (r *Runner) waitFor(ctx context.Context, o *unstructured.Unstructured, time
 			return fmt.Errorf("%s %s: still %s: %w", o.GetKind(), o.GetName(), orDash(last), ctx.Err())
 		case <-tick.C:
 		}
+	}
+}
+
+// stepLog prints a line per event to w, with the seconds since it was made.
+func stepLog(w io.Writer) func(string, ...any) {
+	began := time.Now()
+	return func(format string, a ...any) {
+		fmt.Fprintf(w, "%7.1fs  %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, a...))
 	}
 }
 
