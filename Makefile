@@ -150,11 +150,11 @@ chaos: ## On a local control plane with kwok nodes (AUDIT=1, 6 nodes): 50 benchm
 	AUDIT=1 NODES=6 E2E_CHAOS=1 go test -tags e2e $(GO_TEST_FLAGS) -timeout 20m -run '^TestChaos$$' -v ./test/e2e/
 
 .PHONY: test-real
-test-real: ## On a real cluster here (root) with Argo Workflows: brings it up, runs real fio, dd, MPI, fabtests, the tuner and campaigns (a 2x2x3 matrix, a failed cell retried, a Workflow deleted mid-run) through the chart's manager pod and WorkflowTemplate, tears it down.
+test-real: ## On a real cluster here (root) with Argo Workflows: brings it up, runs real fio, dd, MPI, fabtests, the tuner and campaigns (a 2x2x3 matrix, a failed cell retried, a Workflow deleted mid-run, a node lost mid-campaign) through the chart's manager pod and WorkflowTemplate, tears it down.
 	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 60m ./test/real/
 
 .PHONY: test-real-argo
-test-real-argo: ## On a real cluster here (root) with Argo Workflows (ARGO=1: its workflow-controller and argoexec, built from the module proxy): the campaign tests only (matrix, retry, deletion), with each cell's time.
+test-real-argo: ## On a real cluster here (root) with Argo Workflows (ARGO=1: its workflow-controller and argoexec, built from the module proxy): the campaign tests only (matrix, retry, deletion, node lost), with each cell's time.
 	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 60m -run '^TestArgo' -v ./test/real/
 
 .PHONY: bench-real

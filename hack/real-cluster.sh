@@ -27,6 +27,8 @@
 #   hack/real-cluster.sh up      # create or resume (idempotent); a changed manager is rolled out
 #   hack/real-cluster.sh env     # export KUBECONFIG=... and the other facts, for eval
 #   hack/real-cluster.sh down    # stop everything; leaves no process, mount, netns or cgroup
+#   hack/real-cluster.sh kubelet-stop N   # node N lost: its kubelet stops, its containers run on
+#   hack/real-cluster.sh kubelet-start N  # and back: the kubelet starts, the node is Ready
 #   eval "$(hack/real-cluster.sh env)"; kubectl get nodes
 #
 # Settings (environment):
@@ -327,6 +329,33 @@ import_images() {
   done <"$DIR/images"
 }
 
+# start_kubelet N: node N's kubelet (its files already written).
+start_kubelet() {
+  local name nd="$DIR/node-$1"
+  name=$(node_name "$1")
+  ensure "kubelet-$1" "$(node_ns "$1")" "$KUBELET" --config "$nd/kubelet.yaml" \
+    --kubeconfig "$DIR/node-$1.kubeconfig" --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
+    --hostname-override "$name" --node-ip "$(node_ip "$1")" \
+    --node-labels "node.kubernetes.io/instance-type=$MACHINE_TYPE,topology.kubernetes.io/zone=$ZONE,topology.kubernetes.io/region=${ZONE%-*}" \
+    --v 1
+}
+
+# kubelet_stop N / kubelet_start N: a node lost and back, as the tests' fault:
+# its kubelet stops (its containers go on running, as on a node that stopped
+# answering), then starts again and reports Ready.
+kubelet_stop() {
+  [[ -f "$DIR/env" ]] || die "the real cluster is not up: $0 up"
+  stop "kubelet-$1"
+}
+
+kubelet_start() {
+  [[ -f "$DIR/env" ]] || die "the real cluster is not up: $0 up"
+  real_tools
+  build_clusterkit "$DIR/run"
+  start_kubelet "$1"
+  wait_ready "node $(node_name "$1") (Ready)" "$DIR/logs/kubelet-$1.log" nodes "$(node_name "$1")"
+}
+
 nodes() {
   local i ns name nd
   for ((i = 1; i <= NODES; i++)); do
@@ -336,11 +365,7 @@ nodes() {
     ensure "containerd-$i" "$ns" /usr/bin/containerd --config "$nd/containerd.toml"
     wait_until "$UP_TIMEOUT" "containerd of $name" "$DIR/logs/containerd-$i.log" containerd_ready "$i"
     import_images "$i"
-    ensure "kubelet-$i" "$ns" "$KUBELET" --config "$nd/kubelet.yaml" \
-      --kubeconfig "$DIR/node-$i.kubeconfig" --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
-      --hostname-override "$name" --node-ip "$(node_ip "$i")" \
-      --node-labels "node.kubernetes.io/instance-type=$MACHINE_TYPE,topology.kubernetes.io/zone=$ZONE,topology.kubernetes.io/region=${ZONE%-*}" \
-      --v 1
+    start_kubelet "$i"
     ensure "kube-proxy-$i" "$ns" "$KUBE_PROXY" --kubeconfig "$DIR/kube-proxy.kubeconfig" \
       --hostname-override "$name" --cluster-cidr "$CLUSTER_CIDR" --proxy-mode iptables \
       --conntrack-max-per-core 0 --metrics-bind-address 127.0.0.1:10249 \
@@ -731,5 +756,7 @@ case ${1:-} in
   up) up ;;
   down) down ;;
   env) env_ ;;
+  kubelet-stop) kubelet_stop "${2:?node number}" ;;
+  kubelet-start) kubelet_start "${2:?node number}" ;;
   *) usage ;;
 esac

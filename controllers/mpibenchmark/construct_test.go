@@ -70,9 +70,9 @@ func wantJob() *mpiv2.MPIJob {
 			EnableServiceLinks:           ptr.To(false),
 			SecurityContext:              wantPodSecurity(),
 			NodeSelector:                 map[string]string{"benchwright.io/pool": "c2d"},
-			Tolerations: []corev1.Toleration{{
+			Tolerations: append([]corev1.Toleration{{
 				Key: "benchwright.io/pool", Operator: corev1.TolerationOpEqual, Value: "c2d", Effect: corev1.TaintEffectNoSchedule,
-			}},
+			}}, children.NodeLostTolerations()...),
 		}
 	}
 	launcher := base()
@@ -259,7 +259,7 @@ func TestConstructMPIJob(t *testing.T) {
 			want: func(j *mpiv2.MPIJob) {
 				bothPods(j, func(s *corev1.PodSpec) {
 					s.NodeSelector = map[string]string{"cloud.google.com/gke-nodepool": "hpc", "cloud.google.com/compact-placement-group": "p1"}
-					s.Tolerations = []corev1.Toleration{gpuToleration}
+					s.Tolerations = append([]corev1.Toleration{gpuToleration}, children.NodeLostTolerations()...)
 				})
 			},
 		},
@@ -267,7 +267,9 @@ func TestConstructMPIJob(t *testing.T) {
 			name:  "pool tolerations come first, the spec's are added",
 			bench: latBench().Tolerations(gpuToleration),
 			want: func(j *mpiv2.MPIJob) {
-				bothPods(j, func(s *corev1.PodSpec) { s.Tolerations = append(s.Tolerations, gpuToleration) })
+				bothPods(j, func(s *corev1.PodSpec) {
+					s.Tolerations = append([]corev1.Toleration{s.Tolerations[0], gpuToleration}, children.NodeLostTolerations()...)
+				})
 			},
 		},
 		{

@@ -69,12 +69,28 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 		default:
 			o.phase = children.PhaseToolFailed
 		}
+	case lostLauncher(launcher) != nil:
+		l := lostLauncher(launcher)
+		o.launcher, o.phase = l, children.PhaseLost
+		o.why = fmt.Sprintf("launcher pod %s on node %s was stopped by the cluster (%s)", l.Name, podlogs.NodeOf(l), children.WhyDisrupted(l))
 	case !o.started.IsZero():
 		o.phase = children.PhaseRunning
 	default:
 		o.phase, o.why = children.PhaseStarting, whyStarting(job, workers, launcher)
 	}
 	return o
+}
+
+// lostLauncher is a launcher pod the cluster is taking away while the MPIJob
+// still runs: evicted from a node that stopped answering, it never ends, and
+// neither would its Job's Failed condition nor the MPIJob's. Nil when none.
+func lostLauncher(launcher []*corev1.Pod) *corev1.Pod {
+	for _, l := range launcher {
+		if l.DeletionTimestamp != nil && children.Disruption(l) != nil {
+			return l
+		}
+	}
+	return nil
 }
 
 // lostWorker names a worker that went away while the launcher ran, before

@@ -47,6 +47,9 @@ func TestObserve(t *testing.T) {
 	launcherOK := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodSucceeded).Obj()
 	launcherFailed := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodFailed).Obj()
 	launcherRunning := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodRunning).Obj()
+	launcherLost := pod("lat-r0-launcher-x7k2p", roleLauncher, corev1.PodRunning).NodeName("node-b").Deleted(jobStarted.Add(time.Minute), 10).Condition(corev1.PodCondition{
+		Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "DeletionByTaintManager", Message: "Taint manager: deleting due to NoExecute taint",
+	}).Obj()
 	worker0 := pod("lat-r0-worker-0", roleWorker, corev1.PodRunning).Obj()
 	worker1 := pod("lat-r0-worker-1", roleWorker, corev1.PodRunning).Obj()
 	tests := []struct {
@@ -167,6 +170,16 @@ func TestObserve(t *testing.T) {
 			job:  mpiJob(failed("MPIJobFailed", "MPIJob hpc/lat-r0 has failed")),
 			pods: []*corev1.Pod{launcherRunning},
 			want: observation{phase: children.PhaseToolFailed, created: jobCreated, why: "MPIJob lat-r0 failed (MPIJobFailed): MPIJob hpc/lat-r0 has failed"},
+		},
+		{
+			// The launcher's node stopped answering: the taint eviction
+			// controller marked and deleted the pod, which no kubelet ends; the
+			// launcher Job is only a FailureTarget, the MPIJob still Running.
+			name: "launcher evicted from a lost node: lost while the MPIJob runs",
+			job:  mpiJob(running),
+			pods: []*corev1.Pod{worker0, worker1, launcherLost},
+			want: observation{phase: children.PhaseLost, created: jobCreated, started: jobStarted, launcher: launcherLost,
+				why: "launcher pod lat-r0-launcher-x7k2p on node node-b was stopped by the cluster (DeletionByTaintManager: Taint manager: deleting due to NoExecute taint)"},
 		},
 		{
 			name: "Failed False is not a failure",

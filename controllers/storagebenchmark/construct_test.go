@@ -105,9 +105,9 @@ func TestConstructJob(t *testing.T) {
 					},
 					TerminationGracePeriodSeconds: ptr.To[int64](10),
 					NodeSelector:                  map[string]string{"benchwright.io/pool": "ssd"},
-					Tolerations: []corev1.Toleration{{
+					Tolerations: append([]corev1.Toleration{{
 						Key: "benchwright.io/pool", Operator: corev1.TolerationOpEqual, Value: "ssd", Effect: corev1.TaintEffectNoSchedule,
-					}},
+					}}, children.NodeLostTolerations()...),
 				},
 			},
 		},
@@ -151,6 +151,8 @@ func TestPlacement(t *testing.T) {
 	}}
 	extra := corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists}
 	poolToleration := corev1.Toleration{Key: "benchwright.io/pool", Operator: corev1.TolerationOpEqual, Value: "ssd", Effect: corev1.TaintEffectNoSchedule}
+	lost := children.NodeLostTolerations()
+	patient := corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](600)}
 	for _, tc := range []struct {
 		name         string
 		bench        *wrappers.StorageBenchmarkWrapper
@@ -162,25 +164,31 @@ func TestPlacement(t *testing.T) {
 			name:         "pool",
 			bench:        dbBench(),
 			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
-			tolerations:  []corev1.Toleration{poolToleration},
+			tolerations:  append([]corev1.Toleration{poolToleration}, lost...),
 		},
 		{
 			name:         "pool with extra tolerations",
 			bench:        dbBench().Tolerations(extra),
 			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
-			tolerations:  []corev1.Toleration{poolToleration, extra},
+			tolerations:  append([]corev1.Toleration{poolToleration, extra}, lost...),
+		},
+		{
+			name:         "a spec that waits longer for a lost node keeps its own",
+			bench:        dbBench().Tolerations(patient),
+			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
+			tolerations:  []corev1.Toleration{poolToleration, patient, lost[1]},
 		},
 		{
 			name:         "nodeSelector",
 			bench:        dbBench().NodeSelector(map[string]string{"disk": "nvme", "zone": "a"}).Tolerations(extra),
 			nodeSelector: map[string]string{"disk": "nvme", "zone": "a"},
-			tolerations:  []corev1.Toleration{extra},
+			tolerations:  append([]corev1.Toleration{extra}, lost...),
 		},
 		{
 			name:         "several nodes spread one pod per host, per repetition and attempt",
 			bench:        dbBench().Nodes(3),
 			nodeSelector: map[string]string{"benchwright.io/pool": "ssd"},
-			tolerations:  []corev1.Toleration{poolToleration},
+			tolerations:  append([]corev1.Toleration{poolToleration}, lost...),
 			affinity:     spread,
 		},
 	} {

@@ -57,7 +57,7 @@ func ObserveSlots(slots []SlotRun) Observation {
 			}
 			o.Finished = append(o.Finished, pod)
 			o.noteStart(pod)
-		case JobCondition(s.Job, batchv1.JobFailed):
+		case JobFailure(s.Job) != nil:
 			o.classifyFailure(s)
 		default:
 			// A pod that already ended counts as started: its Job's condition
@@ -101,13 +101,15 @@ func (o *Observation) lose(why string) {
 // classifyFailure tells a tool's failure (its own result) from a pod the node
 // or the cluster took away (worth a retry).
 func (o *Observation) classifyFailure(s SlotRun) {
-	if c := FindJobCondition(s.Job, batchv1.JobFailed); c != nil && c.Reason == batchv1.JobReasonDeadlineExceeded {
+	if c := JobFailure(s.Job); c.Reason == batchv1.JobReasonDeadlineExceeded {
 		if o.Phase != PhaseToolFailed {
 			o.Phase, o.Why = PhaseDeadline, fmt.Sprintf("Job %s: %s", s.Job.Name, c.Message)
 		}
 		return
 	}
-	pod := podlogs.PodInPhase(s.Pods, corev1.PodFailed)
+	// A pod evicted from a node that stopped answering keeps its last phase:
+	// no kubelet is left to end it.
+	pod := cmp.Or(podlogs.PodInPhase(s.Pods, corev1.PodFailed), disruptedPod(s.Pods))
 	if pod == nil {
 		o.lose(fmt.Sprintf("Job %s failed and its pod is gone (deleted with its node?)", s.Job.Name))
 		return
@@ -116,26 +118,50 @@ func (o *Observation) classifyFailure(s SlotRun) {
 		o.Phase, o.Failed, o.Container, o.ExitCode = PhaseToolFailed, pod, container, code
 		return
 	}
-	why := pod.Status.Reason
-	if why == "" {
-		why = "Disrupted"
-	}
-	if pod.Status.Message != "" {
-		why += ": " + pod.Status.Message
-	}
 	o.Failed = pod
-	o.lose(fmt.Sprintf("pod %s on node %s was stopped by the cluster (%s)", pod.Name, podlogs.NodeOf(pod), why))
+	o.lose(fmt.Sprintf("pod %s on node %s was stopped by the cluster (%s)", pod.Name, podlogs.NodeOf(pod), WhyDisrupted(pod)))
+}
+
+// WhyDisrupted is the pod's reason and message, or its DisruptionTarget
+// condition's (an eviction for a lost node sets only that).
+func WhyDisrupted(p *corev1.Pod) string {
+	reason, message := p.Status.Reason, p.Status.Message
+	if reason == "" {
+		reason = "Disrupted"
+		if c := Disruption(p); c != nil {
+			reason, message = cmp.Or(c.Reason, reason), c.Message
+		}
+	}
+	if message != "" {
+		return reason + ": " + message
+	}
+	return reason
+}
+
+// disruptedPod is the first pod the cluster marked for disruption.
+func disruptedPod(pods []*corev1.Pod) *corev1.Pod {
+	for _, p := range pods {
+		if Disruption(p) != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// Disruption is the pod's DisruptionTarget condition, when True.
+func Disruption(p *corev1.Pod) *corev1.PodCondition {
+	for i, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
 }
 
 // disrupted tells whether the cluster, not the tool, ended the pod: eviction,
 // preemption, node shutdown or loss, or rejection at admission.
 func disrupted(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return p.Status.Reason != ""
+	return Disruption(p) != nil || p.Status.Reason != ""
 }
 
 // failedContainer is the first container that exited non-zero, init
@@ -171,6 +197,19 @@ func PendingReasons(s SlotRun) []string {
 func JobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
 	c := FindJobCondition(j, t)
 	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+// JobFailure is the Job's Failed condition, or its FailureTarget: the Job
+// controller (1.31 on) sets Failed only once every pod has ended, which a pod
+// on a node that stopped answering never does. Nil while the Job has not
+// failed.
+func JobFailure(j *batchv1.Job) *batchv1.JobCondition {
+	for _, t := range []batchv1.JobConditionType{batchv1.JobFailed, batchv1.JobFailureTarget} {
+		if JobCondition(j, t) {
+			return FindJobCondition(j, t)
+		}
+	}
+	return nil
 }
 
 // FindJobCondition is the Job's condition of type t, nil without one.

@@ -109,7 +109,20 @@ func TestObserve(t *testing.T) {
 					Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "PreemptionByScheduler",
 				}).ContainerTerminated("fio", 143).Obj(),
 			}}},
-			want: slotsObserved{Phase: PhaseLost, Failed: "p0", Why: "pod p0 on node node-a was stopped by the cluster (Disrupted)"},
+			want: slotsObserved{Phase: PhaseLost, Failed: "p0", Why: "pod p0 on node node-a was stopped by the cluster (PreemptionByScheduler)"},
+		},
+		{
+			// What the taint eviction controller leaves of a pod whose node's
+			// kubelet stopped: still Running, marked, being deleted.
+			name: "evicted from a lost node: the pod never ends, the Job is a FailureTarget",
+			slots: []SlotRun{{Job: job("j0").Condition(batchv1.JobFailureTarget, "BackoffLimitExceeded", "Job has reached the specified backoff limit").Obj(), Pods: []*corev1.Pod{
+				slotPod("p0", corev1.PodRunning).Condition(corev1.PodCondition{
+					Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "DeletionByTaintManager",
+					Message: "Taint manager: deleting due to NoExecute taint",
+				}).Obj(),
+			}}},
+			want: slotsObserved{Phase: PhaseLost, Failed: "p0",
+				Why: "pod p0 on node node-a was stopped by the cluster (DeletionByTaintManager: Taint manager: deleting due to NoExecute taint)"},
 		},
 		{
 			name: "tool exited non-zero",

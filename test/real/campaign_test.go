@@ -294,8 +294,9 @@ func campaignSysctls(t *testing.T) []benchv1.Sysctl {
 }
 
 // submitCampaign creates a Workflow of the chart's WorkflowTemplate with
-// params (and spec.parallelism when above 0); deleted when the test ends.
-func submitCampaign(t testing.TB, params map[string]string, parallelism int) *unstructured.Unstructured {
+// params (and spec.parallelism when above 0; edits change the rest of its
+// spec); deleted when the test ends.
+func submitCampaign(t testing.TB, params map[string]string, parallelism int, edits ...func(spec map[string]any)) *unstructured.Unstructured {
 	t.Helper()
 	wf := &unstructured.Unstructured{}
 	wf.SetGroupVersionKind(workflowGVK)
@@ -316,6 +317,9 @@ func submitCampaign(t testing.TB, params map[string]string, parallelism int) *un
 	}
 	if parallelism > 0 {
 		spec["parallelism"] = int64(parallelism)
+	}
+	for _, edit := range edits {
+		edit(spec)
 	}
 	wf.Object["spec"] = spec
 	if err := k8s.Create(ctx(), wf); err != nil {
