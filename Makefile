@@ -110,10 +110,8 @@ verify-shell: ## shellcheck every shell script (hack/, images/, .ci/); installs 
 test: test-deps test-tools test-unit test-integration test-chart test-argo argo-lint ## Run unit, integration, chart and campaign-template tests (installs and builds what they need first).
 
 .PHONY: test-tools
-test-tools: ## Build, before any go test, the tools tests run: envtest's API server and etcd, the object-storage emulators, helm, argo and the cluster tools (from the module proxy; cached, a warm run is a no-op).
-	hack/envtest-assets.sh >/dev/null
-	hack/emulators.sh >/dev/null
-	hack/cluster-tools.sh >/dev/null
+test-tools: ## Build, before any go test and all at once, the tools tests run: envtest's API server and etcd, the object-storage emulators, helm, argo and the real OSU, IMB, IOR and fabtests (from the module proxy and ../shared/src; cached, a warm run is a no-op). The dev- and real-cluster tools are built by the targets that run those clusters.
+	hack/test-tools.sh
 
 .PHONY: test-deps
 test-deps: ## Install the Debian packages the tests run (real fio, OpenMPI and MPICH with their compilers, libfabric); as root, else print the apt line.
