@@ -34,6 +34,9 @@ type AlongGroup struct {
 	// Missing says why the group has no run of the baseline value ("no c2
 	// cell: failed"): its Rows' ratios are left out. Empty when it has one.
 	Missing string
+	// Absent say, by value, why a campaign's group has no run of it; empty
+	// where it has one.
+	Absent []string
 	// Rows line up the group's figures by value of the dimension: Medians,
 	// and the ratios to the baseline's (CompareWith's, indexed as Runs).
 	Rows []CompareRow
@@ -67,8 +70,14 @@ func alongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opt
 			if err := g.compare(runs, dim, opts); err != nil {
 				return nil, err
 			}
+			g.Absent = make([]string, len(g.Runs))
+			for v, ri := range g.Runs {
+				if ri < 0 && dim.Declared {
+					g.Absent[v] = missing(dim, dim.Values[v], a.Others, g.Key, cells)
+				}
+			}
 			if g.Missing != "" {
-				g.Missing = missing(dim, a.Others, g.Key, cells)
+				g.Missing = missing(dim, dim.Baseline, a.Others, g.Key, cells)
 			}
 			a.Groups = append(a.Groups, g)
 		}
@@ -226,23 +235,23 @@ func isLadder(runs []Run, a Along) bool {
 	return pairs > 0
 }
 
-// missing says why a group has no run of the dimension's baseline: the
-// state of the campaign's cell that should have made it, when the
-// dimensions are the campaign's.
-func missing(dim Dimension, others, key []string, cells []Cell) string {
-	place := map[string]string{dim.Name: dim.Baseline}
+// missing says why a group has no run of the dimension's value: the state
+// of the campaign's cell that should have made it, when the dimension is
+// the campaign's.
+func missing(dim Dimension, value string, others, key []string, cells []Cell) string {
+	place := map[string]string{dim.Name: value}
 	for i, name := range others {
 		place[name] = key[i]
 	}
 	if !dim.Declared {
-		return "no run with " + dim.Name + "=" + dim.Baseline
+		return "no run with " + dim.Name + "=" + value
 	}
 	for _, c := range cells {
 		if matches(c, place) {
-			return "no " + dim.Baseline + " cell: " + strings.ToLower(cmp.Or(c.State, "not created"))
+			return "no " + value + " cell: " + strings.ToLower(cmp.Or(c.State, "not created"))
 		}
 	}
-	return "no " + dim.Baseline + " cell"
+	return "no " + value + " cell"
 }
 
 // matches says whether a cell is at place in the campaign's dimensions.

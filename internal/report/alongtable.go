@@ -108,7 +108,7 @@ func alongGrid(a Along) (g *grid, classes [][]string) {
 				case grp.Missing != "" && grp.Runs[v] >= 0:
 					cells, cls = append(cells, grp.Missing), append(cls, "unclear")
 				case grp.Runs[v] < 0:
-					cells, cls = append(cells, "-"), append(cls, "")
+					cells, cls = append(cells, orDash(grp.Absent[v])), append(cls, "")
 				default:
 					cells, cls = append(cells, ratioCell(r, v)), append(cls, ratioClass(r, v))
 				}
