@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/benchwright/benchwright/internal/results"
@@ -56,8 +58,9 @@ func ratioHeader(ratio Ratio, v, base string) string {
 // and figure with the group's values of the other dimensions, each value's
 // median, then each value's ratio to the baseline's (and, for a ladder, to
 // the step before's). A group without its baseline says why in its ratios'
-// cells. classes are each cell's CSS class (better, worse, unclear).
-func alongGrid(a Along) (g *grid, classes [][]string) {
+// cells. classes are each cell's CSS class (better, worse, unclear); the
+// columns before fixed name no value.
+func alongGrid(a Along) (g *grid, classes [][]string, fixed int) {
 	d := a.Dimension
 	rows := a.rows()
 	ratio := RatioSpeedup
@@ -78,6 +81,7 @@ func alongGrid(a Along) (g *grid, classes [][]string) {
 	}
 	col("unit", false)
 	col("better", false)
+	fixed = len(g.header)
 	for _, v := range d.Values {
 		col(v, true)
 	}
@@ -134,7 +138,7 @@ func alongGrid(a Along) (g *grid, classes [][]string) {
 			classes = append(classes, cls)
 		}
 	}
-	return g, classes
+	return g, classes, fixed
 }
 
 // stepped says whether the group has a run of a value before v.
@@ -167,4 +171,27 @@ func joinAnd(words []string) string {
 		return strings.Join(words, "")
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// WriteAlongText writes comparisons along dimensions as aligned text: each
+// one's title, how to read it, and its table.
+func WriteAlongText(w io.Writer, along []Along) error {
+	for i, a := range along {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintf(w, "%s\n%s.\n", a.Title(), alongNote(a)); err != nil {
+			return err
+		}
+		g, _, fixed := alongGrid(a)
+		for i, h := range g.header[:fixed] {
+			g.header[i] = textHeader(h)
+		}
+		if err := g.writeText(w); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -74,6 +74,24 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
+// WriteAlongCSV writes comparisons along dimensions as a report's CSV does,
+// without the figures' own lines.
+func WriteAlongCSV(w io.Writer, runs []Run, along []Along) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append(slices.Clone(csvColumns), alongColumns...)); err != nil {
+		return err
+	}
+	for _, a := range along {
+		for _, rec := range alongRecords(runs, a) {
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
 // alongRecords are the CSV lines of a comparison along a dimension.
 func alongRecords(runs []Run, a Along) [][]string {
 	d := a.Dimension

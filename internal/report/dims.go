@@ -25,9 +25,10 @@ type Dimension struct {
 	// Name is DimPool, DimTuning or DimBenchmark for a campaign's, else the
 	// label's key.
 	Name string
-	// Values are its values in order: as the campaign lists them; for a
-	// label, as the runs first have them, or by number when every one is a
-	// number. noValue stands for runs without it.
+	// Values are its values in order: as the campaign lists them; else
+	// (a label, or a campaign without its list) as the runs first have
+	// them, or by number when every one is a number. noValue stands for
+	// runs without it.
 	Values []string
 	// Baseline is the value the others are divided by: the one Options
 	// name, else the first.
@@ -96,15 +97,18 @@ func dimensionsOf(runs []Run, c *Campaign) ([]Dimension, [][]string) {
 	var dims []Dimension
 	if c != nil {
 		for _, d := range c.Dimensions {
-			d.Values, d.Declared = slices.Clone(d.Values), true
+			col := make([]string, len(runs))
 			for i, r := range runs {
-				v := orValue(c.Places[r.Benchmark][d.Name])
-				if !slices.Contains(d.Values, v) {
-					d.Values = append(d.Values, v)
-				}
-				values[i] = append(values[i], v)
+				col[i] = orValue(c.Places[r.Benchmark][d.Name])
+				values[i] = append(values[i], col[i])
 			}
-			dims = append(dims, d)
+			listed := slices.Clone(d.Values)
+			for _, v := range orderedValues(col) { // values the campaign does not list: after
+				if !slices.Contains(listed, v) {
+					listed = append(listed, v)
+				}
+			}
+			dims = append(dims, Dimension{Name: d.Name, Values: listed, Declared: true})
 		}
 	}
 	for _, key := range dimensionLabels(runs) {

@@ -94,7 +94,7 @@ type htmlAlong struct {
 func alongTables(r *Report) []htmlAlong {
 	var out []htmlAlong
 	for i, a := range r.Along {
-		g, classes := alongGrid(a)
+		g, classes, _ := alongGrid(a)
 		out = append(out, htmlAlong{ID: "dimension-" + strconv.Itoa(i+1), Title: a.Title(), Note: alongNote(a),
 			Table: htmlGrid(g, func(row, col int) string { return classes[row][col] })})
 	}

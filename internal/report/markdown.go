@@ -44,11 +44,17 @@ func (r *Report) writeAlongMarkdown(w io.Writer) error {
 			return err
 		}
 	}
-	for _, a := range r.Along {
+	return WriteAlongMarkdown(w, r.Along)
+}
+
+// WriteAlongMarkdown writes comparisons along dimensions: each one's title
+// as a heading, how to read it, and its table.
+func WriteAlongMarkdown(w io.Writer, along []Along) error {
+	for _, a := range along {
 		if _, err := fmt.Fprintf(w, "\n### %s\n\n%s.\n\n", escapeMD(a.Title()), escapeMD(alongNote(a))); err != nil {
 			return err
 		}
-		g, _ := alongGrid(a)
+		g, _, _ := alongGrid(a)
 		if err := g.writeMarkdown(w); err != nil {
 			return err
 		}
