@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchwright/benchwright/internal/campaign"
 	"github.com/benchwright/benchwright/internal/report"
 )
 
@@ -20,7 +21,8 @@ func newCompareCommand() *cobra.Command {
 		Short: "Compare runs with a baseline: medians and speedups per test and metric",
 		Long: `Line up the figures of runs, per test, metric and message size, with each
 run's median and its speedup over the baseline. Runs that differ in a label
-(machine_type, placement, x-NAME...) are compared along each such dimension,
+(machine_type, placement, x-NAME...), or a campaign's (-l) in their pools,
+tunings or benchmarks, are compared along each such dimension,
 a table each: within each group of runs that differ in it alone, each run
 against the group's run of the dimension's baseline value (--baseline
 DIMENSION=VALUE, repeatable; default: its first value), as the report does.
@@ -40,7 +42,8 @@ know how much a difference can be trusted.
 ` + inputsHelp,
 		Example: `  benchwright compare results/fio-c2 results/fio-c3 results/fio-c2d
   benchwright compare on-node.ndjson off-node.ndjson --format md --ratio value
-  benchwright compare store/default/MPIBenchmark/ --baseline s3-0-default --format csv`,
+  benchwright compare store/default/MPIBenchmark/ --baseline s3-0-default --format csv
+  benchwright compare -l benchwright.io/campaign=s0-x7k2p --baseline pool=c2-standard-60`,
 		Args: cluster.inputsArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			runs, err := cluster.loadRuns(cmd.Context(), args)
@@ -56,10 +59,17 @@ know how much a difference can be trusted.
 				return err
 			}
 			if run == "" {
-				if err := report.Baselines(runs, nil, dims); err != nil {
+				// A campaign's runs (-l): its pools, tunings and benchmarks
+				// are dimensions too.
+				view, err := cluster.campaignCells(cmd.Context(), campaign.Params{})
+				if err != nil {
+					return err
+				}
+				if err := report.Baselines(runs, view.campaign, dims); err != nil {
 					return fmt.Errorf("--baseline: %w", err)
 				}
-				rep, err := report.New(runs, report.Options{Baselines: dims, All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV})
+				rep, err := report.New(runs, report.Options{Campaign: view.campaign, Cells: view.cells, Baselines: dims,
+					All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV})
 				if err != nil {
 					return err
 				}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -47,9 +48,10 @@ type AlongGroup struct {
 
 // alongAll compares the runs along every dimension that varies; values are
 // each run's values of dims (see dimensionsOf). A label's dimension keeps
-// only the groups of at least two runs, and is left out when none has two;
-// a campaign's keeps every group, so that a failed cell shows where its
-// ratios would be.
+// only the groups of at least two runs; a campaign's keeps every group, so
+// that a failed cell shows where its ratios would be. A group keeps only
+// the figures that two of its runs have (see trim), and a dimension without
+// any group left is left out: no table is empty.
 func alongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opts CompareOptions) ([]Along, error) {
 	var out []Along
 	for d, dim := range dims {
@@ -79,7 +81,9 @@ func alongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opt
 			if g.Missing != "" {
 				g.Missing = missing(dim, dim.Baseline, a.Others, g.Key, cells)
 			}
-			a.Groups = append(a.Groups, g)
+			if g.trim(); len(g.Rows) > 0 {
+				a.Groups = append(a.Groups, g)
+			}
 		}
 		if len(a.Groups) == 0 {
 			continue
@@ -262,6 +266,24 @@ func matches(c Cell, place map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// trim leaves out the rows that compare nothing: a figure of one run alone
+// (a test only one benchmark has), unless the group says why a run is not
+// there.
+func (g *AlongGroup) trim() {
+	if g.Missing != "" || slices.ContainsFunc(g.Absent, func(s string) bool { return s != "" }) {
+		return
+	}
+	g.Rows = slices.DeleteFunc(g.Rows, func(r CompareRow) bool {
+		n := 0
+		for _, m := range r.Medians {
+			if !math.IsNaN(m) {
+				n++
+			}
+		}
+		return n < 2
+	})
 }
 
 // count is how many runs the group has.

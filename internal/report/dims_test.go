@@ -346,3 +346,22 @@ func TestOrderedValues(t *testing.T) {
 		}
 	}
 }
+
+// Benchmarks of different tests have no figure in common: no table along
+// them (never an empty one), while the pools still compare each.
+func TestAlongNothingInCommon(t *testing.T) {
+	b := newCampaign([]string{"c2", "c3"}, []string{"none"}, []string{"fio", "osu"})
+	for _, pool := range []string{"c2", "c3"} {
+		f := map[string]float64{"c2": 1, "c3": 2}[pool]
+		b.cell(pool, "none", "fio", pool+"-standard-8", "randread-4k", "read_iops", "IOPS", map[string]float64{"": 1000 * f}, nil)
+		b.cell(pool, "none", "osu", pool+"-standard-8", "osu_latency", "latency", "us", map[string]float64{"8": 20 / f}, nil)
+	}
+	runs, c := b.runs(t)
+	rep, md := newReport(t, runs, Options{Campaign: c})
+	if len(rep.Along) != 1 || rep.Along[0].Dimension.Name != DimPool || strings.Contains(md, "### benchmark") {
+		t.Fatalf("along %d dimension(s), want pool's alone:\n%s", len(rep.Along), md)
+	}
+	if got := ratioAlong(t, rep, DimPool, []string{"osu"}, "c3", "osu_latency", "latency", "8"); !near(got, 2) {
+		t.Errorf("c3 / c2 osu latency speedup %v, want 2", got)
+	}
+}
