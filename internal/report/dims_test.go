@@ -136,6 +136,14 @@ func TestAlongS0PoolsPerBenchmark(t *testing.T) {
 	if strings.Index(md, "## Comparisons by dimension") > strings.Index(md, "## Runs") {
 		t.Error("the comparisons by dimension come after the runs")
 	}
+	var html bytes.Buffer
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if h := html.String(); !strings.Contains(h, `<h3 class="dim" id="dimension-1">pool: c2d / c2 and c3 / c2, per benchmark</h3>`) ||
+		strings.Index(h, `<section id="dimensions">`) > strings.Index(h, `<section id="runs">`) || !strings.Contains(h, `<td class="num better">2.60x [`) {
+		t.Errorf("the HTML lacks the comparison along pools before the runs, 2.60x marked better")
+	}
 	// Another baseline: c3, so c2 is 1/2.6 of it.
 	rep, _ = newReport(t, runs, Options{Campaign: c, Baselines: map[string]string{DimPool: "c3"}})
 	if got := ratioAlong(t, rep, DimPool, []string{"1pd"}, "c2", "randread-4k", "read_iops", ""); !near(got, 1/2.6) {
