@@ -69,17 +69,17 @@ func alongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opt
 			if !dim.Declared && g.count() < 2 {
 				continue
 			}
-			if err := g.compare(runs, dim, opts); err != nil {
-				return nil, err
-			}
 			g.Absent = make([]string, len(g.Runs))
 			for v, ri := range g.Runs {
 				if ri < 0 && dim.Declared {
 					g.Absent[v] = missing(dim, dim.Values[v], a.Others, g.Key, cells)
 				}
 			}
-			if g.Missing != "" {
+			if g.Runs[slices.Index(dim.Values, dim.Baseline)] < 0 {
 				g.Missing = missing(dim, dim.Baseline, a.Others, g.Key, cells)
+			}
+			if err := g.compare(runs, dim, opts); err != nil {
+				return nil, err
 			}
 			if g.trim(); len(g.Rows) > 0 {
 				a.Groups = append(a.Groups, g)
@@ -137,8 +137,8 @@ func groupsAlong(dims []Dimension, values [][]string, d int, by []int) []AlongGr
 	return groups
 }
 
-// aligned are the group's runs by value, an empty run (no figures) where it
-// has none, but those values keep is false for.
+// aligned are the group's runs by value: an empty run (no figures) where
+// it has none, and for the values keep refuses.
 func (g *AlongGroup) aligned(runs []Run, keep func(v int) bool) []Run {
 	out := make([]Run, len(g.Runs))
 	for v, ri := range g.Runs {
@@ -150,12 +150,11 @@ func (g *AlongGroup) aligned(runs []Run, keep func(v int) bool) []Run {
 }
 
 // compare fills Rows: each value's run against the baseline's. Without a
-// baseline run, the medians are still lined up (against the first run the
-// group has) and Missing is set.
+// baseline run (Missing), the medians are still lined up, against the first
+// run the group has, and the ratios left out.
 func (g *AlongGroup) compare(runs []Run, dim Dimension, opts CompareOptions) error {
 	base := slices.Index(dim.Values, dim.Baseline)
-	if g.Runs[base] < 0 {
-		g.Missing = "missing"
+	if g.Missing != "" {
 		base = slices.IndexFunc(g.Runs, func(ri int) bool { return ri >= 0 })
 	}
 	rows, err := CompareWith(g.aligned(runs, func(int) bool { return true }), base, opts)
