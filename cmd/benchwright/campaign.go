@@ -38,6 +38,7 @@ func (f *campaignFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.params.Tunings, "tunings", "", `the tunings parameter (JSON; default [{"name": "none"}])`)
 	fl.StringVar(&f.params.Benchmarks, "benchmarks", "", "the benchmarks parameter (JSON)")
 	fl.StringVar(&f.params.SharePool, "share-pool", "", "the sharePool parameter: true or false")
+	fl.StringVar(&f.params.Baselines, "baselines", "", `the baselines parameter (JSON): the report's baseline per dimension, e.g. {"pool": "c2"}`)
 	fl.StringVar(&f.terminationLog, "termination-log", "", "also write a failure's message to this file, the container's terminationMessagePath, which Argo shows as the step's message")
 	for _, name := range []string{"namespace", "workflow", "workflow-uid"} {
 		_ = cmd.MarkFlagRequired(name)
@@ -88,7 +89,7 @@ func newCampaignCommand() *cobra.Command {
 		Long: `The steps of the chart's campaign WorkflowTemplate, in the manager's image, as
 the campaign's ServiceAccount. Each gets the Workflow (name, UID, namespace) and
 the matrix (the Workflow's parameters pools, poolDefaults, tunings, benchmarks,
-sharePool) as flags:
+sharePool, baselines) as flags:
 
   check     every object the cells would create passes a server-side dry run
   cell      one cell: its pool Ready, its tuning Tuned, its benchmarks run, then

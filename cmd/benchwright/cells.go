@@ -16,44 +16,64 @@ import (
 	"github.com/benchwright/benchwright/internal/report"
 )
 
-// campaignCells lists the benchmarks -l selects with how each ended. Given
+// campaignView is what a report knows of the campaign -l selects.
+type campaignView struct {
+	// cells are its benchmarks, cell by cell (see campaignCells).
+	cells []report.Cell
+	// campaign places each benchmark in the campaign's dimensions; nil when
+	// none is a campaign's.
+	campaign *report.Campaign
+	// baselines are the campaign's baselines parameter.
+	baselines map[string]string
+}
+
+// campaignCells lists the benchmarks -l selects with how each ended, and
+// where each is in the campaign's dimensions (its campaign labels). Given
 // the campaign's matrix (a campaign's report step), that is every cell's
 // benchmark, a cell that failed before making its benchmarks included, each
-// with its state and headline figure or reason; without it, only those that
-// did not succeed, so a report says what it lacks.
-func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params) ([]report.Cell, error) {
+// with its state and headline figure or reason, and the dimensions' values
+// in the order the matrix lists them; without it, only those that did not
+// succeed, and the values in the order the runs have them.
+func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params) (campaignView, error) {
+	var view campaignView
 	if f.selector == "" {
-		return nil, nil
+		return view, nil
 	}
 	sel, err := labels.Parse(f.selector)
 	if err != nil {
-		return nil, fmt.Errorf("--selector: %w", err)
+		return view, fmt.Errorf("--selector: %w", err)
 	}
 	c, ns, err := f.client()
 	if err != nil {
-		return nil, err
+		return view, err
 	}
 	var m *campaign.Matrix
 	if params.Pools != "" && params.Benchmarks != "" {
 		if m, err = campaign.Parse(params); err != nil {
-			return nil, fmt.Errorf("the campaign's matrix: %w", err)
+			return view, fmt.Errorf("the campaign's matrix: %w", err)
 		}
+		view.baselines = m.Baselines
 	}
 	var out []report.Cell
 	seen := map[string]bool{}
+	places := map[string]map[string]string{}
 	err = eachBenchmark(ctx, c, c.Scheme(), ns, func(kind string, b benchmark) {
 		seen[b.GetName()] = true
+		if p := placeOf(b.GetLabels()); p != nil {
+			places[b.GetName()] = p
+		}
 		if cell := cellOf(b, kind); m != nil || !cell.Succeeded() {
 			out = append(out, cell)
 		}
 	}, client.MatchingLabelsSelector{Selector: sel})
 	if err != nil {
-		return nil, err
+		return view, err
 	}
+	view.campaign = campaignOf(m, places)
 	if m != nil {
 		wf := campaign.Workflow{Name: selectedCampaign(f.selector)}
 		if wf.Name == "" {
-			return nil, fmt.Errorf("--campaign-pools needs -l %s=WORKFLOW", benchv1.CampaignLabel)
+			return view, fmt.Errorf("--campaign-pools needs -l %s=WORKFLOW", benchv1.CampaignLabel)
 		}
 		for _, cell := range m.Cells() {
 			for _, b := range m.Benchmarks {
@@ -75,7 +95,37 @@ func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params)
 			return slices.Compare(ra[:], rb[:])
 		})
 	}
-	return out, nil
+	view.cells = out
+	return view, nil
+}
+
+// placeOf is where a benchmark's campaign labels put it in the campaign's
+// dimensions; nil for a benchmark of no campaign.
+func placeOf(l map[string]string) map[string]string {
+	if l[campaign.PoolLabel] == "" {
+		return nil
+	}
+	return map[string]string{campaign.DimPool: l[campaign.PoolLabel], campaign.DimTuning: l[campaign.TuningLabel],
+		campaign.DimBenchmark: l[campaign.BenchmarkLabel]}
+}
+
+// campaignOf is the report's view of a campaign's dimensions: as the matrix
+// lists them when there is one; else their values in the order the report
+// finds them. Nil when neither a matrix nor a campaign's benchmark is there.
+func campaignOf(m *campaign.Matrix, places map[string]map[string]string) *report.Campaign {
+	if m == nil && len(places) == 0 {
+		return nil
+	}
+	c := &report.Campaign{Places: places}
+	names := []string{campaign.DimPool, campaign.DimTuning, campaign.DimBenchmark}
+	var values map[string][]string
+	if m != nil {
+		names, values = m.Dimensions()
+	}
+	for _, n := range names {
+		c.Dimensions = append(c.Dimensions, report.Dimension{Name: n, Values: values[n]})
+	}
+	return c
 }
 
 // indexOf is the place of the entry named name, or len(es) (after all).

@@ -2,24 +2,32 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchwright/benchwright/internal/campaign"
 	"github.com/benchwright/benchwright/internal/report"
 )
 
 func newCompareCommand() *cobra.Command {
 	flags := tableFlags{format: "text"}
-	var baseline string
+	var baseline baselineFlag
 	var opts report.CompareOptions
 	var cluster clusterFlags
 	cmd := &cobra.Command{
 		Use:   "compare A B [C...]",
 		Short: "Compare runs with a baseline: medians and speedups per test and metric",
 		Long: `Line up the figures of runs, per test, metric and message size, with each
-run's median and its speedup over the baseline: the first run of A unless
---baseline names another. A speedup above 1x is better than the baseline:
+run's median and its speedup over the baseline. Runs that differ in a label
+(machine_type, placement, x-NAME...), or a campaign's (-l) in their pools,
+tunings or benchmarks, are compared along each such dimension,
+a table each: within each group of runs that differ in it alone, each run
+against the group's run of the dimension's baseline value (--baseline
+DIMENSION=VALUE, repeatable; default: its first value), as the report does.
+Runs that differ in no label, or --baseline RUN, are compared with one run:
+the first run of A unless --baseline names another. A speedup above 1x is better than the baseline:
 baseline/value for lower-is-better metrics (latencies, durations),
 value/baseline otherwise ("c3 random read = 2.60x c2"); --ratio value divides
 as measured instead ("off-node / on-node latency = 75x"). Runs whose tools
@@ -34,7 +42,8 @@ know how much a difference can be trusted.
 ` + inputsHelp,
 		Example: `  benchwright compare results/fio-c2 results/fio-c3 results/fio-c2d
   benchwright compare on-node.ndjson off-node.ndjson --format md --ratio value
-  benchwright compare store/default/MPIBenchmark/ --baseline s3-0-default --format csv`,
+  benchwright compare store/default/MPIBenchmark/ --baseline s3-0-default --format csv
+  benchwright compare -l benchwright.io/campaign=s0-x7k2p --baseline pool=c2-standard-60`,
 		Args: cluster.inputsArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			runs, err := cluster.loadRuns(cmd.Context(), args)
@@ -44,13 +53,36 @@ know how much a difference can be trusted.
 			if len(runs) < 2 {
 				return fmt.Errorf("compare needs at least two runs; %s holds one, %s", strings.Join(args, " "), runs[0].Name)
 			}
+			opts.All = flags.all
+			run, dims, err := baseline.parse()
+			if err != nil {
+				return err
+			}
+			if run == "" {
+				// A campaign's runs (-l): its pools, tunings and benchmarks
+				// are dimensions too.
+				view, err := cluster.campaignCells(cmd.Context(), campaign.Params{})
+				if err != nil {
+					return err
+				}
+				if err := report.Baselines(runs, view.campaign, dims); err != nil {
+					return fmt.Errorf("--baseline: %w", err)
+				}
+				rep, err := report.New(runs, report.Options{Campaign: view.campaign, Cells: view.cells, Baselines: dims,
+					All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV})
+				if err != nil {
+					return err
+				}
+				if len(rep.Along) > 0 {
+					return writeAlong(cmd.OutOrStdout(), flags.format, rep)
+				}
+			}
 			base := 0
-			if baseline != "" {
-				if base, err = report.Find(runs, baseline); err != nil {
+			if run != "" {
+				if base, err = report.Find(runs, run); err != nil {
 					return err
 				}
 			}
-			opts.All = flags.all
 			rows, err := report.CompareWith(runs, base, opts)
 			if err != nil {
 				return err
@@ -69,9 +101,22 @@ know how much a difference can be trusted.
 	}
 	flags.register(cmd, "text", "md", "csv")
 	cluster.register(cmd)
-	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
+	baseline.register(cmd)
 	registerRatioFlags(cmd, &opts.Ratio, &opts.MaxCV)
 	return cmd
+}
+
+// writeAlong writes a report's comparisons along its dimensions in format.
+func writeAlong(w io.Writer, format string, rep *report.Report) error {
+	switch format {
+	case "text":
+		return report.WriteAlongText(w, rep.Along)
+	case "md":
+		return report.WriteAlongMarkdown(w, rep.Along)
+	case "csv":
+		return report.WriteAlongCSV(w, rep.Runs, rep.Along)
+	}
+	return fmt.Errorf("unknown --format %q (text, md or csv)", format)
 }
 
 // registerRatioFlags adds how a comparison divides and when it calls a

@@ -17,16 +17,39 @@ func TestCompareCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Baseline: fio-c2 (c2-standard-60).", "fio-c3 (c3-highcpu-176) speedup vs fio-c2 (c2-standard-60)", "2.60x"} {
+	// The runs differ in their machine type: the comparison is along it.
+	for _, want := range []string{"machine_type: c3-highcpu-176 / c2-standard-60", "c3-highcpu-176 speedup vs c2-standard-60", "2.60x"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare output lacks %q:\n%s", want, out)
 		}
+	}
+	out, _, err = runCLI(t, "compare", "--baseline", "machine_type=c3-highcpu-176", c2, c3)
+	if err != nil || !strings.Contains(out, "c2-standard-60 speedup vs c3-highcpu-176") || !strings.Contains(out, "0.385x (2.60x slower)") {
+		t.Errorf("--baseline machine_type=c3-highcpu-176: %v\n%s", err, out)
+	}
+	for arg, want := range map[string]string{
+		"zone=a":          "--baseline: baseline zone=a: the runs have no dimension zone (they have: machine_type)",
+		"machine_type=n2": "n2 is none of machine_type's values (c2-standard-60, c3-highcpu-176)",
+		"=a":              `--baseline "=a": want DIMENSION=VALUE`,
+	} {
+		if _, _, err := runCLI(t, "compare", "--baseline", arg, c2, c3); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--baseline %s: %v, want %q", arg, err, want)
+		}
+	}
+	// A run as the baseline: the runs one by one against it.
+	out, _, err = runCLI(t, "compare", "--baseline", "fio-c2", c2, c3)
+	if err != nil || !strings.Contains(out, "Baseline: fio-c2 (c2-standard-60).") || !strings.Contains(out, "fio-c3 (c3-highcpu-176) speedup vs fio-c2 (c2-standard-60)") {
+		t.Errorf("--baseline fio-c2: %v\n%s", err, out)
 	}
 	out, _, err = runCLI(t, "compare", "--baseline", "fio-c3", "--format", "md", dir)
 	if err != nil || !strings.Contains(out, " 0.385x (2.60x slower) [0.3") {
 		t.Errorf("--baseline fio-c3 --format md: %v\n%s", err, out)
 	}
 	out, _, err = runCLI(t, "compare", "--format", "csv", c2, c3)
+	if err != nil || !strings.Contains(out, "fio-c3,StorageBenchmark,default,fio-c3,local-fio-c3,c3-highcpu-176,randread-4k,read_iops,,IOPS,false,,260000,,,,,0.7692307692307693,machine_type,c3-highcpu-176,,fio-c2,speedup,2.6,") {
+		t.Errorf("--format csv: %v\n%s", err, out)
+	}
+	out, _, err = runCLI(t, "compare", "--format", "csv", "--baseline", "fio-c2", c2, c3)
 	if err != nil || !strings.Contains(out, "fio-c2,fio-c3,randread-4k,read_iops,,IOPS,false,260000,100000,speedup,2.6,") {
 		t.Errorf("--format csv: %v\n%s", err, out)
 	}

@@ -65,7 +65,7 @@ func TestReportPublish(t *testing.T) {
 	if err != nil {
 		t.Fatalf("publish: %v\n%s", err, stderr)
 	}
-	for format, want := range map[string]string{"html": "<svg", "md": "| fio-c3 (c3-highcpu-176) speedup vs fio-c2", "csv": "run,kind,namespace"} {
+	for format, want := range map[string]string{"html": "<svg", "md": "| c3-highcpu-176 speedup vs c2-standard-60 |", "csv": "run,kind,namespace"} {
 		key, _ := artifacts.CampaignReport("perf", "s0-x7k2p", format)
 		data, err := store.Get(ctx, key)
 		if err != nil || !strings.Contains(string(data), want) {

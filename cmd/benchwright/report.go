@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,8 @@ import (
 )
 
 func newReportCommand() *cobra.Command {
-	var out, format, baseline string
+	var out, format string
+	var baseline baselineFlag
 	opts := report.Options{}
 	var cluster clusterFlags
 	var pub publishFlags
@@ -25,8 +27,22 @@ func newReportCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report FILE|DIR...|-l SELECTOR [-o report.html] [--publish]",
 		Short: "Write a report of runs: tables, comparison and plots",
-		Long: `Write a report of runs: the runs, their comparison with the baseline (the
-first run unless --baseline names another) and every figure's statistics. As
+		Long: `Write a report of runs: the runs, their comparisons and every figure's
+statistics. The runs are compared along each dimension they differ in: a
+campaign's pools, tunings and benchmarks (its benchmarks' campaign labels, in
+the order --campaign-pools, --campaign-tunings and --campaign-benchmarks list
+them), and any label whose value varies between runs (machine_type,
+placement, x-NAME...; values in the order first seen, or by number), a label
+that the dimensions before determine aside (a pool's machine type). Along
+each, runs that differ in it alone are a group: each is divided by the
+group's run of the baseline value (--baseline pool=c2; default: the first
+value), per test, metric and message size, one table per dimension ("pool:
+c3 / c2 and c2d / c2, per benchmark"). A group without a baseline run says so
+(a failed cell). A dimension whose every step changes a node setting (a
+tuning ladder: placement, SMT, tuning...) has each step against the step
+before too. Runs that differ in no dimension, or a ladder outside a
+campaign, are also compared with one run (--baseline RUN; default: the
+first). As
 HTML (one self-contained file: inline CSS and SVG plots, nothing fetched) it
 also has plots chosen by the data: latency and bandwidth against message size
 on log-log axes, a curve per run; box plots over repetitions; bars per test
@@ -76,14 +92,29 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			if err != nil {
 				return err
 			}
-			if baseline != "" {
-				if opts.Baseline, err = report.Find(runs, baseline); err != nil {
+			run, dims, err := baseline.parse()
+			if err != nil {
+				return err
+			}
+			if run != "" {
+				if opts.Baseline, err = report.Find(runs, run); err != nil {
 					return err
 				}
 			}
-			if opts.Cells, err = cluster.campaignCells(cmd.Context(), matrix); err != nil {
+			view, err := cluster.campaignCells(cmd.Context(), matrix)
+			if err != nil {
 				return err
 			}
+			opts.Cells, opts.Campaign = view.cells, view.campaign
+			// The campaign's baselines were checked with its matrix: one its
+			// runs lack (every cell of it failed) is said in the report.
+			// Those given here are checked now, and override it.
+			if err := report.Baselines(runs, opts.Campaign, dims); err != nil {
+				return fmt.Errorf("--baseline: %w", err)
+			}
+			opts.Baselines = map[string]string{}
+			maps.Copy(opts.Baselines, view.baselines)
+			maps.Copy(opts.Baselines, dims)
 			rep, err := report.New(runs, opts)
 			if err != nil {
 				return err
@@ -105,12 +136,13 @@ token needs create on campaignreports.benchwright.io in the namespace.
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write (default: standard output)")
 	cmd.Flags().StringVar(&format, "format", "", "html, md, csv or fits-csv (default: from the -o extension, else html)")
 	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title")
-	cmd.Flags().StringVar(&baseline, "baseline", "", "the run the others are compared with (default: the first)")
+	baseline.register(cmd)
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
 	registerRatioFlags(cmd, &opts.Ratio, &opts.MaxCV)
 	cmd.Flags().StringVar(&matrix.Pools, "campaign-pools", "", "with -l "+benchv1.CampaignLabel+"=WORKFLOW: the campaign's pools parameter; with --campaign-benchmarks (and --campaign-tunings) the report lists the benchmarks of cells that never made them")
 	cmd.Flags().StringVar(&matrix.Tunings, "campaign-tunings", "", "the campaign's tunings parameter (JSON)")
 	cmd.Flags().StringVar(&matrix.Benchmarks, "campaign-benchmarks", "", "the campaign's benchmarks parameter (JSON)")
+	cmd.Flags().StringVar(&matrix.Baselines, "campaign-baselines", "", `the campaign's baselines parameter (JSON, {"pool": "c2"}); --baseline DIMENSION=VALUE overrides it`)
 	cluster.register(cmd)
 	pub.register(cmd)
 	_ = cmd.MarkFlagFilename("output", "html", "md", "markdown", "csv")

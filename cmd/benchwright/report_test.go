@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,7 @@ func TestReportCommand(t *testing.T) {
 	writeRun(t, dir, "fio-c3", "c3-highcpu-176", 1, 260000, 258000, 262000)
 	for _, tc := range []struct{ out, format, want string }{
 		{"r.html", "", "<svg"},
-		{"r.md", "", "| fio-c3 (c3-highcpu-176) speedup vs fio-c2 (c2-standard-60) |"},
+		{"r.md", "", "| c3-highcpu-176 speedup vs c2-standard-60 |"},
 		{"r.csv", "", "run,kind,namespace,benchmark,run_uid,machine_type,test,metric"},
 		{"r.txt", "md", "# C3 vs C2"},
 	} {
@@ -50,5 +51,45 @@ func TestReportCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(bad); !os.IsNotExist(err) {
 		t.Errorf("a failed report left %s", bad)
+	}
+}
+
+func TestReportBaselines(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "fio-c2", "c2-standard-60", 1, 100000, 98000, 102000)
+	writeRun(t, dir, "fio-c3", "c3-highcpu-176", 1, 260000, 258000, 262000)
+	out, _, err := runCLI(t, "report", "--format", "md", "--baseline", "machine_type=c3-highcpu-176", dir)
+	if err != nil || !strings.Contains(out, "### machine_type: c2-standard-60 / c3-highcpu-176") || !strings.Contains(out, "0.385x (2.60x slower)") {
+		t.Errorf("--baseline machine_type=c3-highcpu-176: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "report", "--format", "md", "--baseline", "pool=c2", dir); err == nil || !strings.Contains(err.Error(), "the runs have no dimension pool") {
+		t.Errorf("--baseline pool=c2 of runs without pools: %v", err)
+	}
+}
+
+func TestBaselineFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		run  string
+		dims map[string]string
+		err  string
+	}{
+		{args: []string{"fio-c2"}, run: "fio-c2"},
+		{args: []string{"pool=c2", "benchmark=1pd", "pool=c2"}, dims: map[string]string{"pool": "c2", "benchmark": "1pd"}},
+		{args: []string{"x-mode=a=b"}, dims: map[string]string{"x-mode": "a=b"}},
+		{args: []string{"fio-c2", "fio-c3"}, err: "one run is the baseline"},
+		{args: []string{"pool=c2", "pool=c3"}, err: "one baseline per dimension"},
+		{args: []string{"pool="}, err: "want DIMENSION=VALUE"},
+	} {
+		run, dims, err := baselineFlag(tc.args).parse()
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || run != tc.run || !maps.Equal(dims, tc.dims) {
+			t.Errorf("%q: %q %v %v", tc.args, run, dims, err)
+		}
 	}
 }

@@ -36,11 +36,15 @@ type Matrix struct {
 	// SharePool runs a pool's tunings one after another on one pool (fewer
 	// nodes) instead of each on a pool of its own, at once.
 	SharePool bool
+	// Baselines are the report's baseline per dimension: {"pool": "c2"}
+	// (see Dimensions); a dimension without one is divided by its first
+	// entry.
+	Baselines map[string]string
 }
 
 // Params are the Workflow's parameters as given: JSON text.
 type Params struct {
-	Pools, PoolDefaults, Tunings, Benchmarks, SharePool string
+	Pools, PoolDefaults, Tunings, Benchmarks, SharePool, Baselines string
 }
 
 // UntunedName is the tuning that runs a cell's benchmarks untuned.
@@ -81,6 +85,9 @@ func Parse(p Params) (*Matrix, error) {
 		m.SharePool = true
 	default:
 		return nil, fmt.Errorf("parameter sharePool is %q: give true or false", p.SharePool)
+	}
+	if err := m.parseBaselines(p.Baselines); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

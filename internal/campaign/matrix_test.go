@@ -8,7 +8,7 @@ import (
 )
 
 func TestParseNamesTheFault(t *testing.T) {
-	ok := Params{Pools: `[{"name": "c2"}]`, Benchmarks: `[{"name": "fio", "kind": "StorageBenchmark", "spec": {}}]`}
+	ok := Params{Pools: `[{"name": "c2"}]`, Benchmarks: `[{"name": "fio", "kind": "StorageBenchmark", "labels": {"benchwright.io/x-mhz": "2000"}, "spec": {}}]`}
 	for _, tc := range []struct {
 		name string
 		edit func(*Params)
@@ -27,6 +27,11 @@ func TestParseNamesTheFault(t *testing.T) {
 		{"defaults null", func(p *Params) { p.PoolDefaults = `null` }, "parameter poolDefaults is null"},
 		{"none with spec", func(p *Params) { p.Tunings = `[{"name": "none", "spec": {"preset": "x"}}]` }, `tuning "none" runs untuned`},
 		{"share", func(p *Params) { p.SharePool = "yes" }, `parameter sharePool is "yes"`},
+		{"baselines not an object", func(p *Params) { p.Baselines = `["c2"]` }, `parameter baselines is not valid JSON of its form`},
+		{"baselines null", func(p *Params) { p.Baselines = `null` }, `parameter baselines is null`},
+		{"baseline of no dimension", func(p *Params) { p.Baselines = `{"zone": "a"}` }, `parameter baselines: "zone" is no dimension of the campaign: give one of pool, tuning, benchmark`},
+		{"baseline of no pool", func(p *Params) { p.Baselines = `{"pool": "c9"}` }, `parameter baselines: pool "c9" is none of the campaign's: give one of c2`},
+		{"baseline of a label", func(p *Params) { p.Baselines = `{"x-mhz": "2000"}` }, `"x-mhz" is no dimension of the campaign`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := ok
@@ -41,8 +46,24 @@ func TestParseNamesTheFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Tunings) != 1 || m.Tunings[0].Name != UntunedName || m.SharePool {
-		t.Errorf("defaults: tunings %+v, sharePool %v; want [none], false", m.Tunings, m.SharePool)
+	if len(m.Tunings) != 1 || m.Tunings[0].Name != UntunedName || m.SharePool || m.Baselines != nil {
+		t.Errorf("defaults: tunings %+v, sharePool %v, baselines %v; want [none], false, none", m.Tunings, m.SharePool, m.Baselines)
+	}
+}
+
+func TestBaselines(t *testing.T) {
+	m, err := Parse(Params{Pools: `[{"name": "c2"}, {"name": "c3"}]`, Tunings: `[{"name": "none"}, {"name": "tcp"}]`,
+		Benchmarks: `[{"name": "1pd", "kind": "StorageBenchmark"}, {"name": "10pd", "kind": "StorageBenchmark"}]`,
+		Baselines:  `{"pool": "c3", "benchmark": "10pd"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Baselines[DimPool] != "c3" || m.Baselines[DimBenchmark] != "10pd" || len(m.Baselines) != 2 {
+		t.Errorf("baselines %v", m.Baselines)
+	}
+	names, values := m.Dimensions()
+	if strings.Join(names, ",") != "pool,tuning,benchmark" || strings.Join(values[DimBenchmark], ",") != "1pd,10pd" || strings.Join(values[DimTuning], ",") != "none,tcp" {
+		t.Errorf("dimensions %q, values %q", names, values)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -22,16 +24,105 @@ func WriteCSV(w io.Writer, runs []Run, rows []Row) error {
 		return err
 	}
 	for _, row := range rows {
-		r, s := runs[row.Run], row.Stats
-		rec := []string{r.Name, r.Kind, r.Namespace, r.Benchmark, r.RunUID, r.MachineType, row.Test, row.Metric,
-			row.MsgSize, row.Unit, strconv.FormatBool(results.LowerIsBetter(row.Metric)), strconv.Itoa(s.N),
-			num(s.Median), num(s.Min), num(s.Max), num(s.Mean), num(s.Stddev), num(s.CV)}
-		if err := cw.Write(rec); err != nil {
+		if err := cw.Write(figureRecord(runs, row)); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// figureRecord is a figure's line of csvColumns.
+func figureRecord(runs []Run, row Row) []string {
+	r, s := runs[row.Run], row.Stats
+	return []string{r.Name, r.Kind, r.Namespace, r.Benchmark, r.RunUID, r.MachineType, row.Test, row.Metric,
+		row.MsgSize, row.Unit, strconv.FormatBool(results.LowerIsBetter(row.Metric)), strconv.Itoa(s.N),
+		num(s.Median), num(s.Min), num(s.Max), num(s.Mean), num(s.Stddev), num(s.CV)}
+}
+
+// alongColumns follow csvColumns in a report's CSV: a figure compared along
+// a dimension, within its group.
+var alongColumns = []string{"dimension", "value", "group", "baseline", "ratio_kind", "ratio", "ratio_low", "ratio_high",
+	"unclear", "noisy", "step_ratio", "note"}
+
+// WriteCSV writes the report's figures as the package's WriteCSV does, each
+// line's comparison columns empty, then a line per figure of each run
+// compared along a dimension: the dimension, the run's value of it, its
+// group (the other dimensions' values, k=v), the baseline's run, the ratio
+// as WriteCompareCSV's (the baseline's own is 1), step_ratio for a ladder
+// (to the step before) and a note where the group has no baseline run.
+// Medians are in the row's unit, with only median and cv_percent set.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append(slices.Clone(csvColumns), alongColumns...)); err != nil {
+		return err
+	}
+	blank := make([]string, len(alongColumns))
+	for _, row := range r.Rows {
+		if err := cw.Write(append(figureRecord(r.Runs, row), blank...)); err != nil {
+			return err
+		}
+	}
+	for _, a := range r.Along {
+		for _, rec := range alongRecords(r.Runs, a) {
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteAlongCSV writes comparisons along dimensions as a report's CSV does,
+// without the figures' own lines.
+func WriteAlongCSV(w io.Writer, runs []Run, along []Along) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append(slices.Clone(csvColumns), alongColumns...)); err != nil {
+		return err
+	}
+	for _, a := range along {
+		for _, rec := range alongRecords(runs, a) {
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// alongRecords are the CSV lines of a comparison along a dimension.
+func alongRecords(runs []Run, a Along) [][]string {
+	d := a.Dimension
+	var out [][]string
+	for _, g := range a.Groups {
+		var group []string
+		for i, o := range a.Others {
+			group = append(group, o+"="+g.Key[i])
+		}
+		base := ""
+		if g.Missing == "" {
+			base = runs[g.Runs[slices.Index(d.Values, d.Baseline)]].Name
+		}
+		for i, row := range g.Rows {
+			for v, ri := range g.Runs {
+				if ri < 0 || math.IsNaN(row.Medians[v]) {
+					continue
+				}
+				r := runs[ri]
+				rec := []string{r.Name, r.Kind, r.Namespace, r.Benchmark, r.RunUID, r.MachineType, row.Test, row.Metric,
+					row.MsgSize, row.Unit, strconv.FormatBool(row.LowerIsBetter), "", num(row.Medians[v]), "", "", "", "", num(row.CVs[v]),
+					d.Name, d.Values[v], strings.Join(group, " "), base, string(row.Ratio), num(row.Speedups[v]),
+					num(row.Intervals[v].Lo), num(row.Intervals[v].Hi), strconv.FormatBool(row.Unclear[v]), strconv.FormatBool(row.Noisy[v]), "", g.Missing}
+				if a.Ladder {
+					rec[len(rec)-2] = num(g.Steps[i].Speedups[v])
+				}
+				out = append(out, rec)
+			}
+		}
+	}
+	return out
 }
 
 // compareColumns are the columns of WriteCompareCSV.

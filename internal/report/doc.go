@@ -1,6 +1,8 @@
 // Package report turns samples into what people read: per-run statistics
-// tables, comparison (speedup) tables against a baseline run, and reports in
-// Markdown, CSV and self-contained HTML with SVG plots.
+// tables, comparison (speedup) tables along each dimension the runs differ
+// in (a campaign's pools, tunings and benchmarks, or a label that varies),
+// within groups that differ in it alone, against a baseline value, and
+// reports in Markdown, CSV and self-contained HTML with SVG plots.
 //
 // Samples are grouped into runs by (kind, namespace, benchmark, run_uid); a
 // file from `benchwright parse` names no benchmark, so its base name does.

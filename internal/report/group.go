@@ -168,6 +168,11 @@ func agree(have, labels map[string]string, first bool) map[string]string {
 				have[k] = v
 			}
 		}
+		for k, v := range labels { // a benchmark's own labels: maybe a dimension
+			if strings.HasPrefix(k, results.LabelAxisPrefix) && v != "" {
+				have[k] = v
+			}
+		}
 		return have
 	}
 	for k, v := range have {

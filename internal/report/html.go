@@ -83,6 +83,24 @@ func cellsTable(cells []Cell) *htmlTable {
 	return &t
 }
 
+// htmlAlong is a comparison along a dimension, for the template.
+type htmlAlong struct {
+	ID, Title, Note string
+	Table           htmlTable
+}
+
+// alongTables are the comparisons along the dimensions as tables, ratios
+// colored as the comparison's.
+func alongTables(r *Report) []htmlAlong {
+	var out []htmlAlong
+	for i, a := range r.Along {
+		g, classes, _ := alongGrid(a)
+		out = append(out, htmlAlong{ID: "dimension-" + strconv.Itoa(i+1), Title: a.Title(), Note: alongNote(a),
+			Table: htmlGrid(g, func(row, col int) string { return classes[row][col] })})
+	}
+	return out
+}
+
 // WriteHTML writes the report as one self-contained page: inline CSS and
 // SVG, no script, no link, nothing fetched. Plots are drawn one at a time
 // as the page is written.
@@ -94,7 +112,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			Table: htmlGrid(figuresGrid(rows, false), nil), Open: len(rows) <= openTableRows}
 	}
 	var compare *htmlTable
-	if len(r.Runs) > 1 {
+	if r.Comparison != nil {
 		g := compareGrid(r.Runs, r.Baseline, r.Comparison, false)
 		first := len(g.header) - (len(r.Runs) - 1) // the speedup columns
 		others := others(len(r.Runs), r.Baseline)
@@ -102,16 +120,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			if col < first {
 				return ""
 			}
-			c, i := r.Comparison[row], others[col-first]
-			switch better, known := c.Better(i); {
-			case !known:
-				return ""
-			case c.Unclear[i] || c.Noisy[i]:
-				return "unclear" // no color says better or worse where the noise decides
-			case better:
-				return "better"
-			}
-			return "worse"
+			return ratioClass(r.Comparison[row], others[col-first])
 		})
 		compare = &t
 	}
@@ -139,6 +148,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		"Fits":      fitsTable(r),
 		"FitsNote":  fitsNote,
 		"Cells":     cellsTable(r.Cells),
+		"Along":     alongTables(r),
+		"AlongNote": r.AlongNote,
+		"AlongHead": alongHeading,
 		"CellsNote": cellsNote(r.Cells),
 	})
 	if err != nil {

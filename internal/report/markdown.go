@@ -30,8 +30,43 @@ func WriteCompareMarkdown(w io.Writer, runs []Run, baseline int, rows []CompareR
 	return compareGrid(runs, baseline, rows, false).writeMarkdown(w)
 }
 
-// WriteMarkdown writes the report: its runs, the comparison, and every
-// run's figures.
+// writeAlongMarkdown writes the comparisons along the dimensions, a table
+// each, or says why there are none.
+func (r *Report) writeAlongMarkdown(w io.Writer) error {
+	if len(r.Along) == 0 && r.AlongNote == "" {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\n## "+alongHeading+"\n"); err != nil {
+		return err
+	}
+	if r.AlongNote != "" {
+		if _, err := io.WriteString(w, "\n"+escapeMD(r.AlongNote)+"\n"); err != nil {
+			return err
+		}
+	}
+	return WriteAlongMarkdown(w, r.Along)
+}
+
+// WriteAlongMarkdown writes comparisons along dimensions: each one's title
+// as a heading, how to read it, and its table.
+func WriteAlongMarkdown(w io.Writer, along []Along) error {
+	for _, a := range along {
+		if _, err := fmt.Fprintf(w, "\n### %s\n\n%s.\n\n", escapeMD(a.Title()), escapeMD(alongNote(a))); err != nil {
+			return err
+		}
+		g, _, _ := alongGrid(a)
+		if err := g.writeMarkdown(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// alongHeading heads the comparisons along the dimensions.
+const alongHeading = "Comparisons by dimension"
+
+// WriteMarkdown writes the report: its cells, the comparisons by dimension,
+// its runs, the comparison with one baseline run, and every run's figures.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "# %s\n\n%s\n", escapeMD(r.Title), r.summaryLine()); err != nil {
 		return err
@@ -43,6 +78,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if err := g.writeMarkdown(w); err != nil {
 			return err
 		}
+	}
+	if err := r.writeAlongMarkdown(w); err != nil {
+		return err
 	}
 	if _, err := io.WriteString(w, "\n## Runs\n\n"); err != nil {
 		return err
@@ -58,7 +96,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			return err
 		}
 	}
-	if len(r.Runs) > 1 {
+	if r.Comparison != nil {
 		if _, err := io.WriteString(w, "\n## Comparison\n\n"); err != nil {
 			return err
 		}

@@ -2,15 +2,23 @@ package report
 
 import (
 	"fmt"
-	"io"
+	"slices"
+	"strings"
 )
 
 // Options shape a report.
 type Options struct {
 	// Title heads the report (default "benchwright report").
 	Title string
-	// Baseline is the index of the run the others are compared with.
+	// Baseline is the index of the run the others are compared with, in a
+	// report without dimensions (see Baselines).
 	Baseline int
+	// Baselines name a dimension's baseline value ({"pool": "c2"}); a
+	// dimension without one is divided by its first value.
+	Baselines map[string]string
+	// Campaign, when set, places the runs in a campaign's dimensions, in
+	// the order it lists them.
+	Campaign *Campaign
 	// All puts every metric in the comparison, not only the headline ones;
 	// the figures tables always hold every metric.
 	All bool
@@ -22,38 +30,106 @@ type Options struct {
 	Cells []Cell
 }
 
-// Report is what the renderers draw: runs, their figures, the comparison.
+// Report is what the renderers draw: runs, their figures, the comparisons.
 type Report struct {
-	Title      string
-	Runs       []Run
-	Rows       []Row // every figure of every run
+	Title string
+	Runs  []Run // in the campaign's order, when there is one
+	Rows  []Row // every figure of every run
+	// Dimensions are the ways the runs differ; Along compares them along
+	// each that varies, and AlongNote says in words why there is no such
+	// comparison, or what is wrong with the baselines.
+	Dimensions []Dimension
+	Along      []Along
+	AlongNote  string
 	Baseline   int
-	Comparison []CompareRow // against Runs[Baseline]; nil for one run
+	Comparison []CompareRow // against Runs[Baseline], where it makes sense (see New); else nil
 	Fits       []Fit        // figures against the numeric labels the runs differ in
 	Cells      []Cell       // a campaign's benchmarks, cell by cell
 }
 
-// New builds the report of runs.
+// New builds the report of runs. Runs are compared along each dimension
+// (see Along); the single comparison against Runs[opts.Baseline] is kept
+// outside a campaign where no dimension compares anything (a plain set of
+// runs), or where the runs are a tuning ladder (each step against the
+// first). A baseline that names no dimension or value is said in AlongNote,
+// so that a campaign still gets its report; Baselines checks them first.
 func New(runs []Run, opts Options) (*Report, error) {
 	if len(runs) == 0 {
 		return nil, ErrNoRuns
 	}
-	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Baseline: opts.Baseline, Fits: Fits(runs), Cells: opts.Cells}
+	if opts.Baseline < 0 || opts.Baseline >= len(runs) {
+		return nil, fmt.Errorf("baseline %d out of range: %d run(s)", opts.Baseline, len(runs))
+	}
+	baseline := runs[opts.Baseline].Name
+	runs = inCampaignOrder(runs, opts.Campaign)
+	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Fits: Fits(runs), Cells: opts.Cells}
+	r.Baseline = slices.IndexFunc(runs, func(run Run) bool { return run.Name == baseline })
 	if r.Title == "" {
 		r.Title = "benchwright report"
 	}
-	if len(runs) > 1 {
-		cmp, err := CompareWith(runs, opts.Baseline, CompareOptions{All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV})
-		if err != nil {
+	copts := CompareOptions{All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV}
+	dims, values := dimensionsOf(runs, opts.Campaign)
+	dims, err := withBaselines(dims, opts.Baselines)
+	r.Dimensions = dims
+	if err != nil {
+		r.AlongNote = "No comparison along the dimensions: " + err.Error() + "."
+	} else if r.Along, err = alongAll(runs, dims, values, opts.Cells, copts); err != nil {
+		return nil, err
+	} else if len(r.Along) == 0 && opts.Campaign != nil {
+		r.AlongNote = "Nothing to compare: no dimension of the campaign varies among the runs (" + dimValues(dims) + ")."
+	}
+	_, ladder := ladderOf(runs)
+	if len(runs) > 1 && opts.Campaign == nil && (len(r.Along) == 0 || ladder != nil) {
+		if r.Comparison, err = CompareWith(runs, r.Baseline, copts); err != nil {
 			return nil, err
 		}
-		r.Comparison = cmp
 	}
 	return r, nil
 }
 
-// WriteCSV writes every figure of every run (see the package's WriteCSV).
-func (r *Report) WriteCSV(w io.Writer) error { return WriteCSV(w, r.Runs, r.Rows) }
+// Baselines checks baselines against the dimensions of runs (of campaign c,
+// when set), as New finds them: an error names each baseline whose
+// dimension or value the runs do not have, and those they do.
+func Baselines(runs []Run, c *Campaign, baselines map[string]string) error {
+	dims, _ := dimensionsOf(inCampaignOrder(runs, c), c)
+	_, err := withBaselines(dims, baselines)
+	return err
+}
+
+// inCampaignOrder are runs ordered as the campaign lists their dimensions'
+// values (pools, then tunings, then benchmarks); runs it does not place
+// last, each in the order it came.
+func inCampaignOrder(runs []Run, c *Campaign) []Run {
+	if c == nil {
+		return runs
+	}
+	rank := func(r Run) []int {
+		var out []int
+		for _, d := range c.Dimensions {
+			i := slices.Index(d.Values, c.Places[r.Benchmark][d.Name])
+			if i < 0 {
+				i = len(d.Values)
+			}
+			out = append(out, i)
+		}
+		return out
+	}
+	out := slices.Clone(runs)
+	slices.SortStableFunc(out, func(a, b Run) int { return slices.Compare(rank(a), rank(b)) })
+	return out
+}
+
+// dimValues lists each dimension with its value: "pool c2, tuning none".
+func dimValues(dims []Dimension) string {
+	if len(dims) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		parts[i] = d.Name + " " + strings.Join(d.Values, ", ")
+	}
+	return strings.Join(parts, "; ")
+}
 
 // summaryLine says what the report covers.
 func (r *Report) summaryLine() string {

@@ -79,6 +79,43 @@ func row(t *testing.T, rows []CompareRow, test, metric, size string) CompareRow 
 	return CompareRow{}
 }
 
+// alongOf is the report's comparison along dimension dim, failing when
+// absent.
+func alongOf(t *testing.T, rep *Report, dim string) Along {
+	t.Helper()
+	var names []string
+	for _, a := range rep.Along {
+		if a.Dimension.Name == dim {
+			return a
+		}
+		names = append(names, a.Dimension.Name)
+	}
+	t.Fatalf("no comparison along %s; along: %q (%s)", dim, names, rep.AlongNote)
+	return Along{}
+}
+
+// ratioAlong is the ratio to the baseline of value's run in the group
+// keyed key (the other dimensions' values) of the comparison along dim,
+// for a test, metric and size.
+func ratioAlong(t *testing.T, rep *Report, dim string, key []string, value, test, metric, size string) float64 {
+	t.Helper()
+	a := alongOf(t, rep, dim)
+	g := groupOf(t, a, key)
+	return row(t, g.Rows, test, metric, size).Speedups[slices.Index(a.Dimension.Values, value)]
+}
+
+// groupOf is the group of a keyed key, failing when absent.
+func groupOf(t *testing.T, a Along, key []string) AlongGroup {
+	t.Helper()
+	for _, g := range a.Groups {
+		if slices.Equal(g.Key, key) {
+			return g
+		}
+	}
+	t.Fatalf("%s: no group %q", a.Title(), key)
+	return AlongGroup{}
+}
+
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
 // value is the value of the first sample of test and metric.
@@ -123,12 +160,13 @@ func TestScenarioS0(t *testing.T) {
 			add(parseFixture(t, "fio", "fio/fio3.28_randrw_256k_gtod_reduce_flux_gke.json"), "fio-c2d", "c2d-standard-112", "randrw-256k", 0, 1).obj(),
 	)
 	rep, plots, md := render(t, "s0-fio", fioRuns, Options{Title: "S0: fio on C2, C3 and C2D"})
-	r := row(t, rep.Comparison, "randread-4k", "read_iops", "")
-	if want := value(c3read, "read_iops") / value(c2read, "read_iops"); !near(r.Speedups[1], want) {
-		t.Errorf("c3 / c2 random read = %.3gx, want %.3gx", r.Speedups[1], want)
+	// The runs differ in their machine type alone: the comparison is along
+	// it, against the first.
+	if got := ratioAlong(t, rep, results.LabelMachineType, nil, "c3-highcpu-176", "randread-4k", "read_iops", ""); !near(got, value(c3read, "read_iops")/value(c2read, "read_iops")) {
+		t.Errorf("c3 / c2 random read = %.3gx, want %.3gx", got, value(c3read, "read_iops")/value(c2read, "read_iops"))
 	}
-	if !strings.Contains(md, "fio-c3 (c3-highcpu-176) speedup vs fio-c2 (c2-standard-60)") {
-		t.Errorf("markdown lacks the speedup column:\n%s", md)
+	if !strings.Contains(md, "c3-highcpu-176 speedup vs c2-standard-60") || rep.Comparison != nil {
+		t.Errorf("markdown lacks the speedup column, or keeps the single-baseline comparison:\n%s", md)
 	}
 	wantSeries(t, findPlot(t, plots, PlotBars, "read_iops"), "fio-c2 (c2-standard-60)", "fio-c3 (c3-highcpu-176)", "fio-c2d (c2d-standard-112)")
 
@@ -167,9 +205,8 @@ func TestScenarioS1(t *testing.T) {
 	if p := findPlot(t, plots, PlotLines, "osu_latency"); p.YLabel != "latency (µs)" {
 		t.Errorf("y label %q, want latency (µs)", p.YLabel)
 	}
-	r := row(t, rep.Comparison, "osu_latency", "latency", "8")
-	if want := 3.07 / 31.82; !near(r.Speedups[1], want) {
-		t.Errorf("tcp speedup at 8 B = %v, want %v (slower)", r.Speedups[1], want)
+	if got, want := ratioAlong(t, rep, results.LabelMachineType, nil, "cloud-vm", "osu_latency", "latency", "8"), 3.07/31.82; !near(got, want) {
+		t.Errorf("tcp speedup at 8 B = %v, want %v (slower)", got, want)
 	}
 }
 
@@ -316,7 +353,7 @@ func TestScenarioS4(t *testing.T) {
 	wantSeries(t, findPlot(t, plots, PlotBars, "bandwidth per test"), both...)
 	wantSeries(t, findPlot(t, plots, PlotBars, "write_bw per test"), both...)
 	wantSeries(t, findPlot(t, plots, PlotBoxes, "bandwidth over repetitions"), both...)
-	if r := row(t, rep.Comparison, "write", "bandwidth", ""); !near(r.Speedups[1], 443.65/75.82) {
-		t.Errorf("IOR write c3 / n2 = %v, want %v", r.Speedups[1], 443.65/75.82)
+	if got := ratioAlong(t, rep, results.LabelMachineType, nil, "c3-standard-8", "write", "bandwidth", ""); !near(got, 443.65/75.82) {
+		t.Errorf("IOR write c3 / n2 = %v, want %v", got, 443.65/75.82)
 	}
 }

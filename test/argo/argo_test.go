@@ -131,7 +131,7 @@ func exampleMatrix(t *testing.T, name string, wf *unstructured.Unstructured) *ca
 		args[p.Name] = *p.Value
 	}
 	m, err := campaign.Parse(campaign.Params{Pools: args["pools"], PoolDefaults: args["poolDefaults"],
-		Tunings: args["tunings"], Benchmarks: args["benchmarks"], SharePool: args["sharePool"]})
+		Tunings: args["tunings"], Benchmarks: args["benchmarks"], SharePool: args["sharePool"], Baselines: args["baselines"]})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -198,7 +198,7 @@ func TestStepsAreBenchwrightCampaign(t *testing.T) {
 			continue
 		}
 		steps[c.Args[1]] = true
-		for _, want := range []string{"--workflow={{workflow.name}}", "--workflow-uid={{workflow.uid}}", "--namespace={{workflow.namespace}}", "--pools={{workflow.parameters.pools}}"} {
+		for _, want := range []string{"--workflow={{workflow.name}}", "--workflow-uid={{workflow.uid}}", "--namespace={{workflow.namespace}}", "--pools={{workflow.parameters.pools}}", "--baselines={{workflow.parameters.baselines}}"} {
 			if !slices.Contains(c.Args, want) {
 				t.Errorf("%s: args lack %s", tm.Name, want)
 			}

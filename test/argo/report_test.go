@@ -63,6 +63,9 @@ func TestReportStepIsTheCharts(t *testing.T) {
 		"--manager=" + namespace + "/" + release + "-manager",
 		"--token-file=" + dir + "/token",
 		"--ca-file=" + dir + "/ca.crt",
+		// The campaign's order and baselines: the report compares along its dimensions.
+		"--campaign-pools={{workflow.parameters.pools}}",
+		"--campaign-baselines={{workflow.parameters.baselines}}",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("report args %q lack %q", c.Args, want)

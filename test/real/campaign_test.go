@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -477,35 +478,54 @@ func readPublished(t *testing.T, campaign, format string) string {
 	return string(data)
 }
 
-// checkReportRatios checks the published report's comparison of fio's read
-// IOPS: each cell's ratio to the baseline (the first run in name order, the
-// m1-network-latency cell) is its IOPS over the baseline's, to the 3
-// significant digits the report prints.
+// checkReportRatios checks the published report's comparisons of fio's read
+// IOPS along the campaign's dimensions: pools (m2 / m1, per tuning) and
+// tunings (network-latency / none, per pool). Each ratio is its cells' IOPS
+// over those of the cell of the baseline, to the 3 significant digits the
+// report prints.
 func checkReportRatios(t *testing.T, campaign string, iops map[string]float64) {
 	t.Helper()
 	md := readPublished(t, campaign, "md")
+	var dim string // the dimension of the table being read
 	var header []string
 	found := 0
 	sc := bufio.NewScanner(strings.NewReader(md))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
+		if h, ok := strings.CutPrefix(sc.Text(), "### "); ok {
+			dim, _, _ = strings.Cut(h, ":")
+			header = nil
+			continue
+		}
+		if !strings.HasPrefix(sc.Text(), "|") {
+			continue
+		}
 		cells := strings.Split(strings.Trim(sc.Text(), "| "), "|")
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
-		if len(cells) > 2 && cells[0] == "test" && strings.Contains(sc.Text(), " vs ") {
+		if header == nil && slices.Contains(cells, "test") && slices.Contains(cells, "metric") {
 			header = cells
 			continue
 		}
-		if header == nil || len(cells) != len(header) || cells[0] != "randread-4k" || cells[1] != "read_iops" {
+		col := func(name string) string {
+			if i := slices.Index(header, name); i >= 0 && i < len(cells) {
+				return cells[i]
+			}
+			return ""
+		}
+		if header == nil || len(cells) != len(header) || col("test") != "randread-4k" || col("metric") != "read_iops" || (dim != "pool" && dim != "tuning") {
 			continue
 		}
 		for i, h := range header {
-			run, base, ok := strings.Cut(h, " speedup vs ")
-			if !ok || !strings.HasSuffix(strings.Fields(run)[0], "-fio") {
-				continue // another kind's run: no read IOPS
+			value, base, ok := strings.Cut(h, " speedup vs ")
+			if !ok || strings.HasSuffix(base, "(step before)") {
+				continue
 			}
-			runCell, baseCell := cellOfRun(campaign, run), cellOfRun(campaign, base)
+			runCell, baseCell := value+"-"+col("tuning"), base+"-"+col("tuning")
+			if dim == "tuning" {
+				runCell, baseCell = col("pool")+"-"+value, col("pool")+"-"+base
+			}
 			want := iops[runCell] / iops[baseCell]
 			got, err := strconv.ParseFloat(strings.TrimSuffix(strings.Fields(cells[i])[0], "x"), 64)
 			if err != nil || math.Abs(got-want)/want > 0.006 {
@@ -514,17 +534,10 @@ func checkReportRatios(t *testing.T, campaign string, iops map[string]float64) {
 			found++
 		}
 	}
-	if found != len(iops)-1 {
-		t.Errorf("the published report compares %d cells' read IOPS with the baseline, want %d:\n%s", found, len(iops)-1, head(md, 60))
+	if found != 4 { // m2 / m1 per tuning, network-latency / none per pool
+		t.Errorf("the published report compares %d pairs of cells' read IOPS along the pools and tunings, want 4:\n%s", found, head(md, 60))
 	}
 	t.Logf("the published report's read IOPS ratios (%d) equal the stored samples' (fio read IOPS per cell: %v)", found, iops)
-}
-
-// cellOfRun is the cell (pool-tuning) of a report's run name.
-func cellOfRun(campaign, run string) string {
-	run = strings.Fields(run)[0]
-	run = strings.TrimPrefix(run, campaign+"-")
-	return strings.TrimSuffix(run, "-fio")
 }
 
 // storedSamples are a run's samples as stored.

@@ -21,6 +21,7 @@ container:
   - "--tunings={{`{{workflow.parameters.tunings}}`}}"
   - "--benchmarks={{`{{workflow.parameters.benchmarks}}`}}"
   - "--share-pool={{`{{workflow.parameters.sharePool}}`}}"
+  - "--baselines={{`{{workflow.parameters.baselines}}`}}"
   - --termination-log=/dev/termination-log
   {{- range rest .args }}
   - {{ . | quote }}

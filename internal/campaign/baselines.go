@@ -1,0 +1,66 @@
+package campaign
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The dimensions of a campaign's report that baselines name: its pools,
+// tunings and benchmarks. (A benchmark's labels follow its entry: no
+// dimension of their own.)
+const (
+	DimPool      = "pool"
+	DimTuning    = "tuning"
+	DimBenchmark = "benchmark"
+)
+
+// Dimensions are the matrix's dimensions, each with its entries' names in
+// the order the parameters list them.
+func (m *Matrix) Dimensions() (names []string, values map[string][]string) {
+	return []string{DimPool, DimTuning, DimBenchmark},
+		map[string][]string{DimPool: entryNames(m.Pools), DimTuning: entryNames(m.Tunings), DimBenchmark: entryNames(m.Benchmarks)}
+}
+
+// parseBaselines reads the baselines parameter: a JSON object of a
+// dimension's name to one of its values, each checked against the matrix.
+func (m *Matrix) parseBaselines(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if err := strictJSON("baselines", text, &m.Baselines); err != nil {
+		return fmt.Errorf(`%w: give an object of a dimension to its baseline, e.g. {"pool": "c2"}`, err)
+	}
+	if m.Baselines == nil {
+		return fmt.Errorf(`parameter baselines is null: give an object, e.g. {"pool": "c2"}, or {}`)
+	}
+	names, values := m.Dimensions()
+	for _, dim := range sortedKeys(m.Baselines) {
+		v := m.Baselines[dim]
+		switch {
+		case !slices.Contains(names, dim):
+			return fmt.Errorf("parameter baselines: %q is no dimension of the campaign: give one of %s", dim, strings.Join(names, ", "))
+		case !slices.Contains(values[dim], v):
+			return fmt.Errorf("parameter baselines: %s %q is none of the campaign's: give one of %s", dim, v, strings.Join(values[dim], ", "))
+		}
+	}
+	return nil
+}
+
+func entryNames(es []Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Name
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,375 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// campaignRuns is a fluent builder of a campaign's runs: a cell's benchmark
+// per call of cell, and the Campaign that places them.
+type campaignRuns struct {
+	c       Campaign
+	samples []results.Sample
+}
+
+// newCampaign lists the campaign's pools, tunings and benchmarks, in its
+// order.
+func newCampaign(pools, tunings, benchmarks []string) *campaignRuns {
+	return &campaignRuns{c: Campaign{Dimensions: []Dimension{
+		{Name: DimPool, Values: pools}, {Name: DimTuning, Values: tunings}, {Name: DimBenchmark, Values: benchmarks}},
+		Places: map[string]map[string]string{}}}
+}
+
+// cell adds the run of benchmark bench in the cell pool/tuning on machine:
+// figure test/metric in unit at each size ("" for none), with the median
+// given, over three repetitions (×0.99, ×1, ×1.01); labels are the node
+// settings its samples record.
+func (b *campaignRuns) cell(pool, tuning, bench, machine, test, metric, unit string, medians map[string]float64, labels map[string]string) *campaignRuns {
+	name := "wf-" + pool + "-" + tuning + "-" + bench
+	b.c.Places[name] = map[string]string{DimPool: pool, DimTuning: tuning, DimBenchmark: bench}
+	for rep, f := range []float64{0.99, 1, 1.01} {
+		for size, v := range medians {
+			s := sample(name, machine, test, metric, unit, size, rep, v*f)
+			s.Labels[results.LabelPool] = name // the BenchmarkPool's name: no dimension of its own
+			for k, v := range labels {
+				s.Labels[k] = v
+			}
+			b.samples = append(b.samples, s)
+		}
+	}
+	return b
+}
+
+// runs are the cells' runs in name order, as a store lists them.
+func (b *campaignRuns) runs(t *testing.T) ([]Run, *Campaign) {
+	t.Helper()
+	runs := group(t, b.samples)
+	slices.SortFunc(runs, func(x, y Run) int { return strings.Compare(x.Name, y.Name) })
+	return runs, &b.c
+}
+
+// s0 is seed 000's shape: three pools, one PD and ten ("1pd" listed first,
+// though "10pd" sorts first), random-read IOPS; c2's 10pd cell missing when
+// failed.
+func s0(t *testing.T, failed bool) ([]Run, *Campaign) {
+	iops := map[string][2]float64{"c2": {10000, 100000}, "c2d": {15000, 120000}, "c3": {26000, 200000}}
+	machine := map[string]string{"c2": "c2-standard-60", "c2d": "c2d-standard-112", "c3": "c3-highcpu-176"}
+	b := newCampaign([]string{"c2", "c2d", "c3"}, []string{"none"}, []string{"1pd", "10pd"})
+	for _, pool := range []string{"c3", "c2d", "c2"} {
+		for i, bench := range []string{"1pd", "10pd"} {
+			if failed && pool == "c2" && bench == "10pd" {
+				continue
+			}
+			b.cell(pool, "none", bench, machine[pool], "randread-4k", "read_iops", "IOPS", map[string]float64{"": iops[pool][i]}, nil)
+		}
+	}
+	return b.runs(t)
+}
+
+func newReport(t *testing.T, runs []Run, opts Options) (*Report, string) {
+	t.Helper()
+	rep, err := New(runs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	return rep, md.String()
+}
+
+func TestAlongS0PoolsPerBenchmark(t *testing.T) {
+	runs, c := s0(t, false)
+	rep, md := newReport(t, runs, Options{Campaign: c})
+	if rep.Comparison != nil {
+		t.Error("a campaign's report keeps the single-baseline comparison")
+	}
+	var names []string
+	for _, r := range rep.Runs {
+		names = append(names, r.Name)
+	}
+	if want := []string{"wf-c2-none-1pd", "wf-c2-none-10pd", "wf-c2d-none-1pd", "wf-c2d-none-10pd", "wf-c3-none-1pd", "wf-c3-none-10pd"}; !slices.Equal(names, want) {
+		t.Errorf("runs in order %q, want the campaign's %q", names, want)
+	}
+	var dims []string
+	for _, d := range rep.Dimensions {
+		dims = append(dims, d.Name+"="+strings.Join(d.Values, ","))
+	}
+	// The machine type follows the pool: no dimension of its own.
+	if want := []string{"pool=c2,c2d,c3", "tuning=none", "benchmark=1pd,10pd"}; !slices.Equal(dims, want) {
+		t.Errorf("dimensions %q, want %q", dims, want)
+	}
+	pool := alongOf(t, rep, DimPool)
+	if got, want := pool.Title(), "pool: c2d / c2 and c3 / c2, per benchmark"; got != want {
+		t.Errorf("title %q, want %q", got, want)
+	}
+	if len(pool.Groups) != 2 || !slices.Equal(pool.Groups[0].Key, []string{"1pd"}) {
+		t.Fatalf("groups %+v, want 1pd then 10pd", pool.Groups)
+	}
+	for _, tc := range []struct {
+		dim, group, value string
+		want              float64
+	}{
+		{DimPool, "1pd", "c3", 2.6}, // the seed's headline: C3 random read 2.6x C2 on one PD
+		{DimPool, "1pd", "c2d", 1.5},
+		{DimPool, "10pd", "c3", 2},
+		{DimPool, "10pd", "c2", 1},
+		{DimBenchmark, "c2", "10pd", 10},
+		{DimBenchmark, "c3", "10pd", 200000.0 / 26000},
+	} {
+		if got := ratioAlong(t, rep, tc.dim, []string{tc.group}, tc.value, "randread-4k", "read_iops", ""); !near(got, tc.want) {
+			t.Errorf("%s along %s in %s: %v, want %v", tc.value, tc.dim, tc.group, got, tc.want)
+		}
+	}
+	for _, want := range []string{"## Comparisons by dimension", "### pool: c2d / c2 and c3 / c2, per benchmark", "c3 speedup vs c2", "### benchmark: 10pd / 1pd, per pool"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Index(md, "## Comparisons by dimension") > strings.Index(md, "## Runs") {
+		t.Error("the comparisons by dimension come after the runs")
+	}
+	var html bytes.Buffer
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if h := html.String(); !strings.Contains(h, `<h3 class="dim" id="dimension-1">pool: c2d / c2 and c3 / c2, per benchmark</h3>`) ||
+		strings.Index(h, `<section id="dimensions">`) > strings.Index(h, `<section id="runs">`) || !strings.Contains(h, `<td class="num better">2.60x [`) {
+		t.Errorf("the HTML lacks the comparison along pools before the runs, 2.60x marked better")
+	}
+	// Another baseline: c3, so c2 is 1/2.6 of it.
+	rep, _ = newReport(t, runs, Options{Campaign: c, Baselines: map[string]string{DimPool: "c3"}})
+	if got := ratioAlong(t, rep, DimPool, []string{"1pd"}, "c2", "randread-4k", "read_iops", ""); !near(got, 1/2.6) {
+		t.Errorf("c2 / c3 on 1pd = %v, want %v", got, 1/2.6)
+	}
+}
+
+func TestAlongCSV(t *testing.T) {
+	runs, c := s0(t, false)
+	rep, _ := newReport(t, runs, Options{Campaign: c})
+	var buf bytes.Buffer
+	if err := rep.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return slices.Index(recs[0], name) }
+	found := false
+	for _, rec := range recs[1:] {
+		if rec[col("dimension")] == DimPool && rec[col("group")] == "benchmark=1pd" && rec[col("value")] == "c3" {
+			found = true
+			if rec[col("ratio")] != "2.6" || rec[col("baseline")] != "wf-c2-none-1pd" || rec[col("run")] != "wf-c3-none-1pd" {
+				t.Errorf("c3 on 1pd: %q", rec)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no line of pool c3 in group benchmark=1pd:\n%s", buf.String())
+	}
+	if figures := len(rep.Rows); recs[figures][col("dimension")] != "" || recs[figures+1][col("dimension")] == "" {
+		t.Errorf("the figures' lines (%d) are not first, with the comparisons after", figures)
+	}
+}
+
+// A failed cell takes away its group's ratios, and says so; the other group
+// keeps its own.
+func TestAlongFailedCell(t *testing.T) {
+	runs, c := s0(t, true)
+	cells := []Cell{{Pool: "c2", Tuning: "none", Benchmark: "10pd", Name: "wf-c2-none-10pd", State: "Failed"}}
+	rep, md := newReport(t, runs, Options{Campaign: c, Cells: cells})
+	pool := alongOf(t, rep, DimPool)
+	g := groupOf(t, pool, []string{"10pd"})
+	if g.Missing != "no c2 cell: failed" {
+		t.Errorf("missing %q", g.Missing)
+	}
+	for _, r := range g.Rows {
+		for i, s := range r.Speedups {
+			if !math.IsNaN(s) || r.Intervals[i].Known() {
+				t.Errorf("a ratio without the baseline run: %v %v", s, r.Intervals[i])
+			}
+		}
+	}
+	if r := row(t, g.Rows, "randread-4k", "read_iops", ""); !near(r.Medians[2], 200000) || !math.IsNaN(r.Medians[0]) {
+		t.Errorf("10pd medians %v, want c3's and no c2's", r.Medians)
+	}
+	if got := ratioAlong(t, rep, DimPool, []string{"1pd"}, "c3", "randread-4k", "read_iops", ""); !near(got, 2.6) {
+		t.Errorf("c3 / c2 on 1pd = %v, want 2.6", got)
+	}
+	if !strings.Contains(md, "no c2 cell: failed") {
+		t.Errorf("the markdown does not say why 10pd has no ratios:\n%s", md)
+	}
+	// c2 along benchmark: 10pd failed, 1pd is the baseline; the group has one run.
+	if g := groupOf(t, alongOf(t, rep, DimBenchmark), []string{"c2"}); g.Missing != "" || g.count() != 1 || g.Absent[1] != "no 10pd cell: failed" {
+		t.Errorf("c2 along benchmark: %+v", g)
+	}
+}
+
+// S1: off-node / on-node latency per machine type, per message size, as
+// measured (--ratio value).
+func TestAlongS1OffOverOnPerPool(t *testing.T) {
+	b := newCampaign([]string{"c2", "c3"}, []string{"none"}, []string{"on-node", "off-node"})
+	lat := map[string]map[string]map[string]float64{
+		"c2": {"on-node": {"8": 0.25, "1024": 0.5}, "off-node": {"8": 20, "1024": 30}},
+		"c3": {"on-node": {"8": 0.2, "1024": 0.4}, "off-node": {"8": 15, "1024": 20}},
+	}
+	for _, pool := range []string{"c2", "c3"} {
+		for _, bench := range []string{"off-node", "on-node"} {
+			b.cell(pool, "none", bench, pool+"-standard-8", "osu_latency", "latency", "us", lat[pool][bench], nil)
+		}
+	}
+	runs, c := b.runs(t)
+	rep, md := newReport(t, runs, Options{Campaign: c, Ratio: RatioValue})
+	for _, tc := range []struct {
+		pool, size string
+		want       float64
+	}{{"c2", "8", 80}, {"c2", "1024", 60}, {"c3", "8", 75}, {"c3", "1024", 50}} {
+		if got := ratioAlong(t, rep, DimBenchmark, []string{tc.pool}, "off-node", "osu_latency", "latency", tc.size); !near(got, tc.want) {
+			t.Errorf("%s off/on at %s B = %v, want %v", tc.pool, tc.size, got, tc.want)
+		}
+	}
+	if got := ratioAlong(t, rep, DimPool, []string{"off-node"}, "c3", "osu_latency", "latency", "8"); !near(got, 0.75) {
+		t.Errorf("c3 / c2 off-node at 8 B = %v, want 0.75", got)
+	}
+	if !strings.Contains(md, "| off-node / on-node |") && !strings.Contains(md, " off-node / on-node ") {
+		t.Errorf("markdown lacks the off-node / on-node column:\n%s", md)
+	}
+}
+
+// S3: the ladder in the campaign's order (default, compact, smt-off), each
+// step against the first and against the step before, per tuning.
+func TestAlongS3Ladder(t *testing.T) {
+	b := newCampaign([]string{"default", "compact", "smt-off"}, []string{"none", "tcp"}, []string{"osu"})
+	settings := map[string]map[string]string{
+		"default": {results.LabelThreadsPerCore: "2"},
+		"compact": {results.LabelPlacement: "COMPACT", results.LabelThreadsPerCore: "2"},
+		"smt-off": {results.LabelPlacement: "COMPACT", results.LabelThreadsPerCore: "1"},
+	}
+	lat := map[string]float64{"default/none": 30, "compact/none": 25, "smt-off/none": 20, "default/tcp": 24, "compact/tcp": 20, "smt-off/tcp": 15}
+	for _, pool := range []string{"compact", "default", "smt-off"} {
+		for _, tuning := range []string{"none", "tcp"} {
+			labels := map[string]string{}
+			for k, v := range settings[pool] {
+				labels[k] = v
+			}
+			if tuning == "tcp" {
+				labels[results.LabelTuning] = "wf-" + pool + "-tcp"
+			}
+			b.cell(pool, tuning, "osu", "c2-standard-60", "osu_latency", "latency", "us", map[string]float64{"8": lat[pool+"/"+tuning]}, labels)
+		}
+	}
+	runs, c := b.runs(t)
+	rep, md := newReport(t, runs, Options{Campaign: c})
+	pool := alongOf(t, rep, DimPool)
+	if !pool.Ladder || !slices.Equal(pool.Dimension.Values, []string{"default", "compact", "smt-off"}) {
+		t.Fatalf("pool: ladder %v, values %q", pool.Ladder, pool.Dimension.Values)
+	}
+	if alongOf(t, rep, DimTuning).Ladder {
+		t.Error("two tunings make a ladder")
+	}
+	for _, tuning := range []string{"none", "tcp"} {
+		g := groupOf(t, pool, []string{tuning})
+		first := row(t, g.Rows, "osu_latency", "latency", "8")
+		step := row(t, g.Steps, "osu_latency", "latency", "8")
+		want := func(a, b string) float64 { return lat[a+"/"+tuning] / lat[b+"/"+tuning] } // speedups of a latency
+		if !near(first.Speedups[2], want("default", "smt-off")) || !near(first.Speedups[1], want("default", "compact")) {
+			t.Errorf("%s: against the first %v", tuning, first.Speedups)
+		}
+		if !math.IsNaN(step.Speedups[0]) || !near(step.Speedups[1], want("default", "compact")) || !near(step.Speedups[2], want("compact", "smt-off")) {
+			t.Errorf("%s: against the step before %v", tuning, step.Speedups)
+		}
+	}
+	if !strings.Contains(md, "smt-off speedup vs compact (step before)") || !strings.Contains(md, "1.25x") {
+		t.Errorf("markdown lacks the step-before column or smt-off's 1.25x:\n%s", md)
+	}
+	// The ladder table and the bars come in the campaign's order too.
+	_, steps := ladderOf(rep.Runs)
+	if len(steps) != 6 || steps[0].name != "wf-default-none-osu" || steps[2].name != "wf-compact-none-osu" {
+		t.Errorf("ladder steps not in the campaign's order: %+v", steps)
+	}
+}
+
+func TestAlongBadBaseline(t *testing.T) {
+	runs, c := s0(t, false)
+	for _, tc := range []struct {
+		baselines map[string]string
+		want      string
+	}{
+		{map[string]string{DimPool: "c9"}, "baseline pool=c9: c9 is none of pool's values (c2, c2d, c3)"},
+		{map[string]string{"zone": "a"}, "baseline zone=a: the runs have no dimension zone (they have: pool, tuning, benchmark)"},
+	} {
+		if err := Baselines(runs, c, tc.baselines); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.baselines, err, tc.want)
+		}
+		rep, md := newReport(t, runs, Options{Campaign: c, Baselines: tc.baselines})
+		if len(rep.Along) != 0 || rep.Comparison != nil || !strings.Contains(md, tc.want) {
+			t.Errorf("%v: %d comparison(s) along dimensions, note %q", tc.baselines, len(rep.Along), rep.AlongNote)
+		}
+	}
+	if err := Baselines(runs, c, map[string]string{DimPool: "c2d", DimBenchmark: "10pd"}); err != nil {
+		t.Error(err)
+	}
+}
+
+// A campaign of one cell, run twice, has nothing to compare, and says so;
+// runs outside a campaign that differ in no label keep the comparison with
+// one baseline run.
+func TestAlongNothingVaries(t *testing.T) {
+	b := newCampaign([]string{"c2"}, []string{"none"}, []string{"fio"})
+	b.cell("c2", "none", "fio", "c2-standard-60", "randread-4k", "read_iops", "IOPS", map[string]float64{"": 100}, nil)
+	again := b.cell("c2", "none", "fio", "c2-standard-60", "randread-4k", "read_iops", "IOPS", map[string]float64{"": 110}, nil).samples
+	for i := len(again) - 3; i < len(again); i++ {
+		again[i].RunUID = "uid-rerun"
+	}
+	runs, c := b.runs(t)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(runs))
+	}
+	rep, md := newReport(t, runs, Options{Campaign: c})
+	if len(rep.Along) != 0 || rep.Comparison != nil || !strings.Contains(md, "Nothing to compare: no dimension of the campaign varies among the runs (pool c2; tuning none; benchmark fio).") {
+		t.Errorf("along %d, comparison %v:\n%s", len(rep.Along), rep.Comparison != nil, md)
+	}
+	rep, _ = newReport(t, group(t, mpiSamples()), Options{})
+	if len(rep.Along) != 0 || rep.AlongNote != "" || rep.Comparison == nil {
+		t.Errorf("runs without dimensions: along %d (%q), comparison %v", len(rep.Along), rep.AlongNote, rep.Comparison != nil)
+	}
+}
+
+func TestOrderedValues(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"10pd", "1pd", "10pd"}, []string{"10pd", "1pd"}},
+		{[]string{"16", "4", noValue, "8"}, []string{noValue, "4", "8", "16"}},
+		{[]string{"b", "a"}, []string{"b", "a"}},
+	} {
+		if got := orderedValues(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("orderedValues(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Benchmarks of different tests have no figure in common: no table along
+// them (never an empty one), while the pools still compare each.
+func TestAlongNothingInCommon(t *testing.T) {
+	b := newCampaign([]string{"c2", "c3"}, []string{"none"}, []string{"fio", "osu"})
+	for _, pool := range []string{"c2", "c3"} {
+		f := map[string]float64{"c2": 1, "c3": 2}[pool]
+		b.cell(pool, "none", "fio", pool+"-standard-8", "randread-4k", "read_iops", "IOPS", map[string]float64{"": 1000 * f}, nil)
+		b.cell(pool, "none", "osu", pool+"-standard-8", "osu_latency", "latency", "us", map[string]float64{"8": 20 / f}, nil)
+	}
+	runs, c := b.runs(t)
+	rep, md := newReport(t, runs, Options{Campaign: c})
+	if len(rep.Along) != 1 || rep.Along[0].Dimension.Name != DimPool || strings.Contains(md, "### benchmark") {
+		t.Fatalf("along %d dimension(s), want pool's alone:\n%s", len(rep.Along), md)
+	}
+	if got := ratioAlong(t, rep, DimPool, []string{"osu"}, "c3", "osu_latency", "latency", "8"); !near(got, 2) {
+		t.Errorf("c3 / c2 osu latency speedup %v, want 2", got)
+	}
+}
