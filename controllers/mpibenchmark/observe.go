@@ -48,6 +48,7 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 	if c := condition(job, mpiv2.JobRunning); c != nil && c.Status == corev1.ConditionTrue {
 		o.started = c.LastTransitionTime.Time
 	}
+	lost := lostLauncher(launcher)
 	switch {
 	case conditionTrue(job, mpiv2.JobSucceeded):
 		o.phase, o.launcher = children.PhaseSucceeded, podlogs.PodInPhase(launcher, corev1.PodSucceeded)
@@ -69,10 +70,9 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 		default:
 			o.phase = children.PhaseToolFailed
 		}
-	case lostLauncher(launcher) != nil:
-		l := lostLauncher(launcher)
-		o.launcher, o.phase = l, children.PhaseLost
-		o.why = fmt.Sprintf("launcher pod %s on node %s was stopped by the cluster (%s)", l.Name, podlogs.NodeOf(l), children.WhyDisrupted(l))
+	case lost != nil:
+		o.launcher, o.phase = lost, children.PhaseLost
+		o.why = fmt.Sprintf("launcher pod %s on node %s was stopped by the cluster (%s)", lost.Name, podlogs.NodeOf(lost), children.WhyDisrupted(lost))
 	case !o.started.IsZero():
 		o.phase = children.PhaseRunning
 	default:
@@ -114,10 +114,8 @@ func lostWorker(workers []*corev1.Pod, launcher *corev1.Pod, failedAt time.Time)
 				return fmt.Sprintf("worker pod %s was deleted while the run ran", w.Name)
 			}
 		}
-		for _, c := range w.Status.Conditions {
-			if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && !c.LastTransitionTime.After(failedAt) {
-				return fmt.Sprintf("worker pod %s was disrupted while the run ran (%s: %s)", w.Name, c.Reason, c.Message)
-			}
+		if c := children.Disruption(w); c != nil && !c.LastTransitionTime.After(failedAt) {
+			return fmt.Sprintf("worker pod %s was disrupted while the run ran (%s: %s)", w.Name, c.Reason, c.Message)
 		}
 		if !launched.IsZero() && w.CreationTimestamp.After(launched) && !w.CreationTimestamp.After(failedAt) {
 			return fmt.Sprintf("worker pod %s was replaced while the run ran (the MPI Operator recreated it at %s, after the launcher started)",

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -143,19 +144,15 @@ func campaignFio(t *testing.T) benchv1.StorageBenchmark {
 }
 
 func runningMessage(b benchv1.StorageBenchmark) string {
-	for _, c := range b.Status.Conditions {
-		if c.Type == benchv1.ConditionRunning {
-			return c.Reason + ": " + c.Message
-		}
+	if c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionRunning); c != nil {
+		return c.Reason + ": " + c.Message
 	}
 	return ""
 }
 
 func failedCondition(b benchv1.StorageBenchmark) *metav1.Condition {
-	for i, c := range b.Status.Conditions {
-		if c.Type == benchv1.ConditionFailed && c.Status == "True" {
-			return &b.Status.Conditions[i]
-		}
+	if c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionFailed); c != nil && c.Status == metav1.ConditionTrue {
+		return c
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +52,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "real: needs root (network namespaces, containerd, kubelet): run make test-real as root")
 		return 1
 	}
-	script := filepath.Join(util.RepoRoot(), "hack", "real-cluster.sh")
+	script := realClusterScript()
 	_, existed := util.ScriptEnv(script)
 	if os.Getenv("REAL_REUSE") != "" {
 		if !existed {
