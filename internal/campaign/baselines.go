@@ -2,8 +2,8 @@ package campaign
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -36,7 +36,7 @@ func (m *Matrix) parseBaselines(text string) error {
 		return fmt.Errorf(`parameter baselines is null: give an object, e.g. {"pool": "c2"}, or {}`)
 	}
 	names, values := m.Dimensions()
-	for _, dim := range sortedKeys(m.Baselines) {
+	for _, dim := range slices.Sorted(maps.Keys(m.Baselines)) {
 		v := m.Baselines[dim]
 		switch {
 		case !slices.Contains(names, dim):
@@ -53,14 +53,5 @@ func entryNames(es []Entry) []string {
 	for i, e := range es {
 		out[i] = e.Name
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

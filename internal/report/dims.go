@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -181,7 +182,7 @@ func orderedValues(col []string) []string {
 // dimension, is an error that says which exist.
 func withBaselines(dims []Dimension, baselines map[string]string) ([]Dimension, error) {
 	var errs []string
-	for _, name := range sortedKeys(baselines) {
+	for _, name := range slices.Sorted(maps.Keys(baselines)) {
 		i := slices.IndexFunc(dims, func(d Dimension) bool { return d.Name == name })
 		switch {
 		case i < 0:
@@ -212,13 +213,4 @@ func dimNames(dims []Dimension) string {
 		names[i] = d.Name
 	}
 	return strings.Join(names, ", ")
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
