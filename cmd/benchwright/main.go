@@ -62,7 +62,7 @@ kubectl benchwright results ...`,
 	for group, cmds := range map[string][]*cobra.Command{
 		groupLocal:   {newRunCommand(), newParseCommand()},
 		groupResults: {newResultsCommand(), newCompareCommand(), newReportCommand()},
-		groupPods:    {newStepsCommand(), newNetbenchCommand(), newNodefactsCommand(), newCampaignCommand()},
+		groupPods:    {newStepsCommand(), newNetbenchCommand(), newNodefactsCommand(), newSampleCommand(), newCampaignCommand()},
 	} {
 		for _, c := range cmds {
 			c.GroupID = group

@@ -1,0 +1,5 @@
+package sampler
+
+import "os"
+
+var pageSize = os.Getpagesize()
