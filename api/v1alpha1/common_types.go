@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -188,6 +190,44 @@ type BenchmarkSpecCommon struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	Expectations []Expectation `json:"expectations,omitempty"`
+
+	// monitoring records what the nodes did during the run: a sampler
+	// sidecar in every benchmark pod reads the node's CPUs, memory, disks and
+	// network, and the pod's own processes, every interval.
+	// +optional
+	Monitoring Monitoring `json:"monitoring,omitempty"`
+}
+
+// Monitoring is the sampler sidecar of a benchmark's pods. Its series is
+// stored with the run's files (monitor/), its summaries per test are
+// samples with the label source=sampler, and the report plots it.
+type Monitoring struct {
+	// enabled runs the sampler; false leaves it out of the pods. Default true.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// interval is the time between two readings, from 100ms to 1m. Default 1s.
+	// The series stays within 8 MiB of the sampler's log: each time half of
+	// what is left is spent, the interval doubles.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') && duration(self) >= duration('100ms') && duration(self) <= duration('1m')",message="interval is a duration from 100ms to 1m, such as 1s or 500ms"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	Interval *metav1.Duration `json:"interval,omitempty"`
+}
+
+// DefaultMonitoringInterval is monitoring.interval's default.
+const DefaultMonitoringInterval = time.Second
+
+// On tells whether the sampler runs.
+func (m Monitoring) On() bool { return m.Enabled == nil || *m.Enabled }
+
+// IntervalOrDefault is the sampler's interval.
+func (m Monitoring) IntervalOrDefault() time.Duration {
+	if m.Interval == nil || m.Interval.Duration <= 0 {
+		return DefaultMonitoringInterval
+	}
+	return m.Interval.Duration
 }
 
 // RepetitionPolicy says how often a benchmark is repeated and how many of the first

@@ -33,10 +33,12 @@ func (e *JobError) Error() string {
 
 // fioOutput is the part of fio's JSON (or json+) output the parser reads.
 type fioOutput struct {
-	Version   string     `json:"fio version"`
-	Timestamp int64      `json:"timestamp"`
-	Global    fioOptions `json:"global options"`
-	Jobs      []fioJob   `json:"jobs"`
+	Version   string `json:"fio version"`
+	Timestamp int64  `json:"timestamp"`
+	// TimestampMs is when fio wrote the report, Unix milliseconds.
+	TimestampMs int64      `json:"timestamp_ms"`
+	Global      fioOptions `json:"global options"`
+	Jobs        []fioJob   `json:"jobs"`
 }
 
 type fioJob struct {
@@ -44,6 +46,8 @@ type fioJob struct {
 	GroupID int        `json:"groupid"`
 	Error   int        `json:"error"`
 	Options fioOptions `json:"job options"`
+	// Runtime is the milliseconds the job measured (after its ramp).
+	Runtime int64      `json:"job_runtime"`
 	Read    *ddirStats `json:"read"`
 	Write   *ddirStats `json:"write"`
 	Trim    *ddirStats `json:"trim"`
@@ -59,6 +63,7 @@ type fioOptions struct {
 	NumJobs   string `json:"numjobs"`
 	IOEngine  string `json:"ioengine"`
 	Direct    string `json:"direct"`
+	RampTime  string `json:"ramp_time"`
 }
 
 // optionLabels are the labels read from fioOptions, in the order of values.

@@ -469,6 +469,23 @@ nodeSelector: {a: b}
 volumes: {emptyDir: {}}
 fio: {preset: gce-pd}
 timeouts: {waitForNodes: "-1h"}`, "a duration is a number with a unit, such as 90s"},
+	{"storage: monitoring.interval below 100ms", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+fio: {preset: gce-pd}
+monitoring: {interval: 10ms}`, "interval is a duration from 100ms to 1m"},
+	{"mpi: monitoring.interval in words", "MPIBenchmark", `
+nodeSelector: {a: b}
+suite: osu
+tests: [osu_latency]
+layout: {nodes: 2}
+mpi: {}
+monitoring: {interval: "one second"}`, "interval is a duration from 100ms to 1m"},
+	{"net: monitoring.interval over a minute", "NetworkBenchmark", `
+nodeSelector: {a: b}
+pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
+iperf3: {}
+monitoring: {interval: 2m}`, "interval is a duration from 100ms to 1m"},
 	{"net: UDP bitrate with a unit word", "NetworkBenchmark", `
 nodeSelector: {a: b}
 pairs: {explicit: [{server: {cpu: 0}, client: {cpu: 1}}]}
