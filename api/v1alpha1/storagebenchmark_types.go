@@ -262,7 +262,7 @@ type DDSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="self.all(t, !(t.name in ['drop-caches', 'dd-prepare', 'node-facts']))",message="drop-caches, dd-prepare and node-facts are the names of benchwright's own steps: give the test another name"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !(t.name in ['drop-caches', 'dd-prepare', 'node-facts', 'sampler']))",message="drop-caches, dd-prepare, node-facts and sampler are the names of benchwright's own steps: give the test another name"
 	Tests []DDTest `json:"tests"`
 }
 

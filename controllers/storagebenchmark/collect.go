@@ -13,10 +13,12 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/fio"
+	"github.com/benchwright/benchwright/internal/monitor"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/runstore"
+	"github.com/benchwright/benchwright/internal/sampler"
 )
 
 // podOutput is what one finished pod printed, and the samples in it.
@@ -83,7 +85,7 @@ func shownArgv(argv []string) string {
 func toolContainers(pod *corev1.Pod) []corev1.Container {
 	var out []corev1.Container
 	for _, c := range append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...) {
-		if c.Name != dropCachesContainer && c.Name != children.NodeFactsContainer {
+		if c.Name != dropCachesContainer && c.Name != children.NodeFactsContainer && c.Name != children.SamplerContainer {
 			out = append(out, c)
 		}
 	}
@@ -165,4 +167,33 @@ func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int)
 	for _, s := range out.samples {
 		s.Labels[results.LabelNode] = out.pod.Spec.NodeName
 	}
+}
+
+// phases are the tests on the sampler's clock: fio's jobs placed from its
+// report (fio.JobWindows), or each dd test's container.
+func phases(b *benchv1.StorageBenchmark, pod *corev1.Pod, raw []byte) []sampler.Phase {
+	if b.Spec.Fio != nil {
+		jobs, err := fio.Expand(b.Spec.Fio)
+		if err != nil {
+			return nil
+		}
+		names := make([]string, len(jobs))
+		for i, j := range jobs {
+			names[i] = j.Name
+		}
+		windows, ok := fio.JobWindows(raw, names)
+		if !ok {
+			return nil
+		}
+		out := make([]sampler.Phase, len(windows))
+		for i, w := range windows {
+			out[i] = sampler.NewPhase(w.Job, w.Start, w.End)
+		}
+		return out
+	}
+	tests := map[string]string{}
+	for _, t := range b.Spec.DD.Tests {
+		tests[t.Name] = t.Name
+	}
+	return monitor.ContainerPhases(pod, tests)
 }

@@ -208,7 +208,7 @@ func toolSteps(b *benchv1.StorageBenchmark, image string) ([]corev1.Container, e
 		steps = append(steps, tool(ddPrepareContainer, prep))
 	}
 	for _, t := range b.Spec.DD.Tests {
-		if t.Name == ddPrepareContainer || t.Name == dropCachesContainer || t.Name == children.NodeFactsContainer {
+		if t.Name == ddPrepareContainer || t.Name == dropCachesContainer || t.Name == children.NodeFactsContainer || t.Name == children.SamplerContainer {
 			return nil, fmt.Errorf("dd test name %q is reserved for benchwright's own step: rename the test", t.Name)
 		}
 		argv, err := fio.DDArgs(t, dir, fio.PodDDExec)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -615,6 +616,7 @@ func TestChildLabelsOfLongName(t *testing.T) {
 func TestNodeFactsStep(t *testing.T) {
 	read := benchv1.DDTest{Name: "read", Operation: benchv1.DDRead, Count: 10}
 	b := dbBench().DD(read).DropCaches().Obj()
+	b.Spec.Monitoring.Enabled = ptr.To(false)
 	pod := mustJob(t, b, jobParams{image: "example.com/team/fio:custom", nodeFactsImage: "ghcr.io/benchwright/manager:v1"}).Spec.Template.Spec
 	var names []string
 	for _, c := range pod.InitContainers {
@@ -637,5 +639,43 @@ func TestNodeFactsStep(t *testing.T) {
 	}
 	if _, err := toolSteps(dbBench().DD(benchv1.DDTest{Name: "node-facts", Operation: benchv1.DDWrite, Count: 1}).Obj(), "fio"); err == nil {
 		t.Error("a dd test named node-facts was accepted")
+	}
+}
+
+// The sampler is a native sidecar before every step, from the manager's
+// image, unprivileged, with the data volumes read-only, in a pod that shares
+// its process namespace; monitoring.enabled false leaves it out.
+func TestSamplerSidecar(t *testing.T) {
+	read := benchv1.DDTest{Name: "read", Operation: benchv1.DDRead, Count: 10}
+	b := dbBench().DD(read).Obj()
+	b.Spec.Monitoring.Interval = &metav1.Duration{Duration: 500 * time.Millisecond}
+	pod := mustJob(t, b, jobParams{image: "example.com/team/fio:custom", nodeFactsImage: "ghcr.io/benchwright/manager:v1"}).Spec.Template.Spec
+	var names []string
+	for _, c := range pod.InitContainers {
+		names = append(names, c.Name)
+	}
+	if diff := cmp.Diff([]string{"sampler", "node-facts", "dd-prepare"}, names); diff != "" {
+		t.Fatalf("init containers (-want +got):\n%s", diff)
+	}
+	c := pod.InitContainers[0]
+	if c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways || pod.ShareProcessNamespace == nil || !*pod.ShareProcessNamespace {
+		t.Errorf("sampler restartPolicy %v, shareProcessNamespace %v: want a native sidecar in a shared process namespace", c.RestartPolicy, pod.ShareProcessNamespace)
+	}
+	if sc := c.SecurityContext; c.Image != "ghcr.io/benchwright/manager:v1" || sc.Privileged != nil || !*sc.RunAsNonRoot || *sc.AllowPrivilegeEscalation || len(sc.Capabilities.Drop) != 1 {
+		t.Errorf("sampler %+v: want the manager's image, non-root, unprivileged", c)
+	}
+	if diff := cmp.Diff([]string{"/benchwright", "sample", "--procs", "--interval=500ms", "--volume=" + dataDir + "0", "--volume=" + dataDir + "1"}, append(c.Command, c.Args...)); diff != "" {
+		t.Errorf("argv (-want +got):\n%s", diff)
+	}
+	if len(c.VolumeMounts) != 2 || !c.VolumeMounts[0].ReadOnly || !c.VolumeMounts[1].ReadOnly || c.VolumeMounts[1].MountPath != dataDir+"1" {
+		t.Errorf("mounts %+v: want the two data volumes read-only", c.VolumeMounts)
+	}
+	if !equality.Semantic.DeepEqual(c.Resources.Requests, c.Resources.Limits) {
+		t.Errorf("resources %+v: requests must equal limits (a Guaranteed pod stays Guaranteed)", c.Resources)
+	}
+	b.Spec.Monitoring.Enabled = ptr.To(false)
+	off := mustJob(t, b, jobParams{image: "fio", nodeFactsImage: "ghcr.io/benchwright/manager:v1"}).Spec.Template.Spec
+	if children.HasSampler(&corev1.Pod{Spec: off}) || off.ShareProcessNamespace != nil {
+		t.Errorf("monitoring off: init containers %v, shareProcessNamespace %v", off.InitContainers, off.ShareProcessNamespace)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/children"
+	"github.com/benchwright/benchwright/internal/monitor"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
 	"github.com/benchwright/benchwright/internal/results"
@@ -161,6 +162,14 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 			}
 			return c, err
 		}
+		monitored, warning, err := monitor.Collect(ctx, r.Logs, r.Run(b, kind, b.Status.StartTime), a.Rep, pod, phases(b, pod, out.raw))
+		if err != nil {
+			return c, err
+		}
+		if warning != "" {
+			c.Warnings = append(c.Warnings, warning)
+		}
+		out.samples = append(out.samples, monitored...)
 		labelSamples(b, &out, a.Rep, a.Number)
 		if c.Samples = append(c.Samples, out.samples...); len(c.Samples) > results.MaxRunSamples {
 			return c, runstore.TooManySamples(fmt.Sprintf("repetition %d/%d", a.Rep+1, b.Spec.Repetitions))

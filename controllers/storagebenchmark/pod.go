@@ -19,6 +19,7 @@ func constructPodSpec(b *benchv1.StorageBenchmark, p jobParams) (*corev1.PodSpec
 		return nil, err
 	}
 	volumes, mounts, devices := podVolumes(b, p.slot, p.hostPathPrefixes)
+	dataMounts := slices.Clone(mounts)
 	// The image is read-only: tools get a writable /tmp of their own.
 	volumes = append(volumes, corev1.Volume{Name: tmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	mounts = append(mounts, corev1.VolumeMount{Name: tmpVolume, MountPath: "/tmp"})
@@ -56,6 +57,9 @@ func constructPodSpec(b *benchv1.StorageBenchmark, p jobParams) (*corev1.PodSpec
 		SecurityContext:               podSecurity(b),
 		TerminationGracePeriodSeconds: ptr.To[int64](10),
 	}
+	// The sampler runs from the first step to the last, and names the disks
+	// behind the volumes under test.
+	children.Monitor(spec, p.nodeFactsImage, b.Spec.Monitoring, dataMounts)
 	placePod(spec, b, p)
 	return spec, nil
 }

@@ -66,6 +66,17 @@ func (l Location) RawLog(repetition int, pod string) (string, error) {
 	return l.key("raw/" + strconv.Itoa(repetition) + "/" + pod + ".log")
 }
 
+// Monitor is where the sampler's series of a pod in a repetition goes.
+func (l Location) Monitor(repetition int, pod string) (string, error) {
+	if repetition < 0 {
+		return "", fmt.Errorf("invalid artifact location: repetition %d is negative", repetition)
+	}
+	if err := checkElement("pod", pod); err != nil {
+		return "", err
+	}
+	return l.key("monitor/" + strconv.Itoa(repetition) + "/" + pod + ".json")
+}
+
 func (l Location) key(name string) (string, error) {
 	p, err := l.Prefix()
 	if err != nil {

@@ -65,4 +65,7 @@ type Collected struct {
 	Samples []results.Sample
 	Nodes   []results.NodeInfo
 	Options results.SummarizeOptions
+	// Warnings say what of the nodes' series is missing or incomplete
+	// (internal/monitor): never a failure.
+	Warnings []string
 }

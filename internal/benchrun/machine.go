@@ -15,6 +15,7 @@ import (
 	"github.com/benchwright/benchwright/internal/crashpoint"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/runstore"
+	"github.com/benchwright/benchwright/internal/sampler"
 	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
@@ -183,6 +184,11 @@ func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result,
 		return ctrl.Result{}, err
 	}
 	crashpoint.Reach(crashpoint.Collected)
+	for _, w := range c.Warnings {
+		m.Recorder.Eventf(m.b, corev1.EventTypeWarning, "MonitoringIncomplete", "Repetition %d/%d: %s", a.Rep+1, m.spec.Repetitions, w)
+	}
+	// The sampler's summaries are per device and interface.
+	c.Options.GroupBy = append(c.Options.GroupBy, sampler.LabelDevice, sampler.LabelIface)
 	summaries, err := m.run().AddRepetition(ctx, a.Rep, c.Samples, c.Nodes, c.Options)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -55,6 +55,15 @@ func (r Run) PutRawLogFrom(ctx context.Context, rep int, pod string, raw io.Read
 	})
 }
 
+// PutMonitor keeps the sampler's series of a pod (JSON).
+func (r Run) PutMonitor(ctx context.Context, rep int, pod string, series []byte) error {
+	key, err := r.Location.Monitor(rep, pod)
+	if err != nil {
+		return err
+	}
+	return r.Store.Put(ctx, key, series, "application/json")
+}
+
 // PutJobFile keeps the fio job file the run's pods were given.
 func (r Run) PutJobFile(ctx context.Context, jobFile []byte) error {
 	key, err := r.Location.JobFile()

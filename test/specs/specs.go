@@ -237,11 +237,15 @@ dd: {tests: [{name: w, operation: write, count: 10}]}`, "dd writes a file: use v
 	{"dd test named like a benchwright step", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {emptyDir: {}}
-dd: {tests: [{name: drop-caches, operation: write, count: 10}]}`, "drop-caches, dd-prepare and node-facts are the names of benchwright's own steps"},
+dd: {tests: [{name: drop-caches, operation: write, count: 10}]}`, "drop-caches, dd-prepare, node-facts and sampler are the names of benchwright's own steps"},
 	{"dd test named like the node-facts step", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {emptyDir: {}}
-dd: {tests: [{name: node-facts, operation: write, count: 10}]}`, "drop-caches, dd-prepare and node-facts are the names of benchwright's own steps"},
+dd: {tests: [{name: node-facts, operation: write, count: 10}]}`, "drop-caches, dd-prepare, node-facts and sampler are the names of benchwright's own steps"},
+	{"dd test named like the sampler", "StorageBenchmark", `
+nodeSelector: {a: b}
+volumes: {emptyDir: {}}
+dd: {tests: [{name: sampler, operation: write, count: 10}]}`, "drop-caches, dd-prepare, node-facts and sampler are the names of benchwright's own steps"},
 	{"storage: all repetitions are warm-up", "StorageBenchmark", `
 nodeSelector: {a: b}
 volumes: {emptyDir: {}}
