@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"time"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/fio"
@@ -45,7 +46,9 @@ func runDD(ctx context.Context, res *Result, opts Options, rep int, tests []benc
 		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
+		started := time.Now()
 		runErr := cmd.Run()
+		res.phase(rep, t.Name, started, time.Now())
 		logPath, err := res.rawPath(rep, "dd-"+t.Name+".log")
 		if err != nil {
 			return nil, err

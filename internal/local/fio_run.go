@@ -56,6 +56,11 @@ func runFio(ctx context.Context, res *Result, opts Options, rep int, jobFile str
 	if waitErr != nil {
 		return nil, fmt.Errorf("fio failed after %s: %w\n%s", time.Since(start).Round(time.Second), waitErr, tail(append(out, stderr.Bytes()...)))
 	}
+	if windows, ok := fio.JobWindows(out, nil); ok {
+		for _, w := range windows {
+			res.phase(rep, w.Job, w.Start, w.End)
+		}
+	}
 	samples, err := fio.ParseJSON(out)
 	if err != nil {
 		return samples, fmt.Errorf("parsing fio's output %s: %w\n%s", outPath, err, tail(out))

@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/sampler"
 )
 
 const kindStorage = "StorageBenchmark"
@@ -34,6 +35,10 @@ type Result struct {
 	now       func() time.Time
 	// sampleLabels are set on every sample, e.g. the MPI.
 	sampleLabels map[string]string
+	// monitoring is the spec's; phases are the tests of each repetition on
+	// the sampler's clock, as the runners record them.
+	monitoring benchv1.Monitoring
+	phases     map[int][]sampler.Phase
 }
 
 func newResult(kind, name, namespace string, labels map[string]string, opts Options) (*Result, error) {
@@ -95,7 +100,16 @@ func (r *Result) repeat(ctx context.Context, opts Options, reps, warmups int, gr
 		}
 		opts.progress("repetition %d/%d%s", rep+1, reps, warm)
 		r.Node.Facts = readFacts() // the frequency as this repetition starts
+		mon, err := r.startMonitor(rep)
+		if err != nil {
+			return err
+		}
 		samples, err := runOne(ctx, rep)
+		monitored, merr := mon.stop(r.phases[rep])
+		if merr != nil {
+			opts.progress("warning: the machine's series of repetition %d: %v", rep+1, merr)
+		}
+		samples = append(samples, monitored...)
 		if err != nil && ctx.Err() != nil {
 			// Ctrl-C, SIGTERM, or a reader of the output gone (SIGPIPE): the
 			// tool was stopped, which is not its failure.
@@ -110,6 +124,7 @@ func (r *Result) repeat(ctx context.Context, opts Options, reps, warmups int, gr
 		}
 		r.Samples = append(r.Samples, samples...)
 	}
+	groupBy = append(groupBy, sampler.LabelDevice, sampler.LabelIface)
 	r.Summaries = results.Summarize(r.Samples, results.SummarizeOptions{WarmupRepetitions: warmups, GroupBy: groupBy})
 	return r.write()
 }

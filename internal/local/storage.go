@@ -22,6 +22,7 @@ func RunStorage(ctx context.Context, b *benchv1.StorageBenchmark, opts Options) 
 	if err != nil {
 		return nil, err
 	}
+	res.monitoring = b.Spec.Monitoring
 	dirs, cleanup, err := volumeDirs(b, opts)
 	if err != nil {
 		return nil, err
