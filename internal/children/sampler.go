@@ -19,10 +19,12 @@ const SamplerContainer = "sampler"
 // Guaranteed pod stays Guaranteed. A fraction of a CPU keeps it on the
 // node's shared CPUs, off the cores the static CPU manager gives the tool.
 // They add to the pod's requests: a pod sized to a node's allocatable
-// leaves them room.
+// leaves them room. The memory is mostly the binary's own pages (about
+// 100 MiB of file-backed RSS, 12 MiB anonymous); the CPU it uses is about
+// 0.3 % of a core at 1 s.
 var SamplerResources = corev1.ResourceRequirements{
-	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
-	Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
+	Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
 }
 
 // SamplerSidecar is the sampler: a native sidecar (an init container that

@@ -23,6 +23,7 @@ import (
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/sampler"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -83,6 +84,19 @@ func TestQuickstartFio(t *testing.T) {
 		t.Errorf("the run's report: %v", err)
 	}
 	checkNodeFacts(t, b.Status.ArtifactURI)
+	// The node's disk, as the sampler saw it, did what fio says it did.
+	monitored := checkMonitor(t, b.Status.ArtifactURI, int(b.Spec.Repetitions), []string{job, b.Spec.Fio.Jobs[1].Name}, "/data/0")
+	var diskIOPS []float64
+	for _, s := range monitored {
+		if s.Test == job && s.Metric == sampler.MetricDiskIOPS {
+			diskIOPS = append(diskIOPS, s.Value)
+		}
+	}
+	ratio := results.Compute(diskIOPS).Median / results.Compute(fioIOPS[job]).Median
+	t.Logf("%s: the sampler's disk IOPS %v, fio's %v: ratio of medians %.3f", job, diskIOPS, fioIOPS[job], ratio)
+	if ratio < 0.7 || ratio > 1.5 {
+		t.Errorf("the sampler's disk IOPS are %.3fx fio's during %s: the sampler is not watching fio's disk", ratio, job)
+	}
 
 	out := kc.Run(t, "get", "storagebenchmarks", "-n", ns)
 	t.Logf("kubectl get storagebenchmarks:\n%s", out)
@@ -96,7 +110,7 @@ func TestQuickstartFio(t *testing.T) {
 	jobFile := jobFileOf(t, b)
 	checkInputs(t, ns, b.Status.ArtifactURI, "job.fio", jobFile)
 	bare := runBareFio(t, ns, b.Status.Nodes[0], jobFile)
-	ratio := b.Status.Results[0].Read.IOPS.Median / bare.iops[job]
+	ratio = b.Status.Results[0].Read.IOPS.Median / bare.iops[job]
 	t.Logf("%s: StorageBenchmark median %.0f IOPS, bare fio pod %.0f IOPS: ratio %.3f (pod ran %s)",
 		job, b.Status.Results[0].Read.IOPS.Median, bare.iops[job], ratio, bare.ran.Round(100*time.Millisecond))
 	if ratio < 0.5 || ratio > 2 {
