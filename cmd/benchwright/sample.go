@@ -62,4 +62,3 @@ partial interval.`,
 	cmd.Flags().StringVar(&root, "root", "/", "where /sys and /proc are (tests point it at a temporary directory)")
 	return cmd
 }
-
