@@ -18,6 +18,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/sampler"
 	"github.com/benchwright/benchwright/test/wrappers"
 )
 
@@ -80,8 +81,14 @@ func TestRunStorageWithRealFio(t *testing.T) {
 			want[s.Test+"/"+s.Metric] = s.Value
 		}
 		n := 0
+		monitored := map[string]bool{}
 		for _, s := range samples {
 			if s.Repetition != rep {
+				continue
+			}
+			if s.Labels[sampler.LabelSource] == sampler.SourceValue {
+				// The machine's series, summarised per job.
+				monitored[s.Test+"/"+s.Metric] = true
 				continue
 			}
 			n++
@@ -100,6 +107,14 @@ func TestRunStorageWithRealFio(t *testing.T) {
 		}
 		if n != len(own) {
 			t.Errorf("rep %d: %d samples stored, fio's output has %d", rep, n, len(own))
+		}
+		for _, job := range []string{"randread-4k", "write-64k"} {
+			if !monitored[job+"/"+sampler.MetricCPUUtil] || !monitored[job+"/"+sampler.MetricDiskIOPS] {
+				t.Errorf("rep %d: no CPU or disk summary of the machine's series for job %s: %v", rep, job, monitored)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(res.Dir, "raw", strconv.Itoa(rep), "monitor.log")); err != nil {
+			t.Errorf("rep %d: the machine's series: %v", rep, err)
 		}
 	}
 	nodesJSON, err := os.ReadFile(filepath.Join(res.Dir, "nodes.json"))
