@@ -162,6 +162,7 @@ func constructJob(b *benchv1.NetworkBenchmark, p jobParams) (*batchv1.Job, error
 	if p.nodeFactsImage != "" {
 		spec.InitContainers = []corev1.Container{children.NodeFactsStep(p.nodeFactsImage, b.Spec.HostNetwork, c.Resources)}
 	}
+	children.Monitor(&spec, p.nodeFactsImage, b.Spec.Monitoring, nil)
 	if b.Spec.HostNetwork {
 		// Cluster DNS still resolves the peers' names.
 		spec.DNSPolicy = corev1.DNSClusterFirstWithHostNet

@@ -198,12 +198,19 @@ func TestConstructJobNodeFacts(t *testing.T) {
 			t.Fatal(err)
 		}
 		pod := job.Spec.Template.Spec
-		want := []corev1.Container{children.NodeFactsStep("manager:v1", tc.b.Spec.HostNetwork, pod.Containers[0].Resources)}
+		// The sampler first (a native sidecar), then the node's facts.
+		want := []corev1.Container{
+			children.SamplerSidecar("manager:v1", tc.b.Spec.Monitoring, nil),
+			children.NodeFactsStep("manager:v1", tc.b.Spec.HostNetwork, pod.Containers[0].Resources),
+		}
 		if diff := cmp.Diff(want, pod.InitContainers); diff != "" {
 			t.Errorf("init containers (-want +got):\n%s", diff)
 		}
-		if got := pod.InitContainers[0].Args; !slices.Contains(got, tc.network) {
+		if got := pod.InitContainers[1].Args; !slices.Contains(got, tc.network) {
 			t.Errorf("args %v lack %s", got, tc.network)
+		}
+		if pod.ShareProcessNamespace == nil || !*pod.ShareProcessNamespace {
+			t.Error("the pod does not share its process namespace with the sampler")
 		}
 	}
 	job, err := constructJob(seed2(2).Obj(), jobParams{image: "img"})

@@ -14,6 +14,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/children"
+	"github.com/benchwright/benchwright/internal/monitor"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/outcome"
 	"github.com/benchwright/benchwright/internal/podlogs"
@@ -164,6 +165,14 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		if err != nil {
 			return c, reportFailure(err, rep, total)
 		}
+		monitored, warning, err := monitor.Collect(ctx, r.Logs, r.Run(b, kind, b.Status.StartTime), rep, pod, report.Phases())
+		if err != nil {
+			return c, err
+		}
+		if warning != "" {
+			c.Warnings = append(c.Warnings, warning)
+		}
+		parsed = append(parsed, monitored...)
 		report.Steps = nil // parsed: the outputs go
 		if c.Samples = append(c.Samples, parsed...); len(c.Samples) > results.MaxRunSamples {
 			return c, runstore.TooManySamples(fmt.Sprintf("repetition %d/%d", rep+1, total))

@@ -188,7 +188,7 @@ func (m *machine) collect(ctx context.Context, a children.Attempt) (ctrl.Result,
 		m.Recorder.Eventf(m.b, corev1.EventTypeWarning, "MonitoringIncomplete", "Repetition %d/%d: %s", a.Rep+1, m.spec.Repetitions, w)
 	}
 	// The sampler's summaries are per device and interface.
-	c.Options.GroupBy = append(c.Options.GroupBy, sampler.LabelDevice, sampler.LabelIface)
+	c.Options.GroupBy = append(c.Options.GroupBy, sampler.GroupBy...)
 	summaries, err := m.run().AddRepetition(ctx, a.Rep, c.Samples, c.Nodes, c.Options)
 	if err != nil {
 		return ctrl.Result{}, err

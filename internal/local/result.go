@@ -124,7 +124,7 @@ func (r *Result) repeat(ctx context.Context, opts Options, reps, warmups int, gr
 		}
 		r.Samples = append(r.Samples, samples...)
 	}
-	groupBy = append(groupBy, sampler.LabelDevice, sampler.LabelIface)
+	groupBy = append(groupBy, sampler.GroupBy...)
 	r.Summaries = results.Summarize(r.Samples, results.SummarizeOptions{WarmupRepetitions: warmups, GroupBy: groupBy})
 	return r.write()
 }

@@ -68,7 +68,12 @@ func Collect(ctx context.Context, logs podlogs.LogReader, run runstore.Run, rep 
 			warning += "; " + p
 		}
 	}
-	return sampler.Summarize(series, phases), shorten(warning), nil
+	samples = sampler.Summarize(series, phases)
+	for i := range samples {
+		// The series is the pod's node's.
+		samples[i].Labels[results.LabelNode] = pod.Spec.NodeName
+	}
+	return samples, shorten(warning), nil
 }
 
 // maxWarning bounds a warning, which becomes an event's message.

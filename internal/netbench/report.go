@@ -8,7 +8,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/benchwright/benchwright/internal/sampler"
 	"github.com/benchwright/benchwright/internal/topology"
 )
 
@@ -51,6 +53,9 @@ type StepReport struct {
 	ServerOutput string  `json:"serverOutput,omitempty"`
 	ExitCode     int     `json:"exitCode"`
 	Seconds      float64 `json:"seconds"`
+	// Started is when the step began, Unix milliseconds (0 in reports of
+	// an older runner).
+	Started int64 `json:"started,omitempty"`
 	// Error says why the step failed, when it did.
 	Error string `json:"error,omitempty"`
 }
@@ -168,4 +173,21 @@ func roleOf(s Step, slot int) string {
 		return RoleServer
 	}
 	return RoleClient
+}
+
+// Phases are the report's steps on the clock of the node's sampler: each
+// test with its pair and this node's side of it, so that the series'
+// summaries go with the pair's figures.
+func (r *Report) Phases() []sampler.Phase {
+	var out []sampler.Phase
+	for _, sr := range r.Steps {
+		if sr.Started <= 0 || !(sr.Seconds >= 0) {
+			continue
+		}
+		start := time.UnixMilli(sr.Started)
+		ph := sampler.NewPhase(sr.Test, start, start.Add(time.Duration(sr.Seconds*float64(time.Second))))
+		ph.Labels = map[string]string{LabelPair: sr.Pair.Name(), LabelScope: sr.Pair.Scope, sampler.LabelSide: sr.Role}
+		out = append(out, ph)
+	}
+	return out
 }

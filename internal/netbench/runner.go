@@ -171,7 +171,7 @@ func (r *Runner) runStep(ctx context.Context, ctl *control, s Step) StepReport {
 	default:
 		sr = r.connect(ctx, s)
 	}
-	sr.Step, sr.Seconds = s, time.Since(began).Seconds()
+	sr.Step, sr.Seconds, sr.Started = s, time.Since(began).Seconds(), began.UnixMilli()
 	return sr
 }
 

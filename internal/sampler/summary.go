@@ -16,6 +16,9 @@ type Phase struct {
 	// StartMs and EndMs are Start and End in Unix milliseconds, as stored.
 	StartMs int64 `json:"start"`
 	EndMs   int64 `json:"end"`
+	// Labels go on the phase's summary samples, as on the tool's figures of
+	// the same stretch (a network pair, say).
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // NewPhase is a phase from its start and end.
@@ -31,7 +34,13 @@ const (
 	SourceValue = "sampler"
 	LabelDevice = "device"
 	LabelIface  = "interface"
+	// LabelSide is a node's side of a network pair: client, server or both.
+	LabelSide = "side"
 )
+
+// GroupBy are the labels that keep the summaries of different devices,
+// interfaces and sides apart.
+var GroupBy = []string{LabelDevice, LabelIface, LabelSide}
 
 // Summary metric names.
 const (
@@ -69,6 +78,7 @@ func Summarize(s Series, phases []Phase) []results.Sample {
 		}
 		add := func(metric, unit string, v float64, labels ...string) {
 			l := map[string]string{LabelSource: SourceValue}
+			maps.Copy(l, ph.Labels)
 			for i := 0; i+1 < len(labels); i += 2 {
 				l[labels[i]] = labels[i+1]
 			}
