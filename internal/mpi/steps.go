@@ -20,8 +20,9 @@ import (
 //
 //	==> benchwright step 1/2: mpirun -np 2 ... osu_latency -m 1:8 <==
 //	...the step's output...
-//	==> benchwright step 1/2 exited with code 0 after 12.345s <==
+//	==> benchwright step 1/2 exited with code 0 after 12.345s, ended at 1795795572465 <==
 //
+// (the end in Unix milliseconds, which older runners did not print).
 // Arguments that are not plain words are printed Go-quoted, so a header is
 // always one line. An exit code above 128 is 128 + the signal that ended the
 // step, as in a shell; 127 is a program that was not found, 126 one that
@@ -34,7 +35,7 @@ const (
 
 var (
 	stepHeaderRE  = regexp.MustCompile(`^==> benchwright step (\d+)/(\d+): (.*) <==$`)
-	stepTrailerRE = regexp.MustCompile(`^==> benchwright step (\d+)/(\d+) exited with code (\d+) after (\S+) <==$`)
+	stepTrailerRE = regexp.MustCompile(`^==> benchwright step (\d+)/(\d+) exited with code (\d+) after (\S+?)(?:, ended at (\d{1,15}))? <==$`)
 	plainArgRE    = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 )
 
@@ -52,6 +53,12 @@ func StepHeader(i, n int, argv []string) string {
 // StepTrailer is the line printed after step i (1-based) of n ended.
 func StepTrailer(i, n, code int, d time.Duration) string {
 	return fmt.Sprintf("%s%d/%d exited with code %d after %s%s\n", stepMarker, i, n, code, d.Round(time.Millisecond), stepClosing)
+}
+
+// StepTrailerAt is StepTrailer with the step's end, Unix milliseconds: the
+// runner's trailer, which places the step on the node's clock.
+func StepTrailerAt(i, n, code int, d time.Duration, end time.Time) string {
+	return fmt.Sprintf("%s%d/%d exited with code %d after %s, ended at %d%s\n", stepMarker, i, n, code, d.Round(time.Millisecond), end.UnixMilli(), stepClosing)
 }
 
 // FormatArgv renders argv on one line: plain words as they are, anything
@@ -83,6 +90,9 @@ type StepLog struct {
 	ExitCode int
 	// Duration is the step's run time from its trailer (0 without one).
 	Duration time.Duration
+	// Ended is when the step ended, from its trailer (zero when the runner
+	// did not print it).
+	Ended time.Time
 }
 
 // SplitSteps splits a launcher log at its step headers and trailers. Text
@@ -158,6 +168,10 @@ func SplitSteps(log []byte) ([]StepLog, error) {
 		}
 		if s.Duration, err = time.ParseDuration(m[4]); err != nil || s.Duration < 0 {
 			return nil, fmt.Errorf("line %d: duration %q is not one", lineNo, m[4])
+		}
+		if m[5] != "" {
+			ms, _ := strconv.ParseInt(m[5], 10, 64) // at most 15 digits
+			s.Ended = time.UnixMilli(ms)
 		}
 		s.Output, open = log[outStart:start], false
 	}
@@ -265,7 +279,7 @@ func runStep(ctx context.Context, i, n int, argv []string, out io.Writer, opts R
 	if lw.err != nil {
 		return code, sig, lw.err
 	}
-	return code, sig, writeStatus(out, StepTrailer(i, n, code, time.Since(start)), opts)
+	return code, sig, writeStatus(out, StepTrailerAt(i, n, code, time.Since(start), time.Now()), opts)
 }
 
 // execStep starts argv with out as its stdout and stderr and waits for it,

@@ -351,3 +351,27 @@ func headerLine(b []byte, from int) int {
 	}
 	return -1
 }
+
+// The runner's trailer places the step on the clock; an older runner's
+// trailer, without it, still parses.
+func TestSplitStepsEnded(t *testing.T) {
+	end := time.UnixMilli(1795795572465)
+	if got, want := StepTrailerAt(1, 2, 0, 1500*time.Millisecond, end), "==> benchwright step 1/2 exited with code 0 after 1.5s, ended at 1795795572465 <==\n"; got != want {
+		t.Errorf("trailer %q, want %q", got, want)
+	}
+	log := StepHeader(1, 2, []string{"mpirun", "osu_latency"}) + "out\n" + StepTrailerAt(1, 2, 0, 1500*time.Millisecond, end) +
+		StepHeader(2, 2, []string{"mpirun", "osu_bw"}) + StepTrailer(2, 2, 0, time.Second)
+	steps, err := SplitSteps([]byte(log))
+	if err != nil || len(steps) != 2 {
+		t.Fatalf("%d steps, %v", len(steps), err)
+	}
+	if !steps[0].Ended.Equal(end) || steps[0].Duration != 1500*time.Millisecond || string(steps[0].Output) != "out\n" {
+		t.Errorf("step 1: %+v", steps[0])
+	}
+	if !steps[1].Ended.IsZero() || steps[1].Duration != time.Second {
+		t.Errorf("step 2 (an older runner's trailer): %+v", steps[1])
+	}
+	if _, err := SplitSteps([]byte(StepHeader(1, 1, []string{"x"}) + "==> benchwright step 1/1 exited with code 0 after 1s, ended at soon <==\n")); err == nil {
+		t.Error("a trailer with an end that is no number parsed")
+	}
+}
