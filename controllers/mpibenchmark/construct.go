@@ -99,7 +99,7 @@ func constructMPIJob(b *benchv1.MPIBenchmark, l *mpi.Launch, p jobParams) *mpiv2
 			MPIImplementation:      impl,
 			SSHAuthMountPath:       sshAuthMountPath,
 			RunPolicy: mpiv2.RunPolicy{
-				CleanPodPolicy: ptr.To(mpiv2.CleanPodPolicyRunning),
+				CleanPodPolicy: ptr.To(cleanPodPolicy(b, p.nodeFactsImage)),
 				BackoffLimit:   ptr.To[int32](0),
 				// A backstop for when the manager is down; the controller
 				// enforces the start and run timeouts with a better message.
@@ -108,7 +108,7 @@ func constructMPIJob(b *benchv1.MPIBenchmark, l *mpi.Launch, p jobParams) *mpiv2
 			MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
 				mpiv2.MPIReplicaTypeLauncher: {
 					Replicas: ptr.To[int32](1), RestartPolicy: mpiv2.RestartPolicyNever,
-					Template: launcherTemplate(b, l, labels, p.image, p.steps),
+					Template: launcherTemplate(b, l, labels, p.image, p.steps, p.nodeFactsImage),
 				},
 				mpiv2.MPIReplicaTypeWorker: {
 					Replicas: ptr.To(b.Spec.Layout.Nodes), RestartPolicy: mpiv2.RestartPolicyNever,
@@ -123,7 +123,7 @@ func constructMPIJob(b *benchv1.MPIBenchmark, l *mpi.Launch, p jobParams) *mpiv2
 // order, without a shell, from the template's annotation, which a downward API
 // volume puts at stepsDir (the MPI Operator copies the template's annotations
 // to the launcher pod).
-func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]string, image, steps string) corev1.PodTemplateSpec {
+func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]string, image, steps, samplerImage string) corev1.PodTemplateSpec {
 	var env []corev1.EnvVar
 	for _, e := range l.Env {
 		env = append(env, corev1.EnvVar{Name: e.Name, Value: e.Value})
@@ -137,6 +137,7 @@ func launcherTemplate(b *benchv1.MPIBenchmark, l *mpi.Launch, labels map[string]
 		SecurityContext: restrictedContainer(),
 	}}
 	spec.Volumes = []corev1.Volume{children.InputVolume(stepsMount, stepsKey, benchv1.MPIStepsAnnotation)}
+	children.Monitor(&spec, samplerImage, b.Spec.Monitoring, nil)
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: withRole(labels, roleLauncher), Annotations: map[string]string{benchv1.MPIStepsAnnotation: steps}},
 		Spec:       spec,
@@ -179,6 +180,7 @@ func workerTemplate(b *benchv1.MPIBenchmark, labels map[string]string, image, no
 		// The ranks' nodes are the workers': their facts are the run's.
 		spec.InitContainers = []corev1.Container{children.NodeFactsStep(nodeFactsImage, b.Spec.Layout.HostNetwork, worker.Resources)}
 	}
+	children.Monitor(&spec, nodeFactsImage, b.Spec.Monitoring, worker.VolumeMounts)
 	peers := withRole(labels, roleWorker)
 	spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
@@ -257,4 +259,16 @@ func joinInts(v []int32) string {
 		s += strconv.Itoa(int(c))
 	}
 	return s
+}
+
+// cleanPodPolicy keeps the workers after the launcher is done when they
+// sample (spec.monitoring): their series is read first, then the MPIJob's
+// policy becomes Running and the MPI Operator deletes them
+// (Reconciler.releaseWorkers). Without samplers the operator deletes them at
+// once.
+func cleanPodPolicy(b *benchv1.MPIBenchmark, samplerImage string) mpiv2.CleanPodPolicy {
+	if samplerImage != "" && b.Spec.Monitoring.On() {
+		return mpiv2.CleanPodPolicyNone
+	}
+	return mpiv2.CleanPodPolicyRunning
 }

@@ -600,21 +600,35 @@ func TestMPIJobNameLeavesRoomForWorker1023(t *testing.T) {
 	}
 }
 
-// Each worker starts with the node-facts step of the manager's image (the
-// ranks' nodes are the workers'); the launcher has none.
+// Each worker starts with the sampler and the node-facts step of the
+// manager's image (the ranks' nodes are the workers'); the launcher has the
+// sampler only. Workers that sample are kept after the launcher is done
+// (cleanPodPolicy None) until their series is read.
 func TestConstructMPIJobNodeFacts(t *testing.T) {
 	b := latBench().Obj()
 	for _, host := range []bool{false, true} {
 		b.Spec.Layout.HostNetwork = host
 		job := constructMPIJob(b, mustLaunch(t, b), jobParams{image: testImage, nodeFactsImage: "manager:v1"})
 		w := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker].Template.Spec
-		want := []corev1.Container{children.NodeFactsStep("manager:v1", host, w.Containers[0].Resources)}
+		want := []corev1.Container{
+			children.SamplerSidecar("manager:v1", b.Spec.Monitoring, nil),
+			children.NodeFactsStep("manager:v1", host, w.Containers[0].Resources),
+		}
 		if diff := cmp.Diff(want, w.InitContainers); diff != "" {
 			t.Errorf("hostNetwork %v: worker init containers (-want +got):\n%s", host, diff)
 		}
-		if l := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec; len(l.InitContainers) != 0 {
-			t.Errorf("launcher init containers %v", l.InitContainers)
+		l := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec
+		if diff := cmp.Diff(want[:1], l.InitContainers); diff != "" {
+			t.Errorf("launcher init containers (-want +got):\n%s", diff)
 		}
+		if *job.Spec.RunPolicy.CleanPodPolicy != mpiv2.CleanPodPolicyNone || !*w.ShareProcessNamespace || !*l.ShareProcessNamespace {
+			t.Errorf("cleanPodPolicy %s, shared process namespaces %v %v: want None and shared", *job.Spec.RunPolicy.CleanPodPolicy, *w.ShareProcessNamespace, *l.ShareProcessNamespace)
+		}
+	}
+	b.Spec.Monitoring.Enabled = ptr.To(false)
+	job := constructMPIJob(b, mustLaunch(t, b), jobParams{image: testImage, nodeFactsImage: "manager:v1"})
+	if w := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker].Template.Spec; len(w.InitContainers) != 1 || *job.Spec.RunPolicy.CleanPodPolicy != mpiv2.CleanPodPolicyRunning {
+		t.Errorf("monitoring off: worker init containers %d, cleanPodPolicy %s; want node-facts only, Running", len(w.InitContainers), *job.Spec.RunPolicy.CleanPodPolicy)
 	}
 }
 

@@ -120,6 +120,9 @@ func (r *Reconciler) stopChildren(ctx context.Context, b *benchv1.MPIBenchmark) 
 	if err != nil {
 		return err
 	}
+	if err := r.releaseFinished(ctx, st.jobs, nil); err != nil {
+		return err
+	}
 	for _, j := range st.jobs {
 		if conditionTrue(j, mpiv2.JobSucceeded) || conditionTrue(j, mpiv2.JobFailed) {
 			continue

@@ -81,6 +81,11 @@ func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error)
 			return a, err
 		}
 	}
+	// Workers kept for their samplers go once their MPIJob is done with:
+	// all but the current one, which Collect or Failure releases.
+	if err := d.r.releaseFinished(ctx, st.jobs, job); err != nil {
+		return a, err
+	}
 	d.job, d.obs = job, observe(job, pods)
 	if err := d.r.keepWorkerFacts(ctx, job, pods); err != nil {
 		return a, err
@@ -116,6 +121,9 @@ func (d *driver) StopAttempt(context.Context, children.Attempt) error { return n
 
 // Failure fails the benchmark with what the failed MPI run said.
 func (d *driver) Failure(ctx context.Context, a children.Attempt) error {
+	if err := d.r.releaseWorkers(ctx, d.job); err != nil {
+		return err
+	}
 	return d.r.runFailure(ctx, d.b, d.launch, a.Rep, d.obs)
 }
 
@@ -160,8 +168,18 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		}
 		c.Nodes = append(c.Nodes, n)
 	}
-	labelSamples(b, samples, c.Nodes, a.Rep, a.Number, podlogs.FinishTime(pod))
-	c.Samples = samples
+	label := func(s []results.Sample) { labelSamples(b, s, c.Nodes, a.Rep, a.Number, podlogs.FinishTime(pod)) }
+	label(samples)
+	monitored, err := d.collectSeries(ctx, a.Rep, stepPhases(d.launch, raw), &c)
+	if err != nil {
+		return c, err
+	}
+	keepNodes(monitored, label)
+	// The workers' series are read: the MPI Operator may delete them.
+	if err := r.releaseWorkers(ctx, d.job); err != nil {
+		return c, err
+	}
+	c.Samples = append(samples, monitored...)
 	return c, nil
 }
 
