@@ -2,7 +2,10 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/benchwright/benchwright/internal/results"
@@ -40,11 +43,34 @@ func (r *Result) startMonitor(rep int) (*localMonitor, error) {
 	return m, nil
 }
 
-// stop ends the series and summarises it over the repetition's phases.
-func (m *localMonitor) stop(phases []sampler.Phase) ([]results.Sample, error) {
+// stop ends the series, keeps it as monitor/<rep>/local.json, as a
+// cluster run keeps a pod's, and summarises it over the repetition's phases.
+func (r *Result) stopMonitor(m *localMonitor, rep int) ([]results.Sample, error) {
 	if m == nil {
 		return nil, nil
 	}
+	phases := r.phases[rep]
+	series, err := m.stop()
+	if err != nil || series == nil {
+		return nil, err
+	}
+	rec := sampler.Record{Pod: "local", Node: r.Node.Hostname, Phases: phases, Series: *series}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(r.Dir, sampler.MonitorDir, strconv.Itoa(rep))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "local.json"), data, 0o644); err != nil {
+		return nil, err
+	}
+	return sampler.Summarize(*series, phases), nil
+}
+
+// stop ends the series and reads it back; nil when the log has none.
+func (m *localMonitor) stop() (*sampler.Series, error) {
 	m.cancel()
 	err := <-m.done
 	if cerr := m.file.Close(); err == nil {
@@ -61,7 +87,7 @@ func (m *localMonitor) stop(phases []sampler.Phase) ([]results.Sample, error) {
 	if !ok {
 		return nil, nil
 	}
-	return sampler.Summarize(series, phases), nil
+	return &series, nil
 }
 
 // phase records when a test of repetition rep ran, for the series' summaries.

@@ -105,7 +105,7 @@ func (r *Result) repeat(ctx context.Context, opts Options, reps, warmups int, gr
 			return err
 		}
 		samples, err := runOne(ctx, rep)
-		monitored, merr := mon.stop(r.phases[rep])
+		monitored, merr := r.stopMonitor(mon, rep)
 		if merr != nil {
 			opts.progress("warning: the machine's series of repetition %d: %v", rep+1, merr)
 		}

@@ -113,7 +113,7 @@ func TestRunStorageWithRealFio(t *testing.T) {
 				t.Errorf("rep %d: no CPU or disk summary of the machine's series for job %s: %v", rep, job, monitored)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(res.Dir, "raw", strconv.Itoa(rep), "monitor.log")); err != nil {
+		if _, err := os.Stat(filepath.Join(res.Dir, "monitor", strconv.Itoa(rep), "local.json")); err != nil {
 			t.Errorf("rep %d: the machine's series: %v", rep, err)
 		}
 	}

@@ -20,19 +20,8 @@ import (
 	"github.com/benchwright/benchwright/internal/sampler"
 )
 
-// Record is one pod's series as stored: monitor/<repetition>/<pod>.json.
-type Record struct {
-	Pod  string `json:"pod"`
-	Node string `json:"node"`
-	// Phases are the tool's tests on the series' clock.
-	Phases []sampler.Phase `json:"phases"`
-	// Restarts counts the sampler's restarts: the series is its last run's.
-	Restarts int32          `json:"restarts,omitempty"`
-	Series   sampler.Series `json:"series"`
-}
-
-// Complete tells whether the series covers the pod's whole run.
-func (r Record) Complete() bool { return r.Restarts == 0 && len(r.Series.Problems) == 0 }
+// Record is sampler.Record, as stored for a pod.
+type Record = sampler.Record
 
 // Collect reads pod's sampler series, stores it with the run and returns
 // its summary samples over phases. warning says what makes the series
