@@ -159,6 +159,10 @@ test-real-argo: ## On a real cluster here (root) with Argo Workflows (ARGO=1: it
 bench-real: ## StorageBenchmark vs a bare fio pod on a real node, alternated (PAIRS=5): IOPS ratio per pair and the operator's added seconds.
 	go test -tags real ./test/real/ -run '^$$' -bench 'FioStorageBenchmarkVsBarePod' -benchtime=1x -count=1 -timeout 60m
 
+.PHONY: bench-real-sampler
+bench-real-sampler: ## What the sampler sidecar costs, on a real cluster, with it on and off, alternated (PAIRS=5): fio's IOPS ratio and OSU's 8 B latency and bandwidth ratios.
+	go test -tags real ./test/real/ -run '^$$' -bench 'SamplerOnVsOff' -benchtime=1x -count=1 -timeout 60m
+
 .PHONY: bench-real-campaign
 bench-real-campaign: ## A one-cell campaign under the real Argo controller vs the same pool and fio StorageBenchmark created directly, alternated (PAIRS=5): what the campaign adds, and a cell's own overhead.
 	ARGO=1 REAL_ARGO=1 go test -tags real ./test/real/ -run '^$$' -bench 'CampaignCellVsDirect' -benchtime=1x -count=1 -timeout 60m -v

@@ -35,7 +35,7 @@ func BenchmarkFioStorageBenchmarkVsBarePod(b *testing.B) {
 	var ratios, added, bareAdded []float64
 	var jobFile string
 	for i := range pairs {
-		bench := func() (float64, time.Duration, string) { return runQuickstartOnce(b, ns, node, i) }
+		bench := func() (float64, time.Duration, string) { return runQuickstartOnce(b, ns, node, fmt.Sprintf("pair-%d", i+1), nil) }
 		var sb, bare float64
 		var sbWall time.Duration
 		var bareRun bareRun
@@ -73,13 +73,17 @@ func BenchmarkFioStorageBenchmarkVsBarePod(b *testing.B) {
 const quickstartJob = "randread-4k-qd16"
 
 // runQuickstartOnce runs the quickstart's fio jobs once on node through a
-// StorageBenchmark and returns the first job's read IOPS, the time from
-// creation to Succeeded, and the job file the manager wrote.
-func runQuickstartOnce(tb testing.TB, ns, node string, i int) (float64, time.Duration, string) {
+// StorageBenchmark named name (after edit, when set) and returns the first
+// job's read IOPS, the time from creation to Succeeded, and the job file the
+// manager wrote.
+func runQuickstartOnce(tb testing.TB, ns, node, name string, edit func(*benchv1.StorageBenchmark)) (float64, time.Duration, string) {
 	tb.Helper()
 	sb := &benchv1.StorageBenchmark{}
 	util.LoadExample(tb, "quickstart/fio.yaml", sb)
-	sb.Namespace, sb.Name = ns, fmt.Sprintf("pair-%d", i+1)
+	sb.Namespace, sb.Name = ns, name
+	if edit != nil {
+		edit(sb)
+	}
 	sb.Spec.Repetitions = 1
 	sb.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
 	began := time.Now()
