@@ -178,6 +178,20 @@ func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) map[string][]string 
 		t.Errorf("kubectl get: %v", row)
 	}
 	checkReport(t, b.Name, storeDir(t, b.Status.ArtifactURI))
+	// The launcher's and the workers' samplers: every test a phase; the
+	// workers, kept for their series, released once it was read.
+	var tests []string
+	for _, s := range launch.Steps {
+		tests = append(tests, s.Tests...)
+	}
+	checkMonitor(t, b.Status.ArtifactURI, int(b.Spec.Repetitions)*(1+int(b.Spec.Layout.Nodes)), tests, "")
+	util.WaitFor(t, time.Minute, "the workers released", func() (bool, string) {
+		var pods corev1.PodList
+		if err := k8s.List(ctx(), &pods, client.InNamespace(b.Namespace), client.MatchingLabels{benchv1.BenchmarkLabel: b.Name, "training.kubeflow.org/job-role": "worker"}); err != nil {
+			return false, err.Error()
+		}
+		return len(pods.Items) == 0, fmt.Sprintf("%d worker pods left", len(pods.Items))
+	})
 	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
 	return nodes
 }

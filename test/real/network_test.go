@@ -88,6 +88,7 @@ func runNetworkBenchmark(t *testing.T, b *benchv1.NetworkBenchmark, nodeCount in
 	if want := int(b.Spec.Repetitions) * nodeCount; len(reports) != want {
 		t.Errorf("%d stored reports, want %d (repetitions x nodes)", len(reports), want)
 	}
+	checkMonitor(t, b.Status.ArtifactURI, int(b.Spec.Repetitions)*nodeCount, nil, "")
 	// The status's medians are the stored outputs' medians.
 	samples, err := netbench.Samples(input, reports)
 	if err != nil {
