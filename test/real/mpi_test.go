@@ -187,7 +187,7 @@ func runMPIBenchmark(t *testing.T, b *benchv1.MPIBenchmark) map[string][]string 
 	checkMonitor(t, b.Status.ArtifactURI, int(b.Spec.Repetitions)*(1+int(b.Spec.Layout.Nodes)), tests, "")
 	util.WaitFor(t, time.Minute, "the workers released", func() (bool, string) {
 		var pods corev1.PodList
-		if err := k8s.List(ctx(), &pods, client.InNamespace(b.Namespace), client.MatchingLabels{benchv1.BenchmarkLabel: b.Name, "training.kubeflow.org/job-role": "worker"}); err != nil {
+		if err := k8s.List(ctx(), &pods, client.InNamespace(b.Namespace), client.MatchingLabels{benchv1.BenchmarkLabel: b.Name, "benchwright.io/role": "worker"}); err != nil {
 			return false, err.Error()
 		}
 		return len(pods.Items) == 0, fmt.Sprintf("%d worker pods left", len(pods.Items))
