@@ -35,7 +35,9 @@ func BenchmarkFioStorageBenchmarkVsBarePod(b *testing.B) {
 	var ratios, added, bareAdded []float64
 	var jobFile string
 	for i := range pairs {
-		bench := func() (float64, time.Duration, string) { return runQuickstartOnce(b, ns, node, fmt.Sprintf("pair-%d", i+1), nil) }
+		bench := func() (float64, time.Duration, string) {
+			return runQuickstartOnce(b, ns, node, fmt.Sprintf("pair-%d", i+1), nil)
+		}
 		var sb, bare float64
 		var sbWall time.Duration
 		var bareRun bareRun

@@ -8,11 +8,20 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/monitor"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/sampler"
+	"github.com/benchwright/benchwright/test/util"
 )
 
 // checkMonitor checks what the sampler sidecars left of a run: a complete
@@ -86,4 +95,84 @@ func checkMonitor(t *testing.T, uri string, reps int, tests []string, volume str
 
 func validDevice(s string) bool {
 	return s != "" && !bytes.Contains([]byte(s), []byte(":"))
+}
+
+// A sampler killed mid-run (SIGKILL, from the host, as the OOM killer would)
+// is restarted by the kubelet; the benchmark still succeeds with its
+// figures, the stored series says it is its restarted sampler's, and a
+// MonitoringIncomplete event says the series is incomplete.
+func TestSamplerKilledMidRun(t *testing.T) {
+	ns := newNamespace(t)
+	b := &benchv1.StorageBenchmark{}
+	util.LoadExample(t, "quickstart/fio.yaml", b)
+	b.Namespace, b.Spec.Repetitions = ns, 1
+	if err := k8s.Create(ctx(), b); err != nil {
+		t.Fatal(err)
+	}
+	var killed int
+	util.WaitFor(t, 3*time.Minute, "the sampler running", func() (bool, string) {
+		var pods corev1.PodList
+		if err := k8s.List(ctx(), &pods, client.InNamespace(ns)); err != nil || len(pods.Items) == 0 || pods.Items[0].Status.Phase != corev1.PodRunning {
+			return false, "no running pod"
+		}
+		pid := samplerPID(t, string(pods.Items[0].UID))
+		if pid == 0 {
+			return false, "no sampler process of pod " + pods.Items[0].Name
+		}
+		time.Sleep(3 * time.Second) // a few points first
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed = pid
+		return true, ""
+	})
+	t.Logf("killed the sampler, pid %d", killed)
+	waitSucceeded(t, b, &b.Status.BenchmarkStatusCommon, 5*time.Minute)
+	if len(b.Status.Results) == 0 || b.Status.Results[0].Read == nil {
+		t.Fatalf("no figures: %+v", b.Status.Results)
+	}
+	files, _ := filepath.Glob(filepath.Join(storeDir(t, b.Status.ArtifactURI), "monitor", "0", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("series %v, want one", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec monitor.Record
+	if err := json.Unmarshal(data, &rec); err != nil || rec.Restarts < 1 || rec.Complete() {
+		t.Errorf("stored series: restarts %d, complete %v (%v): want the restarted sampler's, incomplete", rec.Restarts, rec.Complete(), err)
+	}
+	var events corev1.EventList
+	if err := k8s.List(ctx(), &events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(events.Items, func(e corev1.Event) bool { return e.Reason == "MonitoringIncomplete" })
+	if i < 0 {
+		t.Fatal("no MonitoringIncomplete event")
+	}
+	t.Logf("event: %s", events.Items[i].Message)
+	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
+}
+
+// samplerPID is the host pid of the sampler of the pod with that UID (the
+// real nodes' containers are this host's processes), 0 when none runs.
+func samplerPID(t *testing.T, podUID string) int {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	uid := strings.ReplaceAll(podUID, "-", "_")
+	for _, f := range procs {
+		cmd, err := os.ReadFile(f)
+		if err != nil || !bytes.HasPrefix(cmd, []byte("/benchwright\x00sample\x00")) {
+			continue
+		}
+		dir := filepath.Dir(f)
+		cg, err := os.ReadFile(filepath.Join(dir, "cgroup"))
+		if err != nil || !(strings.Contains(string(cg), podUID) || strings.Contains(string(cg), uid)) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(dir))
+		return pid
+	}
+	return 0
 }
