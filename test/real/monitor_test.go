@@ -52,8 +52,12 @@ func checkMonitor(t *testing.T, uri string, reps int, tests []string, volume str
 		var phases []string
 		for _, p := range rec.Phases {
 			phases = append(phases, p.Test)
-			if p.EndMs <= p.StartMs || p.StartMs < s.Header.Start {
-				t.Errorf("%s: phase %+v outside the series (from %d)", f, p, s.Header.Start)
+			// The kubelet starts the tool once the sampler's process runs,
+			// not once it has read: a first step can begin before the
+			// first reading, by the time the binary takes to start.
+			if last := s.Points[len(s.Points)-1].T; p.EndMs <= p.StartMs || p.EndMs <= s.Header.Start || p.StartMs >= last ||
+				p.StartMs < s.Header.Start-2000 {
+				t.Errorf("%s: phase %+v outside the series (%d to %d)", f, p, s.Header.Start, last)
 			}
 		}
 		if tests != nil && !slices.Equal(phases, tests) || len(phases) == 0 {
@@ -66,8 +70,12 @@ func checkMonitor(t *testing.T, uri string, reps int, tests []string, volume str
 		if volume != "" && !validDevice(s.Header.Volumes[volume]) {
 			t.Errorf("%s: volumes %v: no disk named for %s", f, s.Header.Volumes, volume)
 		}
-		if last := s.Notes[len(s.Notes)-1].Note; last != "stopped" {
-			t.Errorf("%s: last note %q: the sampler was not stopped by the kubelet's SIGTERM", f, last)
+		// An MPI worker's series is read while it runs, before the worker
+		// is released; every other pod's sampler was stopped by the
+		// kubelet's SIGTERM when the tool ended.
+		stopped := len(s.Notes) > 0 && s.Notes[len(s.Notes)-1].Note == "stopped"
+		if !stopped && !strings.Contains(rec.Pod, "-worker-") {
+			t.Errorf("%s: notes %v: the sampler was not stopped by the kubelet's SIGTERM", f, s.Notes)
 		}
 		t.Logf("%s: %d points, phases %v, volumes %v, notes %d", filepath.Base(f), len(s.Points), phases, s.Header.Volumes, len(s.Notes))
 	}
