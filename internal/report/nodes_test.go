@@ -138,3 +138,149 @@ func TestNodeSummariesAverageOneNode(t *testing.T) {
 		t.Errorf("nodes %+v, want one figure of 1100", runs[0].Nodes)
 	}
 }
+
+func TestLimitsAtTheirThresholds(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		nodes []results.Sample
+		want  string
+	}{
+		{"below every threshold", []results.Sample{
+			nodeSample("a", "read", sampler.MetricBusiestCore, 0, 94.9),
+			nodeSample("a", "read", sampler.MetricDiskUtil, 0, 94.9, sampler.LabelDevice, "vda"),
+			nodeSample("a", "read", sampler.MetricCPUUtil, 0, 94.9),
+			nodeSample("a", "read", sampler.MetricSteal, 0, 4.9),
+		}, ""},
+		{"one core", []results.Sample{nodeSample("a", "read", sampler.MetricBusiestCore, 0, 95)}, "one core 95 % busy during read"},
+		{"a disk", []results.Sample{nodeSample("a", "read", sampler.MetricDiskUtil, 0, 99.7, sampler.LabelDevice, "vda")},
+			"vda at 100 % utilisation during read"},
+		{"the node, not one core again", []results.Sample{
+			nodeSample("a", "read", sampler.MetricCPUUtil, 0, 97),
+			nodeSample("a", "read", sampler.MetricBusiestCore, 0, 100),
+		}, "the node's CPUs 97 % busy during read"},
+		{"steal", []results.Sample{nodeSample("a", "read", sampler.MetricSteal, 0, 6)},
+			"steal 6 % (the hypervisor held back CPU time) during read"},
+		{"a side of two nodes", []results.Sample{
+			nodeSample("a", "read", sampler.MetricBusiestCore, 0, 99, sampler.LabelSide, "server"),
+			nodeSample("a", "read", sampler.MetricBusiestCore, 0, 20, sampler.LabelSide, "client", results.LabelNode, "n2"),
+		}, "one core 99 % busy during read (on n1, server side)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := group(t, []results.Sample{sample("a", "m", "read", "read_iops", "IOPS", "", 0, 1)}, tc.nodes)
+			var got []string
+			for _, l := range limitsOf(runs[0]) {
+				got = append(got, l.String())
+			}
+			if strings.Join(got, "\n") != tc.want {
+				t.Errorf("limits %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// The limits are said in the section and beside the tool's figures of the
+// test: the figures table's footnote and the plots' captions.
+func TestLimitsBesideTheFigures(t *testing.T) {
+	rep, err := New(group(t, busyStorage()), Options{Title: "limits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, page, text bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&text, rep.Runs, rep.Rows); err != nil {
+		t.Fatal(err)
+	}
+	note := "[1] randread-4k: one core 97 % busy; vda at 100 % utilisation."
+	figures := md.String()[strings.Index(md.String(), "## Figures"):strings.Index(md.String(), "## "+nodesHeading)]
+	for name, out := range map[string]string{"markdown figures": figures, "html": page.String(), "text": text.String()} {
+		if !strings.Contains(out, "randread-4k [1]") || !strings.Contains(out, note) {
+			t.Errorf("%s: no footnote %q on randread-4k:\n%s", name, note, out)
+		}
+	}
+	if strings.Count(figures, "[1] randread-4k") != 1 {
+		t.Errorf("the footnote is on fio-c3's figures too:\n%s", figures)
+	}
+	captioned := 0
+	for _, p := range plan(rep.Runs) {
+		if strings.Contains(p.Caption, "At a limit (see What the nodes did): fio-c2 (c2-standard-60), randread-4k: one core 97 % busy; vda at 100 % utilisation.") {
+			captioned++
+		}
+	}
+	if captioned != 4 { // bars and boxes of read_iops and read_clat_mean
+		t.Errorf("%d plots captioned with the limits, want 4", captioned)
+	}
+	for _, want := range []string{"<li>one core 97 % busy during randread-4k</li>", "<li>vda at 100 % utilisation during randread-4k</li>"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the section does not say %q", want)
+		}
+	}
+}
+
+func TestNodesSection(t *testing.T) {
+	rep, err := New(group(t, busyStorage()), Options{Title: "nodes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, page bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	nodes := md.String()[strings.Index(md.String(), "## "+nodesHeading):]
+	for _, want := range []string{
+		"### fio-c2 (c2-standard-60)",
+		"- one core 97 % busy during randread-4k",
+		"| test        | CPU % | busiest core % | steal % |   n |",
+		"| randread-4k |  40.0 |           97.0 |     1.0 |   3 |",
+		"| test        | device | util % |    IOPS |   n |",
+		"| randread-4k | vda    |   99.8 | 100,000 |   3 |",
+		"| randread-4k | vdb    |    3.0 |   10.00 |   3 |",
+		"### fio-c3 (c3-highcpu-176)",
+		"| randread-4k | nvme0n1 | 260,000 |   3 |",
+	} {
+		if !strings.Contains(nodes, want) {
+			t.Errorf("the Markdown section has no %q:\n%s", want, nodes)
+		}
+	}
+	html := page.String()
+	section := html[strings.Index(html, `<section id="nodes">`):]
+	for _, want := range []string{`<a href="#nodes">What the nodes did</a>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+	for _, want := range []string{"<h2>What the nodes did</h2>", `<h3 class="dim" id="nodes-1">fio-c2 (c2-standard-60)</h3>`,
+		"<h4>Disks</h4>", `<td class="num worse">97.0</td>`, `<td class="num worse">99.8</td>`, `<td class="num">3.0</td>`} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the section has no %q", want)
+		}
+	}
+	if strings.Index(html, `<section id="figures">`) > strings.Index(html, `<section id="nodes">`) {
+		t.Error("the section comes before the tool's figures")
+	}
+	checkHTML(t, html, plan(rep.Runs))
+
+	// Without the sampler's samples, no section.
+	plain, err := New(group(t, storageSamples()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md.Reset()
+	page.Reset()
+	if err := plain.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String()+page.String(), nodesHeading) {
+		t.Error("a report without the sampler's samples has the section")
+	}
+}
