@@ -12,7 +12,7 @@ import (
 //go:embed report.html.tmpl
 var htmlTemplate string
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG}).Parse(htmlTemplate))
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG, "series": monitorChart}).Parse(htmlTemplate))
 
 // openTableRows is how many rows a run's table may have to be shown open.
 const openTableRows = 200

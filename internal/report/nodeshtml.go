@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/benchwright/benchwright/internal/sampler"
@@ -10,11 +11,15 @@ import (
 const nodesHeading = "What the nodes did"
 
 // nodeSection is a run's part of the section: its limits, its node
-// tables.
+// tables, its series.
 type nodeSection struct {
 	ID, Label string
 	Limits    []string
 	Tables    []nodeTableOf
+	Records   []MonitorRecord
+	// Left and Notes say what of the series is not drawn.
+	Left  string
+	Notes []string
 }
 
 // nodeTableOf is one of a run's node tables, as a grid and its marks.
@@ -24,15 +29,15 @@ type nodeTableOf struct {
 	marked [][]bool
 }
 
-// nodeSections are the parts of the runs that have node summaries, in
-// order.
+// nodeSections are the parts of the runs that have node summaries or
+// series, in order.
 func nodeSections(runs []Run) []nodeSection {
 	var out []nodeSection
 	for i, r := range runs {
-		if len(r.Nodes) == 0 {
+		if len(r.Nodes) == 0 && len(r.Monitor.Records) == 0 && r.Monitor.Left == 0 && len(r.Monitor.Notes) == 0 {
 			continue
 		}
-		s := nodeSection{ID: "nodes-" + strconv.Itoa(i+1), Label: r.Label()}
+		s := nodeSection{ID: "nodes-" + strconv.Itoa(i+1), Label: r.Label(), Records: r.Monitor.Records, Notes: r.Monitor.Notes}
 		for _, l := range limitsOf(r) {
 			s.Limits = append(s.Limits, l.String())
 		}
@@ -44,6 +49,9 @@ func nodeSections(runs []Run) []nodeSection {
 			if g, marked := nodeTable(r, t.cols, t.key); g != nil {
 				s.Tables = append(s.Tables, nodeTableOf{Title: t.title, grid: g, marked: marked})
 			}
+		}
+		if n := r.Monitor.Left; n > 0 {
+			s.Left = fmt.Sprintf("%d more series not drawn: a report draws at most %d per run, the first by repetition and pod.", n, maxRecordsPerRun)
 		}
 		out = append(out, s)
 	}

@@ -7,7 +7,8 @@ import (
 )
 
 // writeNodesMarkdown writes the section of what the nodes did: per run its
-// limits and its node tables; nothing when no run has any.
+// limits, its node tables, and a line per series (drawn in the HTML
+// report only); nothing when no run has any.
 func (r *Report) writeNodesMarkdown(w io.Writer) error {
 	sections := nodeSections(r.Runs)
 	if len(sections) == 0 {
@@ -28,6 +29,26 @@ func (r *Report) writeNodesMarkdown(w io.Writer) error {
 				return err
 			}
 			if err := t.grid.writeMarkdown(w); err != nil {
+				return err
+			}
+		}
+		var series []string
+		for _, m := range s.Records {
+			line := m.Title() + ": " + m.Caption()
+			if m.Incomplete != "" {
+				line += " **incomplete:** " + m.Incomplete
+			}
+			series = append(series, line)
+		}
+		if s.Left != "" {
+			series = append(series, s.Left)
+		}
+		series = append(series, s.Notes...)
+		if len(series) > 0 {
+			if _, err := io.WriteString(w, "\nSeries (drawn over time in the HTML report):\n"); err != nil {
+				return err
+			}
+			if err := writeNotesMarkdown(w, series); err != nil {
 				return err
 			}
 		}

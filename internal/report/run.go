@@ -42,6 +42,9 @@ type Run struct {
 	// interface, over the counted repetitions. They are never among
 	// Summaries: never in the figures' plots, tables, comparisons or fits.
 	Nodes []results.Summary
+	// Monitor is the sampler's series of the run, once ReadMonitors has
+	// read them.
+	Monitor Monitor
 }
 
 // Label is how plots and column headers name the run: its name, with the
