@@ -35,7 +35,7 @@ func ReadRecord(data []byte) (Record, error) {
 		return Record{}, fmt.Errorf("not a sampler record: %w", err)
 	}
 	if !shortText(raw.Pod, maxPodLen) || len(raw.Node) > maxPodLen || !printable(raw.Node) || raw.Restarts < 0 {
-		return Record{}, fmt.Errorf("a pod, node or restart count that is not one")
+		return Record{}, fmt.Errorf("not a sampler record: its pod, node or restart count is not one")
 	}
 	if len(raw.Phases) > maxPhases {
 		return Record{}, fmt.Errorf("%d phases, more than %d", len(raw.Phases), maxPhases)
