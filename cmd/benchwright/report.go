@@ -82,7 +82,11 @@ token needs create on campaignreports.benchwright.io in the namespace.
 				}
 				cluster.reader = rd
 			}
-			runs, err := cluster.loadRuns(cmd.Context(), args)
+			src, err := cluster.resolveInputs(cmd.Context(), args)
+			var runs []report.Run
+			if err == nil {
+				runs, err = report.Load(cmd.Context(), src)
+			}
 			if errors.Is(err, errNoneSucceeded) && matrix.Pools != "" {
 				// A campaign's exit handler: every cell failed (each step
 				// said why) or none ran (a bad matrix). Nothing to draw.
@@ -91,6 +95,12 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			}
 			if err != nil {
 				return err
+			}
+			if pub.publish || format == "html" || format == "md" {
+				// What the nodes did: their series beside the runs' samples.
+				if err := report.ReadMonitors(cmd.Context(), src, runs); err != nil {
+					return err
+				}
 			}
 			run, dims, err := baseline.parse()
 			if err != nil {
