@@ -162,7 +162,7 @@ func TestReadMonitorsFromADirectory(t *testing.T) {
 		t.Errorf("the caption does not list the note:\n%s", figs[0][1])
 	}
 	checkHTML(t, html, plan(runs))
-	for _, want := range []string{"Series (drawn over time in the HTML report):", "- repetition 1: pod local on node n1: 12 point(s), one every 1 s;",
+	for _, want := range []string{"Series (drawn over time in the HTML report):", "- repetition 1: pod local on node n1: 12 point(s), one every 1 s; tests: randread-4k 2.0–8.0 s, write 8.0–11.0 s; notes: at 5.0 s interval doubled to 2s.",
 		"**incomplete:** the sampler restarted", "- monitor/3/big.json skipped: larger than 16 MiB"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the Markdown has no %q", want)

@@ -53,6 +53,40 @@ func (m MonitorRecord) Caption() string {
 	return b.String()
 }
 
+// maxListed is how many tests and notes a record's line in Markdown
+// lists.
+const maxListed = 8
+
+// Summary is the record in a line, for Markdown: its points, its tests'
+// and its notes' times.
+func (m MonitorRecord) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d point(s), one every %g s", m.Points, m.Interval)
+	for i, ph := range m.Phases {
+		if i == maxListed {
+			fmt.Fprintf(&b, ", and %d more", len(m.Phases)-maxListed+m.LeftPhases)
+			break
+		}
+		sep := ", "
+		if i == 0 {
+			sep = "; tests: "
+		}
+		fmt.Fprintf(&b, "%s%s %.1f–%.1f s", sep, ph.Test, ph.From, ph.To)
+	}
+	for i, n := range m.Notes {
+		if i == maxListed {
+			fmt.Fprintf(&b, ", and %d more", len(m.Notes)-maxListed+m.LeftNotes)
+			break
+		}
+		sep := ", "
+		if i == 0 {
+			sep = "; notes: "
+		}
+		fmt.Fprintf(&b, "%sat %.1f s %s", sep, n.At, n.Text)
+	}
+	return b.String() + "."
+}
+
 // monitorChart draws a record's series as stacked panels over the same
 // seconds: the node's CPU and its busiest core, each busy disk's
 // utilisation, each interface's MB/s; the tests shaded behind them.

@@ -34,7 +34,7 @@ func (r *Report) writeNodesMarkdown(w io.Writer) error {
 		}
 		var series []string
 		for _, m := range s.Records {
-			line := m.Title() + ": " + m.Caption()
+			line := m.Title() + ": " + m.Summary()
 			if m.Incomplete != "" {
 				line += " **incomplete:** " + m.Incomplete
 			}

@@ -38,13 +38,18 @@ func (b phaseBands) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	dashed := draw.LineStyle{Color: color.Gray{0x70}, Width: 0.75, Dashes: []vg.Length{2, 2}}
 	num := sty
-	num.XAlign, num.YAlign = draw.XLeft, draw.YBottom
+	num.YAlign = draw.YBottom
 	for i, n := range b.notes {
 		x := trX(n.At)
 		c.StrokeLine2(dashed, x, c.Min.Y, x, c.Max.Y)
-		if b.labelled {
-			c.FillText(num, vg.Point{X: x + 1.5, Y: c.Min.Y + 2}, strconv.Itoa(i+1))
+		if !b.labelled {
+			continue
 		}
+		label, at := strconv.Itoa(i+1), x+1.5
+		if at+num.Width(label) > c.Max.X { // at the series' end: left of its line
+			at = x - 1.5 - num.Width(label)
+		}
+		c.FillText(num, vg.Point{X: at, Y: c.Min.Y + 2}, label)
 	}
 }
 
