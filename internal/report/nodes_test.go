@@ -233,7 +233,10 @@ func TestNodesSection(t *testing.T) {
 	if err := rep.WriteHTML(&page); err != nil {
 		t.Fatal(err)
 	}
-	nodes := md.String()[strings.Index(md.String(), "## "+nodesHeading):]
+	_, nodes, ok := strings.Cut(md.String(), "## "+nodesHeading)
+	if !ok {
+		t.Fatal("the Markdown has no section of what the nodes did")
+	}
 	for _, want := range []string{
 		"### fio-c2 (c2-standard-60)",
 		"- one core 97 % busy during randread-4k",
@@ -250,7 +253,10 @@ func TestNodesSection(t *testing.T) {
 		}
 	}
 	html := page.String()
-	section := html[strings.Index(html, `<section id="nodes">`):]
+	_, section, ok := strings.Cut(html, `<section id="nodes">`)
+	if !ok {
+		t.Fatal("the page has no section of what the nodes did")
+	}
 	for _, want := range []string{`<a href="#nodes">What the nodes did</a>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page has no %q", want)
