@@ -116,8 +116,8 @@ func atLimit(s results.Summary) bool {
 func percent(v float64) string { return fmt.Sprintf("%.0f", v) }
 
 // limitsNote says what the limit notes mean.
-var limitsNote = fmt.Sprintf("Noted when, on average over a test (median over the counted repetitions), one core or the node's CPUs were ≥ %g %% busy, a disk ≥ %g %% utilised, or steal ≥ %g %%: the test's figures may measure that limit more than what is compared.",
-	LimitCoreBusy, LimitDiskUtil, LimitSteal)
+var limitsNote = fmt.Sprintf("Noted when, on average over a test (median over the counted repetitions), one core was ≥ %g %% busy, the node's CPUs ≥ %g %%, a disk ≥ %g %% utilised, or steal ≥ %g %%: the test's figures may measure that limit more than what is compared.",
+	LimitCoreBusy, LimitNodeBusy, LimitDiskUtil, LimitSteal)
 
 // testLimits are a run's limits by test, each joined into one line.
 func testLimits(limits []Limit) map[string]string {
