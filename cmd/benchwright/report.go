@@ -47,7 +47,12 @@ HTML (one self-contained file: inline CSS and SVG plots, nothing fetched) it
 also has plots chosen by the data: latency and bandwidth against message size
 on log-log axes, a curve per run; box plots over repetitions; bars per test
 and run (fio workloads per machine type, a tuning ladder in run order).
---format md and csv write the tables only. When the runs differ in a numeric
+--format md and csv write the tables only. What the nodes did (the sampler's
+summaries, source=sampler) is never among the figures: html and md have it in
+a section of its own, per run and test, with a note where a core or the node
+was >= 95% busy, a disk >= 95% utilised or steal >= 5% (also beside that
+test's figures); html draws each run's series over time (monitor/ beside
+samples.ndjson, at most 6 per run). When the runs differ in a numeric
 label (cpu_mhz, the CPU frequency recorded with each run, or x-NAME from a
 benchmark label benchwright.io/x-NAME), the report plots each headline figure
 against it with a least-squares line per machine type and lists slope,
@@ -82,7 +87,11 @@ token needs create on campaignreports.benchwright.io in the namespace.
 				}
 				cluster.reader = rd
 			}
-			runs, err := cluster.loadRuns(cmd.Context(), args)
+			src, err := cluster.resolveInputs(cmd.Context(), args)
+			var runs []report.Run
+			if err == nil {
+				runs, err = report.Load(cmd.Context(), src)
+			}
 			if errors.Is(err, errNoneSucceeded) && matrix.Pools != "" {
 				// A campaign's exit handler: every cell failed (each step
 				// said why) or none ran (a bad matrix). Nothing to draw.
@@ -91,6 +100,12 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			}
 			if err != nil {
 				return err
+			}
+			if pub.publish || format == "html" || format == "md" {
+				// What the nodes did: their series beside the runs' samples.
+				if err := report.ReadMonitors(cmd.Context(), src, runs); err != nil {
+					return err
+				}
 			}
 			run, dims, err := baseline.parse()
 			if err != nil {

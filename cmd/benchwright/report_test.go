@@ -54,6 +54,28 @@ func TestReportCommand(t *testing.T) {
 	}
 }
 
+// The report reads each run's series beside its samples (monitor/): one
+// that is not a record is said in the section of what the nodes did.
+func TestReportReadsTheSeries(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "fio-c2", "c2-standard-60", 1, 100000, 98000, 102000)
+	if err := os.MkdirAll(filepath.Join(dir, "fio-c2", "monitor", "1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fio-c2", "monitor", "1", "local.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"md", "html"} {
+		out, _, err := runCLI(t, "report", "--format", format, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "What the nodes did") || !strings.Contains(out, "monitor/1/local.json skipped: not a sampler record") {
+			t.Errorf("%s: the series were not read:\n%s", format, out)
+		}
+	}
+}
+
 func TestReportBaselines(t *testing.T) {
 	dir := t.TempDir()
 	writeRun(t, dir, "fio-c2", "c2-standard-60", 1, 100000, 98000, 102000)

@@ -8,6 +8,13 @@
 // file from `benchwright parse` names no benchmark, so its base name does.
 // Warm-up samples (label warmup=true) are never counted.
 //
+// The sampler's summaries of what the nodes did (label source=sampler) are
+// no tool figures: they are each run's Nodes, in no plot, comparison, fit
+// or CSV line, shown in a section of their own with the limits a node
+// reached during a test (see limits.go), which the test's figures mention.
+// A source that keeps the sampler's series (a results directory, a store
+// prefix: MonitorSource) has them drawn over time, read as hostile input.
+//
 // Plots are drawn with gonum.org/v1/plot into SVG (vg/vgsvg) and inlined into
 // the page, so a report needs no network, no fonts and no script to be read.
 // gonum/plot is pure Go, released regularly by the gonum project, has log

@@ -82,7 +82,7 @@ func (g *grid) writeMarkdown(w io.Writer) error {
 	return err
 }
 
-// escapeMD keeps a cell inside its column.
+// escapeMD keeps a cell inside its column, and a name from becoming HTML.
 func escapeMD(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;").Replace(s)
 }

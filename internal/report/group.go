@@ -43,6 +43,7 @@ type grouper struct {
 	order  []*acc
 	strs   map[string]string
 	sizes  map[string]map[string]string // msg_size -> the labels of a counted sample
+	nodes  map[string]map[string]string // the labels of a sampler's sample, by their values
 	origin map[string]string            // input -> its run name
 }
 
@@ -50,6 +51,7 @@ type grouper struct {
 type acc struct {
 	run     Run
 	counted []keptSample
+	nodes   []keptSample // the sampler's, apart from the tool's figures
 	reps    map[int]bool
 	warmups map[int]bool
 	machine []string
@@ -68,7 +70,7 @@ type keptSample struct {
 
 func newGrouper() *grouper {
 	return &grouper{byKey: map[string]*acc{}, strs: map[string]string{}, sizes: map[string]map[string]string{},
-		origin: map[string]string{}}
+		nodes: map[string]map[string]string{}, origin: map[string]string{}}
 }
 
 // str is s, shared with every equal string seen before.
@@ -106,6 +108,11 @@ func (g *grouper) add(input string, s results.Sample) {
 	}
 	if s.Labels[results.LabelWarmup] == "true" {
 		a.warmups[s.Repetition] = true
+		return
+	}
+	if isSampler(s) {
+		a.nodes = append(a.nodes, keptSample{test: g.str(s.Test), metric: g.str(s.Metric), unit: g.str(s.Unit),
+			value: s.Value, rep: s.Repetition, labels: g.nodeLabels(s.Labels)})
 		return
 	}
 	a.reps[s.Repetition] = true
@@ -150,6 +157,7 @@ func (g *grouper) runs() ([]Run, error) {
 		}
 		a.counted = nil
 		r.Summaries = results.Summarize(samples, results.SummarizeOptions{GroupBy: []string{results.LabelMsgSize}})
+		r.Nodes, a.nodes = nodeSummaries(a.nodes), nil
 		runs = append(runs, r)
 	}
 	if len(runs) == 0 {

@@ -12,7 +12,7 @@ import (
 //go:embed report.html.tmpl
 var htmlTemplate string
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG}).Parse(htmlTemplate))
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG, "series": monitorChart}).Parse(htmlTemplate))
 
 // openTableRows is how many rows a run's table may have to be shown open.
 const openTableRows = 200
@@ -56,6 +56,8 @@ type htmlRun struct {
 	Rows   int
 	Table  htmlTable
 	Open   bool
+	// Footnotes say at which limit a node was during the marked tests.
+	Footnotes []string
 }
 
 // fitsTable is the fits' table, nil without fits.
@@ -108,8 +110,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	runs := make([]htmlRun, len(r.Runs))
 	for i, run := range r.Runs {
 		rows := rowsOf(r.Rows, i)
+		g, notes := limitedFigures(run, rows, false)
 		runs[i] = htmlRun{Run: run, Anchor: "run-" + strconv.Itoa(i+1), Rows: len(rows),
-			Table: htmlGrid(figuresGrid(rows, false), nil), Open: len(rows) <= openTableRows}
+			Table: htmlGrid(g, nil), Open: len(rows) <= openTableRows, Footnotes: notes}
 	}
 	var compare *htmlTable
 	if r.Comparison != nil {
@@ -152,6 +155,10 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		"AlongNote": r.AlongNote,
 		"AlongHead": alongHeading,
 		"CellsNote": cellsNote(r.Cells),
+		"Nodes":     nodeSections(r.Runs),
+		"NodesHead": nodesHeading,
+		"NodesNote": nodesNote,
+		"LimitNote": limitsNote,
 	})
 	if err != nil {
 		return err

@@ -11,7 +11,11 @@ func WriteFiguresMarkdown(w io.Writer, runs []Run, rows []Row) error {
 		if _, err := fmt.Fprintf(w, "### %s\n\n", escapeMD(r.Label())); err != nil {
 			return err
 		}
-		if err := figuresGrid(rowsOf(rows, i), false).writeMarkdown(w); err != nil {
+		g, notes := limitedFigures(r, rowsOf(rows, i), false)
+		if err := g.writeMarkdown(w); err != nil {
+			return err
+		}
+		if err := writeNotesMarkdown(w, notes); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(w, "\n"); err != nil {
@@ -66,7 +70,8 @@ func WriteAlongMarkdown(w io.Writer, along []Along) error {
 const alongHeading = "Comparisons by dimension"
 
 // WriteMarkdown writes the report: its cells, the comparisons by dimension,
-// its runs, the comparison with one baseline run, and every run's figures.
+// its runs, the comparison with one baseline run, every run's figures, and
+// what the nodes did.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "# %s\n\n%s\n", escapeMD(r.Title), r.summaryLine()); err != nil {
 		return err
@@ -115,5 +120,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if _, err := io.WriteString(w, "\n## Figures\n\n"); err != nil {
 		return err
 	}
-	return WriteFiguresMarkdown(w, r.Runs, r.Rows)
+	if err := WriteFiguresMarkdown(w, r.Runs, r.Rows); err != nil {
+		return err
+	}
+	return r.writeNodesMarkdown(w)
 }

@@ -24,12 +24,18 @@ func Plots(runs []Run) ([]Plot, error) {
 	return plots, nil
 }
 
-// plan chooses the plots of runs, to be drawn one at a time.
+// plan chooses the plots of runs, to be drawn one at a time. A plot's
+// caption adds the limits its runs' nodes reached during its tests.
 func plan(runs []Run) []Plot {
 	var out []Plot
-	add := func(p Plot, ok bool) {
+	limits := make([]map[string]string, len(runs))
+	for i, r := range runs {
+		limits[i] = testLimits(limitsOf(r))
+	}
+	add := func(p Plot, ok bool, ris []int, tests ...string) {
 		if ok {
 			p.ID = "plot-" + strconv.Itoa(len(out)+1)
+			p.Caption += limitsCaption(runs, limits, ris, tests)
 			out = append(out, p)
 		}
 	}
@@ -39,28 +45,34 @@ func plan(runs []Run) []Plot {
 			unsized = addTo(unsized, f)
 			continue
 		}
-		add(linePlot(f, runs))
+		p, ok := linePlot(f, runs)
+		add(p, ok, f.runs, f.test)
 		if f.maxN >= minBoxRepetitions {
-			add(boxPlot(sizeCategories(f), runs, f.test+": "+f.metric+" over repetitions", "message size (bytes)"))
+			p, ok := boxPlot(sizeCategories(f), runs, f.test+": "+f.metric+" over repetitions", "message size (bytes)")
+			add(p, ok, f.runs, f.test)
 		}
-		add(heatmapPlot(f, runs))
+		p, ok = heatmapPlot(f, runs)
+		add(p, ok, f.runs, f.test)
 		if len(f.runs) > 1 {
 			headline = addHeadline(headline, f)
 		}
 	}
 	for _, c := range headline {
-		add(barPlot(c, runs, c.title+" per run"))
+		p, ok := barPlot(c, runs, c.title+" per run")
+		add(p, ok, c.runs, c.names...)
 	}
 	for _, c := range unsized {
-		add(barPlot(c, runs, c.metric+" per test and run"))
+		p, ok := barPlot(c, runs, c.metric+" per test and run")
+		add(p, ok, c.runs, c.names...)
 	}
 	for _, c := range unsized {
 		if c.maxN >= minBoxRepetitions {
-			add(boxPlot(c, runs, c.metric+" over repetitions", "test"))
+			p, ok := boxPlot(c, runs, c.metric+" over repetitions", "test")
+			add(p, ok, c.runs, c.names...)
 		}
 	}
 	for _, p := range scatterPlots(Fits(runs)) {
-		add(p, true)
+		add(p, true, nil)
 	}
 	return out
 }

@@ -37,6 +37,14 @@ type Run struct {
 	// Summaries are the statistics of each test and metric (at each message
 	// size) over the counted repetitions, in the order the samples came.
 	Summaries []results.Summary
+	// Nodes are the sampler's summaries of what the nodes did during each
+	// test (samples labelled source=sampler), per side, node, device and
+	// interface, over the counted repetitions. They are never among
+	// Summaries: never in the figures' plots, tables, comparisons or fits.
+	Nodes []results.Summary
+	// Monitor is the sampler's series of the run, once ReadMonitors has
+	// read them.
+	Monitor Monitor
 }
 
 // Label is how plots and column headers name the run: its name, with the

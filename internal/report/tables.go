@@ -212,8 +212,14 @@ func WriteText(w io.Writer, runs []Run, rows []Row) error {
 		if _, err := fmt.Fprintf(w, "\n%s (%s)\n", r.Name, strings.Join(what, ", ")); err != nil {
 			return err
 		}
-		if err := figuresGrid(rowsOf(rows, i), true).writeText(w); err != nil {
+		g, notes := limitedFigures(r, rowsOf(rows, i), true)
+		if err := g.writeText(w); err != nil {
 			return err
+		}
+		for _, n := range notes {
+			if _, err := io.WriteString(w, n+"\n"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

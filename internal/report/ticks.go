@@ -118,3 +118,16 @@ func logRange(lo, hi float64) (float64, float64) {
 	}
 	return lo / 1.2, hi * 1.2
 }
+
+// unlabelled are a ticker's ticks without their labels: the time axis of
+// a panel above another.
+type unlabelled struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
+	ticks := u.Ticker.Ticks(lo, hi)
+	for i := range ticks {
+		ticks[i].Label = ""
+	}
+	return ticks
+}

@@ -163,10 +163,14 @@ func (r Run) nodes(ctx context.Context) (map[string]results.NodeInfo, error) {
 }
 
 // WriteReport renders the run's report.html from its stored samples, read a
-// line at a time (the page the manager's artifact server links to).
+// line at a time, and its nodes' series (the page the manager's artifact
+// server links to).
 func (r Run) WriteReport(ctx context.Context) error {
 	runs, err := report.Load(ctx, storedRun(r))
 	if err != nil {
+		return err
+	}
+	if err := report.ReadMonitors(ctx, storedRun(r), runs); err != nil {
 		return err
 	}
 	rep, err := report.New(runs, report.Options{Title: r.Location.Kind + " " + r.Location.Namespace + "/" + r.Location.Name})

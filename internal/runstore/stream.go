@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/crashpoint"
+	"github.com/benchwright/benchwright/internal/report"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -166,4 +167,20 @@ func (s storedRun) Samples(ctx context.Context, add func(string, results.Sample)
 		add(name, *x)
 		return nil
 	})
+}
+
+// MonitorFiles implements report.MonitorSource: the run's series, under
+// monitor/ beside its samples.
+func (s storedRun) MonitorFiles(ctx context.Context, inputs []string, found func(string, []report.MonitorFile, error)) error {
+	prefix, err := s.Location.Prefix()
+	if err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		if in == s.Location.Name {
+			files, err := report.StoreMonitorFiles(ctx, s.Store, prefix)
+			found(in, files, err)
+		}
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package sampler
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -343,17 +342,10 @@ func validName(s string) bool {
 	if s == "" || len(s) > maxNameLen {
 		return false
 	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.@:", r)) {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(r rune) bool { return !nameRune(r) })
 }
 
-// scanLines is a bufio.Scanner with room for long lines.
-func scanLines(data []byte, max int) *bufio.Scanner {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), max)
-	return sc
+// nameRune is a letter, a digit or one of "-_.@:".
+func nameRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.@:", r)
 }

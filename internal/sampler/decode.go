@@ -61,39 +61,55 @@ func Decode(log []byte) (Series, bool) {
 		case !header:
 			continue
 		case bytes.HasPrefix(line, []byte(PointPrefix)):
-			if len(s.Points) >= MaxPoints {
-				problem(fmt.Sprintf("points beyond the %d kept", MaxPoints))
-				continue
+			if why := s.addPoint(line[len(PointPrefix):]); why != "" {
+				problem(why)
 			}
-			p, err := decodePoint(line[len(PointPrefix):], s.Header)
-			if err != nil {
-				problem("a point that " + err.Error())
-				continue
-			}
-			if n := len(s.Points); n > 0 && p.T <= s.Points[n-1].T {
-				problem("a point not after the one before")
-				continue
-			}
-			s.Points = append(s.Points, p)
 		case bytes.HasPrefix(line, []byte(NotePrefix)):
-			var n Note
-			if err := strictJSON(line[len(NotePrefix):], &n); err != nil || len(n.Note) > maxNoteLen || !printable(n.Note) {
-				problem("a note that is not a short line of text")
-				continue
+			if why := s.addNote(line[len(NotePrefix):]); why != "" {
+				problem(why)
 			}
-			if len(s.Notes) >= maxNotes {
-				problem("notes beyond the 1024 kept")
-				continue
-			}
-			s.Notes = append(s.Notes, n)
 		}
 	}
+	s.addProblems(skipped)
+	return s, header
+}
+
+// addPoint keeps a point of the series, or says why it does not.
+func (s *Series) addPoint(data []byte) string {
+	if len(s.Points) >= MaxPoints {
+		return fmt.Sprintf("points beyond the %d kept", MaxPoints)
+	}
+	p, err := decodePoint(data, s.Header)
+	if err != nil {
+		return "a point that " + err.Error()
+	}
+	if n := len(s.Points); n > 0 && p.T <= s.Points[n-1].T {
+		return "a point not after the one before"
+	}
+	s.Points = append(s.Points, p)
+	return ""
+}
+
+// addNote keeps a note of the series, or says why it does not.
+func (s *Series) addNote(data []byte) string {
+	var n Note
+	if err := strictJSON(data, &n); err != nil || len(n.Note) > maxNoteLen || !printable(n.Note) {
+		return "a note that is not a short line of text"
+	}
+	if len(s.Notes) >= maxNotes {
+		return "notes beyond the 1024 kept"
+	}
+	s.Notes = append(s.Notes, n)
+	return ""
+}
+
+// addProblems counts what was skipped, why by why, within maxProblems.
+func (s *Series) addProblems(skipped map[string]int) {
 	for _, why := range slices.Sorted(maps.Keys(skipped)) {
 		if len(s.Problems) < maxProblems {
 			s.Problems = append(s.Problems, fmt.Sprintf("%d× %s", skipped[why], why))
 		}
 	}
-	return s, header
 }
 
 func strictJSON(data []byte, v any) error {

@@ -88,12 +88,12 @@ func Summarize(s Series, phases []Phase) []results.Sample {
 		psi := make([]stat, len(PSIFields))
 		disks, nets := map[string]*diskStat{}, map[string]*stat{}
 		for _, p := range pts {
-			if p.CPU != nil {
-				util.add(100 - p.CPU[cpuIdleShown] - p.CPU[3])
+			if u, ok := p.Util(); ok {
+				util.add(u)
 				iowait.add(p.CPU[3])
 				steal.add(p.CPU[6])
 			}
-			if b, ok := busiestCore(p); ok {
+			if b, ok := p.BusiestCore(); ok {
 				busiest.add(b)
 			}
 			if p.Mem != nil {
@@ -169,8 +169,16 @@ func Summarize(s Series, phases []Phase) []results.Sample {
 	return out
 }
 
-// busiestCore is the highest utilisation of any core in a point.
-func busiestCore(p Point) (float64, bool) {
+// Util is the node's CPU utilisation in a point: neither idle nor iowait.
+func (p Point) Util() (float64, bool) {
+	if p.CPU == nil {
+		return 0, false
+	}
+	return 100 - p.CPU[cpuIdleShown] - p.CPU[3], true
+}
+
+// BusiestCore is the highest utilisation of any core in a point.
+func (p Point) BusiestCore() (float64, bool) {
 	best, ok := 0.0, false
 	for _, c := range p.Cores {
 		if c == nil {
