@@ -36,6 +36,11 @@ func Collect(ctx context.Context, logs podlogs.LogReader, run runstore.Run, rep 
 	if rerr != nil {
 		return nil, shorten(fmt.Sprintf("pod %s: the sampler's log could not be read: %v", pod.Name, rerr)), nil
 	}
+	if len(log) > maxSamplerLog {
+		// Not the sampler's: it stays within its budget. Decoding it would
+		// hold several times its size while the tool's output is held too.
+		return nil, shorten(fmt.Sprintf("pod %s: the sampler's log is %d MiB, over the %d MiB a sampler writes: not read", pod.Name, len(log)>>20, maxSamplerLog>>20)), nil
+	}
 	series, ok := sampler.Decode(log)
 	if !ok {
 		return nil, shorten(fmt.Sprintf("pod %s: the sampler's log has no series %v: %q", pod.Name, series.Problems, firstBytes(log, 120))), nil
@@ -64,6 +69,11 @@ func Collect(ctx context.Context, logs podlogs.LogReader, run runstore.Run, rep 
 	}
 	return samples, shorten(warning), nil
 }
+
+// maxSamplerLog is the most of a sampler's log that is decoded: its budget
+// (sampler.DefaultBudget) and a margin. The series it holds decoded is a few
+// times that, for one pod at a time in a collector's turn.
+const maxSamplerLog = sampler.DefaultBudget + 1<<20
 
 // maxWarning bounds a warning, which becomes an event's message.
 const maxWarning = 512

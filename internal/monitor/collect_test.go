@@ -96,6 +96,7 @@ func TestCollectWarnsAndNeverFails(t *testing.T) {
 		"no series":          {logs{children.SamplerContainer: "\x1b[31mgarbage\n"}, 0, "the sampler's log has no series"},
 		"sampler restarted":  {logs{children.SamplerContainer: series(3)}, 2, "the sampler restarted 2 time(s)"},
 		"garbage among them": {logs{children.SamplerContainer: series(3) + sampler.PointPrefix + "{oops\n"}, 0, "1× a point that is not the sampler's JSON"},
+		"over its budget":    {logs{children.SamplerContainer: series(3) + strings.Repeat("x", maxSamplerLog)}, 0, "over the 9 MiB a sampler writes"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, warning, err := Collect(context.Background(), tc.logs, run, 0, sampledPod(tc.restarts), nil)
