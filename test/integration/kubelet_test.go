@@ -172,7 +172,24 @@ func (k *fakeKubelet) runContainers(pod *corev1.Pod, fate podFate) (states []cor
 			k.t.Error(err)
 		}
 	}
+	// Sidecars run beside the containers after them and are stopped last;
+	// their statuses keep their place among the init containers'.
+	var sidecars []*sidecar
+	defer func() {
+		for i := len(sidecars) - 1; i >= 0; i-- {
+			out, st := sidecars[i].stop()
+			k.mu.Lock()
+			k.logs[pod.Name+"/"+st.Name] = out
+			k.mu.Unlock()
+			at := slicesIndexName(pod.Spec.InitContainers, st.Name)
+			states = slices.Insert(states, min(at, len(states)), st)
+		}
+	}()
 	for _, c := range append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
+		if isSidecar(c) {
+			sidecars = append(sidecars, startSidecar(k.t, c, dataRoot))
+			continue
+		}
 		began := metav1.Now()
 		out, message, code := k.exec(pod, c, dataRoot)
 		if fate.mangle != nil {
@@ -387,4 +404,9 @@ func handleNew[T client.Object](ctx context.Context, namespace string, newList f
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// slicesIndexName is the index of the container named name.
+func slicesIndexName(cs []corev1.Container, name string) int {
+	return slices.IndexFunc(cs, func(c corev1.Container) bool { return c.Name == name })
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/retry"
@@ -224,6 +225,17 @@ func (o *fakeMPIOperator) podOf(ctx context.Context, owner metav1.Object, gvk sc
 func (o *fakeMPIOperator) runInit(pod *corev1.Pod) []corev1.ContainerStatus {
 	var states []corev1.ContainerStatus
 	for _, c := range pod.Spec.InitContainers {
+		if isSidecar(c) {
+			// The sampler: a short series of this machine, for real.
+			s := startSidecar(o.t, c, filepath.Join(o.root, pod.Name))
+			time.Sleep(300 * time.Millisecond)
+			out, st := s.stop()
+			o.mu.Lock()
+			o.logs[pod.Name+"/"+c.Name] = out
+			o.mu.Unlock()
+			states = append(states, st)
+			continue
+		}
 		if c.Image != managerImage || c.Command[0] != "/benchwright" {
 			o.t.Errorf("worker init container %s runs %s %v, not the manager's /benchwright", c.Name, c.Image, c.Command)
 			continue
