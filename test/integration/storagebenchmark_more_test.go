@@ -66,7 +66,7 @@ dd:
 		for _, c := range pod.InitContainers {
 			init = append(init, c.Name)
 		}
-		if !slices.Equal(init, []string{"node-facts", "drop-caches", "write-dsync"}) || pod.Containers[0].Name != "read-buffered" {
+		if !slices.Equal(init, []string{"sampler", "node-facts", "drop-caches", "write-dsync"}) || pod.Containers[0].Name != "read-buffered" {
 			t.Errorf("Job %s steps: init %v, main %s", j.Name, init, pod.Containers[0].Name)
 		}
 		if c := pod.Volumes[0].PersistentVolumeClaim; c == nil || c.ClaimName != "dd-data0" {
