@@ -179,7 +179,8 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 	if err := r.releaseWorkers(ctx, d.job); err != nil {
 		return c, err
 	}
-	c.Samples = append(samples, monitored...)
+	samples = append(samples, monitored...)
+	c.Samples = samples
 	return c, nil
 }
 

@@ -74,7 +74,7 @@ func (r *Reconciler) releaseWorkers(ctx context.Context, job *mpiv2.MPIJob) erro
 // one whose repetition is being collected (keep).
 func (r *Reconciler) releaseFinished(ctx context.Context, jobs []*mpiv2.MPIJob, keep *mpiv2.MPIJob) error {
 	for _, j := range jobs {
-		if j == keep || !(conditionTrue(j, mpiv2.JobSucceeded) || conditionTrue(j, mpiv2.JobFailed)) {
+		if j == keep || !conditionTrue(j, mpiv2.JobSucceeded) && !conditionTrue(j, mpiv2.JobFailed) {
 			continue
 		}
 		if err := r.releaseWorkers(ctx, j); err != nil {

@@ -112,7 +112,7 @@ func ContainerPhases(pod *corev1.Pod, tests map[string]string) []sampler.Phase {
 		}
 		// Times are whole seconds: the container ended within the second
 		// after the one its finish time names.
-		out = append(out, sampler.NewPhase(test, t.StartedAt.Time, t.FinishedAt.Time.Add(time.Second)))
+		out = append(out, sampler.NewPhase(test, t.StartedAt.Time, t.FinishedAt.Add(time.Second)))
 	}
 	return out
 }

@@ -63,8 +63,9 @@ func (s *sidecar) stop() ([]byte, corev1.ContainerStatus) {
 			}
 		case <-time.After(10 * time.Second):
 			_ = s.cmd.Process.Kill()
-			<-done
-			code = 137
+			if err := <-done; err != nil {
+				code = 137
+			}
 		}
 	}
 	return s.out.Bytes(), corev1.ContainerStatus{Name: s.c.Name, Image: s.c.Image, State: corev1.ContainerState{

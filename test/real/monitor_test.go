@@ -176,7 +176,7 @@ func samplerPID(t *testing.T, podUID string) int {
 		}
 		dir := filepath.Dir(f)
 		cg, err := os.ReadFile(filepath.Join(dir, "cgroup"))
-		if err != nil || !(strings.Contains(string(cg), podUID) || strings.Contains(string(cg), uid)) {
+		if err != nil || !strings.Contains(string(cg), podUID) && !strings.Contains(string(cg), uid) {
 			continue
 		}
 		pid, _ := strconv.Atoi(filepath.Base(dir))
