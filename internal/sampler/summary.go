@@ -38,9 +38,9 @@ const (
 	LabelSide = "side"
 )
 
-// GroupBy are the labels that keep the summaries of different devices,
-// interfaces and sides apart.
-var GroupBy = []string{LabelDevice, LabelIface, LabelSide}
+// GroupBy are the labels that keep the sampler's summaries apart from the
+// tool's (source) and those of different devices, interfaces and sides.
+var GroupBy = []string{LabelSource, LabelDevice, LabelIface, LabelSide}
 
 // Summary metric names.
 const (
