@@ -46,12 +46,19 @@ func NodeFactsStep(image string, hostNetwork bool, resources corev1.ResourceRequ
 		// message is the step's own line.
 		TerminationMessagePath:   corev1.TerminationMessagePathDefault,
 		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
-		SecurityContext: &corev1.SecurityContext{
-			RunAsUser: ptr.To[int64](nodeFactsUser), RunAsGroup: ptr.To[int64](nodeFactsUser), RunAsNonRoot: ptr.To(true),
-			AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
-			Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
+		SecurityContext:          managerStepSecurity(),
+	}
+}
+
+// managerStepSecurity is how the manager's own steps in benchmark pods run
+// (the node-facts step, the sampler): its image's non-root user, without
+// any capability, on a read-only root.
+func managerStepSecurity() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		RunAsUser: ptr.To[int64](nodeFactsUser), RunAsGroup: ptr.To[int64](nodeFactsUser), RunAsNonRoot: ptr.To(true),
+		AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
+		Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
 }
 

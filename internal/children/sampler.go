@@ -51,15 +51,10 @@ func SamplerSidecar(image string, m benchv1.Monitoring, mounts []corev1.VolumeMo
 		RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
 		// One thread runs Go code: the sampler's work is one reading at a
 		// time, and fewer threads wake beside the benchmark's.
-		Env:          []corev1.EnvVar{{Name: "GOMAXPROCS", Value: "1"}},
-		Resources:    *SamplerResources.DeepCopy(),
-		VolumeMounts: ro,
-		SecurityContext: &corev1.SecurityContext{
-			RunAsUser: ptr.To[int64](nodeFactsUser), RunAsGroup: ptr.To[int64](nodeFactsUser), RunAsNonRoot: ptr.To(true),
-			AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
-			Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
+		Env:             []corev1.EnvVar{{Name: "GOMAXPROCS", Value: "1"}},
+		Resources:       *SamplerResources.DeepCopy(),
+		VolumeMounts:    ro,
+		SecurityContext: managerStepSecurity(),
 	}
 }
 

@@ -139,9 +139,7 @@ func (s Source) readStat(c *counters) {
 			continue
 		}
 		var t cpuTimes
-		for i := 0; i < cpuFields && i+1 < len(f); i++ {
-			t[i], _ = strconv.ParseUint(f[i+1], 10, 64)
-		}
+		parseUints(t[:], f[1:])
 		if f[0] == "cpu" {
 			c.total, total = t, true
 			continue
@@ -216,6 +214,14 @@ func (s Source) readPressure(c *counters) {
 	}
 }
 
+// parseUints reads the fields into v, as many as both hold; a field that is
+// no number reads 0.
+func parseUints(v []uint64, fields []string) {
+	for i := range min(len(v), len(fields)) {
+		v[i], _ = strconv.ParseUint(fields[i], 10, 64)
+	}
+}
+
 func fieldValue(fields []string, prefix string) (uint64, bool) {
 	for _, f := range fields {
 		if v, ok := strings.CutPrefix(f, prefix); ok {
@@ -245,9 +251,7 @@ func (s Source) readDiskstats(c *counters) {
 			continue
 		}
 		var v [11]uint64
-		for i := range v {
-			v[i], _ = strconv.ParseUint(f[3+i], 10, 64)
-		}
+		parseUints(v[:], f[3:])
 		d := diskCounters{reads: v[0], readSectors: v[2], writes: v[4], writeSectors: v[6], ioTicks: v[9], queueTicks: v[10]}
 		if d == (diskCounters{}) {
 			continue
@@ -282,9 +286,7 @@ func (s Source) readNetDev(c *counters) {
 			continue
 		}
 		var v [16]uint64
-		for i := range v {
-			v[i], _ = strconv.ParseUint(f[i], 10, 64)
-		}
+		parseUints(v[:], f)
 		c.nets[name] = netCounters{rxBytes: v[0], rxPackets: v[1], rxErrs: v[2], rxDrop: v[3], txBytes: v[8], txPackets: v[9], txErrs: v[10], txDrop: v[11]}
 	}
 }

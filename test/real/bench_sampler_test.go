@@ -22,6 +22,17 @@ func samplerPairs() int {
 	return 5
 }
 
+// alternated runs pair i with the sampler on and off, on first in even
+// pairs, and says in which order.
+func alternated[T any](i int, run func(on bool) T) (on, off T, order string) {
+	if i%2 == 0 {
+		on = run(true)
+		return on, run(false), "sampler on first"
+	}
+	off = run(false)
+	return run(true), off, "sampler off first"
+}
+
 // BenchmarkFioSamplerOnVsOff measures what the sampler sidecar costs fio:
 // PAIRS (default 5) pairs of the quickstart's fio jobs through a
 // StorageBenchmark on one node, with spec.monitoring on and off, in
@@ -42,14 +53,7 @@ func BenchmarkFioSamplerOnVsOff(b *testing.B) {
 			iops, _, _ := runQuickstartOnce(b, ns, node, name, func(sb *benchv1.StorageBenchmark) { sb.Spec.Monitoring.Enabled = ptr.To(on) })
 			return iops
 		}
-		var on, off float64
-		order := "sampler on first"
-		if i%2 == 0 {
-			on, off = run(true), run(false)
-		} else {
-			order = "sampler off first"
-			off, on = run(false), run(true)
-		}
+		on, off, order := alternated(i, run)
 		ratios = append(ratios, on/off)
 		fmt.Printf("pair %d (%s): %s read IOPS with the sampler %.0f, without %.0f; ratio %.4f\n", i+1, order, quickstartJob, on, off, on/off)
 	}
@@ -79,14 +83,7 @@ func BenchmarkOSUSamplerOnVsOff(b *testing.B) {
 			}
 			return osuThroughBenchmark(b, ns, s, i, func(*mpiv2.MPIJob) {})
 		}
-		var on, off osuRun
-		order := "sampler on first"
-		if i%2 == 0 {
-			on, off = run(true), run(false)
-		} else {
-			order = "sampler off first"
-			off, on = run(false), run(true)
-		}
+		on, off, order := alternated(i, run)
 		lat = append(lat, on.lat8/off.lat8)
 		bw = append(bw, on.peak/off.peak)
 		fmt.Printf("pair %d (%s): 8 B latency with the sampler %.2f µs, without %.2f µs (ratio %.4f); peak %.0f and %.0f MB/s (ratio %.4f)\n",
