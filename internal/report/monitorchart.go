@@ -62,29 +62,33 @@ const maxListed = 8
 func (m MonitorRecord) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d point(s), one every %g s", m.Points, m.Interval)
+	phases := make([]string, len(m.Phases))
 	for i, ph := range m.Phases {
-		if i == maxListed {
-			fmt.Fprintf(&b, ", and %d more", len(m.Phases)-maxListed+m.LeftPhases)
-			break
-		}
-		sep := ", "
-		if i == 0 {
-			sep = "; tests: "
-		}
-		fmt.Fprintf(&b, "%s%s %.1f–%.1f s", sep, ph.Test, ph.From, ph.To)
+		phases[i] = fmt.Sprintf("%s %.1f–%.1f s", ph.Test, ph.From, ph.To)
 	}
+	notes := make([]string, len(m.Notes))
 	for i, n := range m.Notes {
+		notes[i] = fmt.Sprintf("at %.1f s %s", n.At, n.Text)
+	}
+	listUpTo(&b, "tests", phases, m.LeftPhases)
+	listUpTo(&b, "notes", notes, m.LeftNotes)
+	return b.String() + "."
+}
+
+// listUpTo writes "; label: a, b, ..." with at most maxListed items, then
+// how many more there are (left were never read).
+func listUpTo(b *strings.Builder, label string, items []string, left int) {
+	for i, item := range items {
 		if i == maxListed {
-			fmt.Fprintf(&b, ", and %d more", len(m.Notes)-maxListed+m.LeftNotes)
-			break
+			fmt.Fprintf(b, ", and %d more", len(items)-maxListed+left)
+			return
 		}
 		sep := ", "
 		if i == 0 {
-			sep = "; notes: "
+			sep = "; " + label + ": "
 		}
-		fmt.Fprintf(&b, "%sat %.1f s %s", sep, n.At, n.Text)
+		b.WriteString(sep + item)
 	}
-	return b.String() + "."
 }
 
 // monitorChart draws a record's series as stacked panels over the same
