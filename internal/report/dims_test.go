@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -218,8 +219,8 @@ func TestAlongFailedCell(t *testing.T) {
 func TestAlongS1OffOverOnPerPool(t *testing.T) {
 	b := newCampaign([]string{"c2", "c3"}, []string{"none"}, []string{"on-node", "off-node"})
 	lat := map[string]map[string]map[string]float64{
-		"c2": {"on-node": {"8": 0.25, "1024": 0.5}, "off-node": {"8": 20, "1024": 30}},
-		"c3": {"on-node": {"8": 0.2, "1024": 0.4}, "off-node": {"8": 15, "1024": 20}},
+		"c2": {"on-node": {"1": 0.25, "8": 0.25, "1024": 0.5, "1048576": 100}, "off-node": {"1": 20, "8": 20, "1024": 30, "1048576": 200}},
+		"c3": {"on-node": {"1": 0.2, "8": 0.2, "1024": 0.4, "1048576": 80}, "off-node": {"1": 15, "8": 15, "1024": 20, "1048576": 120}},
 	}
 	for _, pool := range []string{"c2", "c3"} {
 		for _, bench := range []string{"off-node", "on-node"} {
@@ -231,7 +232,7 @@ func TestAlongS1OffOverOnPerPool(t *testing.T) {
 	for _, tc := range []struct {
 		pool, size string
 		want       float64
-	}{{"c2", "8", 80}, {"c2", "1024", 60}, {"c3", "8", 75}, {"c3", "1024", 50}} {
+	}{{"c2", "8", 80}, {"c2", "1024", 60}, {"c2", "1048576", 2}, {"c3", "8", 75}, {"c3", "1024", 50}, {"c3", "1048576", 1.5}} {
 		if got := ratioAlong(t, rep, DimBenchmark, []string{tc.pool}, "off-node", "osu_latency", "latency", tc.size); !near(got, tc.want) {
 			t.Errorf("%s off/on at %s B = %v, want %v", tc.pool, tc.size, got, tc.want)
 		}
@@ -241,6 +242,61 @@ func TestAlongS1OffOverOnPerPool(t *testing.T) {
 	}
 	if !strings.Contains(md, "| off-node / on-node |") && !strings.Contains(md, " off-node / on-node ") {
 		t.Errorf("markdown lacks the off-node / on-node column:\n%s", md)
+	}
+	// The seed's plot: off / on against message size, a curve per pool,
+	// its points the table's ratios.
+	plots := alongPlots(alongOf(t, rep, DimBenchmark))
+	if len(plots) != 1 || !slices.Equal(plots[0].Series, []string{"off-node / on-node, c2", "off-node / on-node, c3"}) {
+		t.Fatalf("ratio plots along benchmark: %d, series %v; want one, a curve per pool", len(plots), seriesOf(plots))
+	}
+	if svg, err := plots[0].draw(); err != nil || !strings.Contains(string(svg), "<svg") {
+		t.Fatalf("drawing the ratio plot: %v", err)
+	}
+	var page strings.Builder
+	if err := rep.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "osu_latency: latency ratio vs message size") {
+		t.Errorf("the page has no ratio-against-size plot")
+	}
+}
+
+// seriesOf are the plots' legends, for messages.
+func seriesOf(plots []Plot) [][]string {
+	var out [][]string
+	for _, p := range plots {
+		out = append(out, p.Series)
+	}
+	return out
+}
+
+// The ratio curves hold the table's ratios at each size, in size order.
+func TestAlongPlotPoints(t *testing.T) {
+	a := Along{Dimension: Dimension{Name: "benchmark", Values: []string{"on", "off"}, Baseline: "on"}, Others: []string{"pool"},
+		Groups: []AlongGroup{{Key: []string{"c2"}, Runs: []int{0, 1}, Rows: []CompareRow{
+			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: RatioValue, Speedups: []float64{1, 80},
+				Intervals: []results.Interval{results.Unknown, {Lo: 70, Hi: 90}}},
+			{Test: "osu_latency", Metric: "latency", MsgSize: "1024", Ratio: RatioValue, Speedups: []float64{1, 60},
+				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+			{Test: "osu_latency", Metric: "latency", MsgSize: "65536", Ratio: RatioValue, Speedups: []float64{1, 8},
+				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+			{Test: "osu_latency", Metric: "latency", MsgSize: "1048576", Ratio: RatioValue, Speedups: []float64{1, 2},
+				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+			{Test: "fio", Metric: "read_iops", Ratio: RatioValue, Speedups: []float64{1, 2}, Intervals: []results.Interval{results.Unknown, results.Unknown}},
+		}}, {Key: []string{"c3"}, Runs: []int{-1, 2}, Missing: "no on cell: failed", Rows: []CompareRow{
+			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: RatioValue, Speedups: []float64{math.NaN(), math.NaN()},
+				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+		}}}}
+	figs := ratioFigures(a)
+	if len(figs) != 1 || len(figs[0].curves) != 1 || figs[0].curves[0].name != "off / on, c2" {
+		t.Fatalf("%d figures, want one with one curve for c2 (c3 has no baseline, fio no sizes)", len(figs))
+	}
+	c := figs[0].curves[0]
+	if fmt.Sprint(c.xys) != "[{8 80} {1024 60} {65536 8} {1.048576e+06 2}]" || c.lo[0] != 70 || c.hi[0] != 90 || !math.IsNaN(c.lo[1]) || !c.hasBars {
+		t.Errorf("curve %v, interval lo %v hi %v; want the table's ratios and the known interval at 8 B", c.xys, c.lo, c.hi)
+	}
+	if _, err := alongPlots(a)[0].draw(); err != nil {
+		t.Fatal(err)
 	}
 }
 

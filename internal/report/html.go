@@ -89,6 +89,7 @@ func cellsTable(cells []Cell) *htmlTable {
 type htmlAlong struct {
 	ID, Title, Note string
 	Table           htmlTable
+	Plots           []Plot // its ratios against message size
 }
 
 // alongTables are the comparisons along the dimensions as tables, ratios
@@ -97,8 +98,13 @@ func alongTables(r *Report) []htmlAlong {
 	var out []htmlAlong
 	for i, a := range r.Along {
 		g, classes, _ := alongGrid(a)
-		out = append(out, htmlAlong{ID: "dimension-" + strconv.Itoa(i+1), Title: a.Title(), Note: alongNote(a),
-			Table: htmlGrid(g, func(row, col int) string { return classes[row][col] })})
+		id := "dimension-" + strconv.Itoa(i+1)
+		plots := alongPlots(a)
+		for j := range plots {
+			plots[j].ID = id + "-plot-" + strconv.Itoa(j+1)
+		}
+		out = append(out, htmlAlong{ID: id, Title: a.Title(), Note: alongNote(a),
+			Table: htmlGrid(g, func(row, col int) string { return classes[row][col] }), Plots: plots})
 	}
 	return out
 }

@@ -12,6 +12,28 @@ var (
 	httpRE   = regexp.MustCompile(`https?://[^"'\s<>]*`)
 )
 
+// pagePlots are the plots of rep's page, in its order: the ratio plots
+// of the comparisons along dimensions, then Plots', drawn.
+func pagePlots(t *testing.T, rep *Report) []Plot {
+	t.Helper()
+	var out []Plot
+	for _, a := range alongTables(rep) {
+		out = append(out, a.Plots...)
+	}
+	plots, err := Plots(rep.Runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range out {
+		svg, err := out[i].draw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i].SVG = string(svg)
+	}
+	return append(out, plots...)
+}
+
 // checkHTML checks a report page: one <svg> per plot (besides the nodes'
 // series), each with its title,
 // axis labels and a legend entry per series, and nothing to fetch.

@@ -271,7 +271,7 @@ func TestNodesSection(t *testing.T) {
 	if strings.Index(html, `<section id="figures">`) > strings.Index(html, `<section id="nodes">`) {
 		t.Error("the section comes before the tool's figures")
 	}
-	checkHTML(t, html, plan(rep.Runs))
+	checkHTML(t, html, pagePlots(t, rep))
 
 	// Without the sampler's samples, no section.
 	plain, err := New(group(t, storageSamples()), Options{})

@@ -23,6 +23,9 @@ const (
 	// PlotBars is medians per test, a bar per run (fio workloads per machine
 	// type, seed 000; the tuning ladder, one bar per run in order, seed 003).
 	PlotBars PlotKind = "bars"
+	// PlotRatios is a comparison's ratios against message size, a curve per
+	// group (seed 001: off-VM / on-VM latency per machine type).
+	PlotRatios PlotKind = "ratios"
 )
 
 // minBoxRepetitions is how many repetitions a box plot needs (fewer have no

@@ -38,10 +38,7 @@ func render(t *testing.T, name string, runs []Run, opts Options) (*Report, []Plo
 	keep(t, name+".html", html.Bytes())
 	keep(t, name+".md", md.Bytes())
 	keep(t, name+".csv", csv.Bytes())
-	plots, err := Plots(runs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plots := pagePlots(t, rep)
 	checkHTML(t, html.String(), plots)
 	return rep, plots, md.String()
 }
