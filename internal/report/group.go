@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchwright/benchwright/internal/netbench"
@@ -58,6 +59,7 @@ type acc struct {
 	labels  map[string]string
 	origins map[string]bool
 	axes    map[string]*axisSum
+	procs   map[string]int // by test; -1 where its samples disagree
 }
 
 // keptSample is what Summarize needs of a counted sample.
@@ -121,8 +123,43 @@ func (g *grouper) add(input string, s results.Sample) {
 	}
 	a.labels = agree(a.labels, s.Labels, len(a.counted) == 0)
 	a.addAxes(s.Labels)
+	a.addProcesses(s.Test, s.Labels)
 	a.counted = append(a.counted, keptSample{test: g.str(s.Test), metric: g.str(s.Metric), unit: g.str(s.Unit),
 		value: s.Value, rep: s.Repetition, labels: g.sizeLabels(s.Labels)})
+}
+
+// processLabels name a sample's number of processes: dd's, and IOR's
+// tasks (ranks).
+var processLabels = []string{results.LabelProcesses, "tasks"}
+
+// addProcesses notes a counted sample's number of processes for its test:
+// -1 once two samples of the test disagree, or one says none.
+func (a *acc) addProcesses(test string, labels map[string]string) {
+	n := -1
+	for _, k := range processLabels {
+		if v, err := strconv.Atoi(labels[k]); err == nil && v > 0 {
+			n = v
+			break
+		}
+	}
+	if a.procs == nil {
+		a.procs = map[string]int{}
+	}
+	if have, ok := a.procs[test]; ok && have != n {
+		n = -1
+	}
+	a.procs[test] = n
+}
+
+// processes are the tests' agreed numbers of processes.
+func (a *acc) processes() map[string]int {
+	out := map[string]int{}
+	for test, n := range a.procs {
+		if n > 0 {
+			out[test] = n
+		}
+	}
+	return out
 }
 
 // sizeLabels are the labels statistics group by (msg_size), shared.
@@ -151,6 +188,7 @@ func (g *grouper) runs() ([]Run, error) {
 		r.Labels = a.labels
 		r.Repetitions, r.Warmups, r.Samples = len(a.reps), len(a.warmups), len(a.counted)
 		r.Axes = a.axisValues()
+		r.Processes = a.processes()
 		samples := make([]results.Sample, len(a.counted))
 		for i, f := range a.counted {
 			samples[i] = results.Sample{Test: f.test, Metric: f.metric, Unit: f.unit, Value: f.value, Repetition: f.rep, Labels: f.labels}

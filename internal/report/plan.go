@@ -26,6 +26,9 @@ const (
 	// PlotRatios is a comparison's ratios against message size, a curve per
 	// group (seed 001: off-VM / on-VM latency per machine type).
 	PlotRatios PlotKind = "ratios"
+	// PlotScaling is a figure against the number of processes that ran it,
+	// a line per test (seed 004: bandwidth by dd processes and IOR ranks).
+	PlotScaling PlotKind = "scaling"
 )
 
 // minBoxRepetitions is how many repetitions a box plot needs (fewer have no

@@ -10,7 +10,8 @@ import (
 // spread when there are repetitions), then bars of each such test's headline
 // number per run (latency at 8 B, peak bandwidth: the tuning ladder), then
 // per metric of tests without sizes (fio, dd, IOR) bars per test and run,
-// and their spread; last, each figure against a numeric label the runs
+// and their spread; then each such figure against the number of processes
+// that ran it, where tests or runs differ only in that; last, each figure against a numeric label the runs
 // differ in (CPU frequency), with a least-squares line per machine type.
 func Plots(runs []Run) ([]Plot, error) {
 	plots := plan(runs)
@@ -70,6 +71,9 @@ func plan(runs []Run) []Plot {
 			p, ok := boxPlot(c, runs, c.metric+" over repetitions", "test")
 			add(p, ok, c.runs, c.names...)
 		}
+	}
+	for _, f := range scalingFigures(runs) {
+		add(scalingPlot(f), true, nil)
 	}
 	for _, p := range scatterPlots(Fits(runs)) {
 		add(p, true, nil)

@@ -37,6 +37,9 @@ type Run struct {
 	// Summaries are the statistics of each test and metric (at each message
 	// size) over the counted repetitions, in the order the samples came.
 	Summaries []results.Summary
+	// Processes are, by test, how many processes ran it (dd's processes,
+	// IOR's tasks) where every counted sample of the test says the same.
+	Processes map[string]int
 	// Nodes are the sampler's summaries of what the nodes did during each
 	// test (samples labelled source=sampler), per side, node, device and
 	// interface, over the counted repetitions. They are never among

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -115,5 +116,84 @@ func TestAxesNeedANumberOnEverySample(t *testing.T) {
 	fits := Fits(runs)
 	if len(fits) != 1 || fits[0].Axis != "x-numa-nodes" || fits[0].AxisTitle != "numa nodes" || math.Abs(fits[0].R2-10800.0/11242) > 1e-12 {
 		t.Errorf("fits %+v, want only x-numa-nodes, r² = Sxy²/(Sxx Syy) = 60²/(28/3 * 401.5) (cpu_mhz has one run left)", fits)
+	}
+}
+
+// s4Sweep is seed 004's process sweep on one machine type: dd's buffered
+// and direct writes by 1, 2, 4 and 8 processes (tests of one run, named
+// by their count), and IOR file per process by 1, 2 and 4 ranks (a run
+// each, as a campaign's ior-fpp-1, -2, -4; IOR's tasks label).
+func s4Sweep(machine string, ddBW func(mode string, procs int) float64, iorBW func(ranks int) float64) [][]results.Sample {
+	dd := "s4-dd-" + machine
+	var out [][]results.Sample
+	var runDD []results.Sample
+	for _, mode := range []string{"buffered", "direct"} {
+		for _, n := range []int{1, 2, 4, 8} {
+			for rep := range 3 {
+				runDD = append(runDD, results.Sample{Kind: "StorageBenchmark", Namespace: "seeds", Benchmark: dd, RunUID: "uid-" + dd,
+					Test: "write-" + mode + "-" + strconv.Itoa(n), Metric: "write_bw", Unit: "MiB/s", Value: ddBW(mode, n) + float64(rep-1), Repetition: rep,
+					Labels: map[string]string{results.LabelMachineType: machine, results.LabelTool: "dd", results.LabelProcesses: strconv.Itoa(n)}})
+			}
+		}
+	}
+	out = append(out, runDD)
+	for _, n := range []int{1, 2, 4} {
+		bench := "s4-ior-fpp-" + strconv.Itoa(n) + "-" + machine
+		var run []results.Sample
+		for rep := range 3 {
+			run = append(run, results.Sample{Kind: "MPIBenchmark", Namespace: "seeds", Benchmark: bench, RunUID: "uid-" + bench,
+				Test: "write", Metric: "bandwidth", Unit: "MiB/s", Value: iorBW(n), Repetition: rep,
+				Labels: map[string]string{results.LabelMachineType: machine, results.LabelTool: "ior", "tasks": strconv.Itoa(n), "file_per_proc": "true"}})
+		}
+		out = append(out, run)
+	}
+	return out
+}
+
+// TestScenarioS4ProcessSweep is seed 004's bandwidth by process count: a
+// line per dd mode and machine type through 1, 2, 4 and 8 processes, and
+// one per machine type through IOR's 1, 2 and 4 ranks, joining the runs
+// whose names differ only in the count.
+func TestScenarioS4ProcessSweep(t *testing.T) {
+	knl := s4Sweep("knl-68", func(mode string, n int) float64 { return 100 * float64(n) }, func(n int) float64 { return 50 * float64(n) })
+	haswell := s4Sweep("haswell-32", func(mode string, n int) float64 { return 300 + 10*float64(n) }, func(n int) float64 { return 400 })
+	runs := group(t, append(knl, haswell...)...)
+	if got := runs[0].Processes["write-direct-4"]; got != 4 {
+		t.Fatalf("run %s processes %v, want write-direct-4 by 4", runs[0].Name, runs[0].Processes)
+	}
+	_, plots, _ := render(t, "s4-sweep", runs, Options{Title: "S4: bandwidth by processes"})
+	dd := findPlot(t, plots, PlotScaling, "write_bw vs processes")
+	wantSeries(t, dd, "s4-dd-knl-68: write-buffered", "s4-dd-knl-68: write-direct", "s4-dd-haswell-32: write-buffered", "s4-dd-haswell-32: write-direct")
+	ior := findPlot(t, plots, PlotScaling, "bandwidth vs processes")
+	wantSeries(t, ior, "s4-ior-fpp-knl-68: write", "s4-ior-fpp-haswell-32: write")
+	figs := scalingFigures(runs)
+	for _, f := range figs {
+		for _, c := range f.curves {
+			if c.name == "s4-ior-fpp-knl-68: write" && fmt.Sprint(c.xys) != "[{1 50} {2 100} {4 200}]" {
+				t.Errorf("IOR on knl: %v, want 50, 100, 200 MiB/s at 1, 2, 4 ranks", c.xys)
+			}
+			if c.name == "s4-dd-haswell-32: write-direct" && fmt.Sprint(c.xys) != "[{1 310} {2 320} {4 340} {8 380}]" {
+				t.Errorf("dd direct on haswell: %v", c.xys)
+			}
+		}
+	}
+}
+
+func TestWithoutCount(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		want string
+	}{
+		{"write-buffered-4", 4, "write-buffered"},
+		{"real-x-knl-none-ior-fpp-2", 2, "real-x-knl-none-ior-fpp"},
+		{"ior_np16_shared", 16, "ior_shared"},
+		{"read-4k-qd4", 4, "read-4k-qd4"}, // 4k and qd4 are no counts
+		{"4", 4, ""},
+		{"c2-standard-8-dd", 1, "c2-standard-8-dd"},
+	} {
+		if got := withoutCount(tc.name, tc.n); got != tc.want {
+			t.Errorf("withoutCount(%q, %d) = %q, want %q", tc.name, tc.n, got, tc.want)
+		}
 	}
 }

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"html/template"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+// minScalingCounts is how many process counts a curve needs: two points
+// make no line worth drawing beside the bars.
+const minScalingCounts = 3
+
+// scalingCurve is one run's (or one set of runs') test at several process
+// counts.
+type scalingCurve struct {
+	name string
+	xys  plotter.XYs // processes, median; sorted by processes
+}
+
+// scalingFigure is a metric's curves against the process count.
+type scalingFigure struct {
+	metric, unit string
+	curves       []*scalingCurve
+}
+
+// scalingFigures gather, per headline metric of tests without message
+// sizes, the medians of each test at the number of processes that ran it
+// (Run.Processes: dd's processes, IOR's tasks). A curve joins the tests,
+// and the runs, whose names differ only in that number (seed 004's
+// write-buffered-1, -2, -4 and -8; a campaign's ior-fpp-1, ior-fpp-2...).
+// Curves of fewer than minScalingCounts counts are left out.
+func scalingFigures(runs []Run) []*scalingFigure {
+	var out []*scalingFigure
+	figs := map[string]*scalingFigure{}
+	curves := map[string]*scalingCurve{}
+	for _, r := range runs {
+		for _, s := range r.Summaries {
+			n := r.Processes[s.Test]
+			if n <= 0 || !results.Headline(s.Metric) || s.Labels[results.LabelMsgSize] != "" || !(s.Stats.Median >= 0) {
+				continue
+			}
+			fk := s.Metric + "\x00" + dimension(s.Unit)
+			f := figs[fk]
+			if f == nil {
+				f = &scalingFigure{metric: s.Metric, unit: s.Unit}
+				figs[fk] = f
+				out = append(out, f)
+			}
+			name := withoutCount(r.Name, n) + ": " + withoutCount(s.Test, n)
+			if r.MachineType != "" && !strings.Contains(r.Name, r.MachineType) {
+				name += " (" + r.MachineType + ")"
+			}
+			ck := fk + "\x00" + name
+			c := curves[ck]
+			if c == nil {
+				c = &scalingCurve{name: name}
+				curves[ck] = c
+				f.curves = append(f.curves, c)
+			}
+			if !slices.ContainsFunc(c.xys, func(p plotter.XY) bool { return p.X == float64(n) }) {
+				c.xys = append(c.xys, plotter.XY{X: float64(n), Y: convert(s.Stats.Median, s.Unit, f.unit)})
+			}
+		}
+	}
+	for _, f := range out {
+		f.curves = slices.DeleteFunc(f.curves, func(c *scalingCurve) bool { return len(c.xys) < minScalingCounts })
+		for _, c := range f.curves {
+			slices.SortFunc(c.xys, func(a, b plotter.XY) int { return int(a.X - b.X) })
+		}
+		if len(f.curves) > maxRatioCurves {
+			f.curves = f.curves[:maxRatioCurves]
+		}
+	}
+	return slices.DeleteFunc(out, func(f *scalingFigure) bool { return len(f.curves) == 0 })
+}
+
+// withoutCount is a name without its token that is the count n ("-4",
+// "np4", "4p"), tokens being split at '-', '_', '.' and spaces.
+func withoutCount(name string, n int) string {
+	c := strconv.Itoa(n)
+	isCount := func(tok string) bool {
+		tok = strings.ToLower(tok)
+		for _, form := range []string{c, "np" + c, "p" + c, c + "p", "n" + c, c + "procs", c + "ranks"} {
+			if tok == form {
+				return true
+			}
+		}
+		return false
+	}
+	var kept []string
+	var seps []string
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		if i < len(name) && !strings.ContainsRune("-_. ", rune(name[i])) {
+			continue
+		}
+		tok := name[start:i]
+		sep := ""
+		if i < len(name) {
+			sep = name[i : i+1]
+		}
+		if !isCount(tok) {
+			kept, seps = append(kept, tok), append(seps, sep)
+		}
+		start = i + 1
+	}
+	var b strings.Builder
+	for i, tok := range kept {
+		b.WriteString(tok)
+		if i < len(kept)-1 {
+			b.WriteString(seps[i])
+		}
+	}
+	return b.String()
+}
+
+// scalingPlot draws a metric's medians against the number of processes, a
+// line per curve, from 0.
+func scalingPlot(f *scalingFigure) Plot {
+	p := Plot{Kind: PlotScaling, Title: f.metric + " vs processes", XLabel: "processes",
+		YLabel: axisLabel(f.metric, f.unit),
+		Caption: "Median over the counted repetitions at each number of processes (dd's processes, IOR's ranks); " +
+			"a line joins the tests and runs whose names differ only in that number."}
+	xhi, yhi := 0.0, 0.0
+	for _, c := range f.curves {
+		p.Series = append(p.Series, c.name)
+		for _, xy := range c.xys {
+			xhi, yhi = math.Max(xhi, xy.X), math.Max(yhi, xy.Y)
+		}
+	}
+	p.draw = func() (template.HTML, error) {
+		ch := newChart(p.Title, p.XLabel, p.YLabel)
+		for k, c := range f.curves {
+			line, points, err := plotter.NewLinePoints(c.xys)
+			if err != nil {
+				return "", err
+			}
+			col := seriesColor(k)
+			line.Color, line.Width = col, 1.5
+			if k >= len(palette) {
+				line.Dashes = []vg.Length{5, 3}
+			}
+			points.Color, points.Shape, points.Radius = col, glyphs[k%len(glyphs)], 2.5
+			ch.p.Add(line, points)
+			ch.addLegend(c.name, line, points)
+		}
+		ch.p.X.Min, ch.p.X.Max = 0, xhi*1.05
+		ch.p.X.Tick.Marker = linearTicks{}
+		ch.p.Y.Min, ch.p.Y.Max = 0, yhi*1.1
+		return ch.svg()
+	}
+	return p
+}
