@@ -3,8 +3,11 @@ package report
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // Fit is a least-squares line through one figure of the runs of one machine
@@ -17,7 +20,9 @@ type Fit struct {
 	// Test, Metric and Unit name the figure (its headline number for figures
 	// over message sizes).
 	Test, Metric, Unit string
-	// Series is the machine type of the runs (empty when they name none).
+	// Series is the machine type of the runs (empty when they name none),
+	// and their boost setting where recorded ("c2, turbo off"): the seed
+	// fits with and without turbo apart.
 	Series string
 	// Runs are the runs' indices, in order of the axis.
 	Runs []int
@@ -30,7 +35,7 @@ type Fit struct {
 }
 
 // fitsNote says how to read the fits.
-const fitsNote = "Least-squares lines of each headline figure against a numeric label the runs differ in (cpu_mhz: the CPU frequency recorded with the run; x-NAME: a benchwright.io/x-NAME benchmark label), one per machine type; every counted repetition is a point. r² near 1: the figure follows the label."
+const fitsNote = "Least-squares lines of each headline figure against a numeric label the runs differ in (cpu_mhz: the CPU frequency recorded with the run; x-NAME: a benchwright.io/x-NAME benchmark label), one per machine type and turbo setting (where the nodes record it); every counted repetition is a point. r² near 1: the figure follows the label."
 
 // Fits are the fits of every headline figure against every axis label that
 // at least two runs have with different values, one per machine type.
@@ -81,6 +86,9 @@ func fitsOf(f *figure, runs []Run, axis string) []Fit {
 			continue
 		}
 		series := runs[ri].MachineType
+		if boost := runs[ri].Labels[results.LabelBoost]; boost != "" {
+			series = strings.TrimPrefix(series+", turbo "+boost, ", ")
+		}
 		fit := bySeries[series]
 		if fit == nil {
 			fit = &Fit{Axis: axis, AxisTitle: axisTitle(axis), Test: f.test, Metric: f.metric, Unit: f.unit, Series: series}

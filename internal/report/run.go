@@ -61,7 +61,7 @@ func (r Run) Label() string {
 
 // runLabels are the labels that describe a run as a whole.
 var runLabels = []string{results.LabelCampaign, results.LabelPool, results.LabelTuning, results.LabelMPI,
-	results.LabelPlacement, results.LabelThreadsPerCore,
+	results.LabelPlacement, results.LabelThreadsPerCore, results.LabelBoost,
 	results.LabelSMT, results.LabelMitigations, results.LabelFirewallRules, results.LabelMTU, results.LabelSELinux,
 	netbench.LabelScope, netbench.LabelProvider, netbench.LabelServerChiplet, netbench.LabelClientChiplet,
 	netbench.LabelServerSocket, netbench.LabelClientSocket, netbench.LabelServerNode, netbench.LabelClientNode}

@@ -197,3 +197,26 @@ func TestWithoutCount(t *testing.T) {
 		}
 	}
 }
+
+// Seed 004 fits with turbo and without apart (r² 0.79 and 0.76 on
+// Haswell): runs whose nodes recorded cpu_boost are fitted per machine
+// type and boost setting, so the turbo runs do not bend the capped line.
+func TestScenarioS4FitsPerTurbo(t *testing.T) {
+	boost := func(on string, s []results.Sample) []results.Sample {
+		for i := range s {
+			s[i].Labels[results.LabelBoost] = on
+		}
+		return s
+	}
+	runs := group(t,
+		boost("off", s4Run("haswell-32", 1200, 300)), boost("off", s4Run("haswell-32", 1400, 340)), boost("off", s4Run("haswell-32", 1600, 380)),
+		boost("on", s4Run("haswell-32", 2900, 500)), boost("on", s4Run("haswell-32", 3100, 500)),
+	)
+	fits := Fits(runs)
+	if len(fits) != 2 || fits[0].Series != "haswell-32, turbo off" || fits[1].Series != "haswell-32, turbo on" {
+		t.Fatalf("fits %+v, want haswell-32 with turbo off, then on", fits)
+	}
+	if math.Abs(fits[0].Slope-0.2) > 1e-9 || math.Abs(fits[0].R2-1) > 1e-9 || math.Abs(fits[1].Slope) > 1e-9 {
+		t.Errorf("turbo off: slope %v r² %v, want 0.2 and 1; turbo on: slope %v, want 0", fits[0].Slope, fits[0].R2, fits[1].Slope)
+	}
+}

@@ -72,6 +72,10 @@ const (
 	// LabelCPUMHz is the node's effective CPU frequency at the start of the
 	// repetition (nodefacts.Facts.CPUMHz); report code plots against it.
 	LabelCPUMHz = "cpu_mhz"
+	// LabelBoost is whether the node's CPUs could turbo ("on", "off"), where
+	// cpufreq says (nodefacts.Facts.Boost): fits of figures against the
+	// frequency are per machine type and boost setting.
+	LabelBoost = "cpu_boost"
 	// The node facts a tuning ladder changes (see NodeLabels).
 	LabelSMT           = "smt_active"
 	LabelMitigations   = "mitigations"
@@ -101,6 +105,12 @@ func (n NodeInfo) NodeLabels() map[string]string {
 	}
 	if f.SMTActive != "" {
 		out[LabelSMT] = f.SMTActive
+	}
+	switch f.Boost {
+	case "1":
+		out[LabelBoost] = "on"
+	case "0":
+		out[LabelBoost] = "off"
 	}
 	if m := nodefacts.Summary(f.Mitigations); m != "" {
 		out[LabelMitigations] = m

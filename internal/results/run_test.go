@@ -11,12 +11,13 @@ import (
 
 func TestNodeLabelsCarryTheFacts(t *testing.T) {
 	n := NodeInfo{Placement: "COMPACT", ThreadsPerCore: 1, FirewallRules: "0", Facts: &nodefacts.Facts{
-		CPUMHz: 3099.5, SMTActive: "0", MTU: 8896, SELinux: "absent",
+		CPUMHz: 3099.5, SMTActive: "0", MTU: 8896, SELinux: "absent", Boost: "0",
 		Mitigations: map[string]string{"meltdown": "Vulnerable", "mds": "Not affected"},
 	}}
 	want := map[string]string{
 		LabelPlacement: "COMPACT", LabelThreadsPerCore: "1", LabelFirewallRules: "0",
 		"cpu_mhz": "3099.5", LabelSMT: "0", LabelMTU: "8896", LabelSELinux: "absent", LabelMitigations: "off",
+		LabelBoost: "off",
 	}
 	if got := n.NodeLabels(); !reflect.DeepEqual(got, want) {
 		t.Errorf("NodeLabels() = %v, want %v", got, want)
