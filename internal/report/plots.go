@@ -7,7 +7,8 @@ import (
 
 // Plots chooses the plots the headline figures of runs call for and draws
 // them: per test with message sizes, its metrics against size (and their
-// spread when there are repetitions), then bars of each such test's headline
+// spread when there are repetitions: per scope, pooled over nodes, for
+// chiplet pairs), then bars of each such test's headline
 // number per run (latency at 8 B, peak bandwidth: the tuning ladder), then
 // per metric of tests without sizes (fio, dd, IOR) bars per test and run,
 // and their spread; then each such figure against the number of processes
@@ -48,7 +49,11 @@ func plan(runs []Run) []Plot {
 		}
 		p, ok := linePlot(f, runs)
 		add(p, ok, f.runs, f.test)
-		if f.maxN >= minBoxRepetitions {
+		if pooled := pooledBoxPlots(f, runs); len(pooled) > 0 {
+			for _, p := range pooled {
+				add(p, true, f.runs, f.test)
+			}
+		} else if f.maxN >= minBoxRepetitions {
 			p, ok := boxPlot(sizeCategories(f), runs, f.test+": "+f.metric+" over repetitions", "message size (bytes)")
 			add(p, ok, f.runs, f.test)
 		}

@@ -40,10 +40,19 @@ func s2Samples(t *testing.T) []results.Sample {
 		{"n0", "n1", "interNode", 1, 0, 0.34},
 		{"n0", "n1", "interNode", 2, 1, 0.3},
 		{"n0", "n1", "interNode", 3, 1, 0.3},
+		// The same chiplet pairs on the second node (pooled with the
+		// first's), and chiplet 0 to itself: CPU 0 to CPU 1.
+		{"n1", "n1", "intraSocket", 1, 0, 0.96},
+		{"n1", "n1", "interSocket", 2, 1, 0.72},
+		{"n0", "n0", "intraSocket", 0, 0, 1.2},
 	}
 	var out []results.Sample
 	for _, p := range pairs {
-		name := p.server + ":c0 -> " + p.client + ":c" + strconv.Itoa(8*p.chiplet)
+		cpu := 8 * p.chiplet
+		if p.chiplet == 0 && p.server == p.client {
+			cpu = 1
+		}
+		name := p.server + ":c0 -> " + p.client + ":c" + strconv.Itoa(cpu)
 		for rep := range 3 {
 			for _, s := range table {
 				s.Kind, s.Namespace, s.Benchmark, s.RunUID, s.Repetition = "NetworkBenchmark", "seeds", "s2-fabtests-chiplets", "uid-s2", rep
@@ -63,21 +72,43 @@ func s2Samples(t *testing.T) []results.Sample {
 	return out
 }
 
-// TestScenarioS2Fabtests is seed 002's NetworkBenchmark report: box plots of bandwidth per size with
-// a series per pair, a chiplet heatmap of peak bandwidth, and the pairs'
+// TestScenarioS2Fabtests is seed 002's NetworkBenchmark report: box plots of
+// bandwidth per size, one per scope (the seed's figures a-i per test), a
+// box per chiplet pair pooled over the nodes that ran it, chiplet 0 to
+// itself included; a chiplet heatmap of peak bandwidth; and the pairs'
 // peaks side by side (inter-node against intra-node), as a browser draws it.
 func TestScenarioS2Fabtests(t *testing.T) {
 	runs := group(t, s2Samples(t))
-	if len(runs) != 7 {
+	if len(runs) != 10 {
 		t.Fatalf("%d runs, want one per pair", len(runs))
 	}
 	if got := runs[3].Name; got != "s2-fabtests-chiplets n0:c0 -> n1:c0 interNode" {
 		t.Errorf("run name %q", got)
 	}
 	_, plots, md := render(t, "s2", runs, Options{Title: "S2: chiplet to chiplet"})
-	box := findPlot(t, plots, PlotBoxes, "fi_msg_bw: bandwidth over repetitions")
-	if len(box.Series) != 7 {
-		t.Errorf("box plot series %q, want a box per pair", box.Series)
+	for _, want := range []struct {
+		scope  string
+		series []string
+	}{
+		{"intraSocket", []string{"chiplet 0 -> 0", "chiplet 0 -> 1"}},
+		{"interSocket", []string{"chiplet 0 -> 2", "chiplet 0 -> 3"}},
+		{"interNode", []string{"chiplet 0 -> 0", "chiplet 0 -> 1", "chiplet 0 -> 2", "chiplet 0 -> 3"}},
+	} {
+		box := findPlot(t, plots, PlotBoxes, "fi_msg_bw: bandwidth, "+want.scope+", pooled over nodes")
+		wantSeries(t, box, want.series...)
+	}
+	// Pooled: chiplet 0 -> 1 intra-socket has both nodes' 3 repetitions.
+	var bw *figure
+	for _, fig := range figures(runs) {
+		if fig.test == "fi_msg_bw" && fig.metric == "bandwidth" {
+			bw = fig
+		}
+	}
+	if bw == nil {
+		t.Fatal("no fi_msg_bw bandwidth figure")
+	}
+	if pooled := pooledBoxPlots(bw, runs); len(pooled) != 3 || !strings.Contains(pooled[0].Caption, "up to 6") {
+		t.Errorf("%d pooled box plots, the first captioned %q; want 3, of up to 6 repetitions (2 nodes x 3)", len(pooled), pooled[0].Caption)
 	}
 	heat := findPlot(t, plots, PlotHeatmap, "fi_msg_bw: peak bandwidth between chiplets")
 	for _, want := range []string{">chiplet 3<", ">chiplet 0, to the next node<"} {
