@@ -36,6 +36,17 @@ func (t *Topology) FirstCPU(n int) (CPU, bool) {
 	return CPU{}, false
 }
 
+// otherCore is the lowest-numbered CPU of c's chiplet on another core than
+// c's (not an SMT sibling).
+func (t *Topology) otherCore(c CPU) (CPU, bool) {
+	for _, o := range t.CPUs { // sorted by ID
+		if o.Chiplet == c.Chiplet && o.Package == c.Package && o.Core != c.Core {
+			return o, true
+		}
+	}
+	return CPU{}, false
+}
+
 // Chiplets counts the chiplets.
 func (t *Topology) Chiplets() int { return len(t.chiplets()) }
 
@@ -54,8 +65,8 @@ func (t *Topology) chiplets() []int {
 }
 
 // Pairs are seed 002's pairs: from the first CPU of chiplet from on the
-// server's machine to the first CPU of every other chiplet of its package
-// (intraSocket), of every chiplet of the other packages (interSocket), and of
+// server's machine to the next CPU of its own chiplet on another core, and
+// to the first CPU of every other chiplet of its package (intraSocket), of every chiplet of the other packages (interSocket), and of
 // every chiplet of the client's machine (interNode; client may be nil for
 // the other scopes).
 func Pairs(server, client *Topology, from int, scopes []Scope) ([]Pair, error) {
@@ -74,6 +85,14 @@ func Pairs(server, client *Topology, from int, scopes []Scope) ([]Pair, error) {
 			t = client
 		}
 		n := 0
+		if scope == IntraSocket {
+			// Chiplet from to itself: its first CPU to the next on another
+			// core (the seed's CPU 0 -> CPU 1).
+			if c, ok := server.otherCore(first); ok {
+				out = append(out, Pair{Scope: scope, Server: srv, Client: End{CPU: c.ID, Chiplet: c.Chiplet, Package: c.Package}})
+				n++
+			}
+		}
 		for _, ch := range t.chiplets() {
 			c, _ := t.FirstCPU(ch)
 			switch scope {

@@ -3,6 +3,7 @@ package topology
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,14 +121,17 @@ func TestPairs(t *testing.T) {
 		got = append(got, string(p.Scope)+" "+strconv.Itoa(p.Server.CPU)+"->"+strconv.Itoa(p.Client.CPU))
 	}
 	want := []string{
-		"intraSocket 0->2", "intraSocket 0->4", "intraSocket 0->6",
+		"intraSocket 0->1", "intraSocket 0->2", "intraSocket 0->4", "intraSocket 0->6",
 		"interSocket 0->8", "interSocket 0->10", "interSocket 0->12", "interSocket 0->14",
 		"interNode 0->0", "interNode 0->2", "interNode 0->4", "interNode 0->6", "interNode 0->8", "interNode 0->10", "interNode 0->12", "interNode 0->14",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("pairs (-want +got):\n%s", diff)
 	}
-	if p := pairs[3]; p.Client.Chiplet != 4 || p.Client.Package != 1 || p.Server.Package != 0 {
+	if self := pairs[0]; slices.Contains(sprTopo.CPUs[0].Siblings, self.Client.CPU) || self.Client.Chiplet != 0 {
+		t.Errorf("chiplet 0 to itself %+v: want another core of chiplet 0 (CPU 0's SMT siblings: %v)", self, sprTopo.CPUs[0].Siblings)
+	}
+	if p := pairs[4]; p.Client.Chiplet != 4 || p.Client.Package != 1 || p.Server.Package != 0 {
 		t.Errorf("interSocket pair %+v", p)
 	}
 

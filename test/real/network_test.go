@@ -31,8 +31,9 @@ func TestQuickstartFabtestsPair(t *testing.T) {
 // Seed 002 on the two real nodes: from the first CPU of chiplet 0 of one
 // node to every chiplet of the other, fi_msg_bw, fi_rma_bw and
 // fi_rdm_tagged_bw over the sockets provider, on the nodes' network. This
-// machine has one chiplet (one L3, one socket), so the intra- and
-// inter-socket scopes have no pair here: the test keeps interNode, and
+// machine has one chiplet (one L3, one socket): the inter-socket scope has
+// no pair here, and the intra-socket one only chiplet 0 to itself (CPU 0
+// to CPU 1, which the S2 campaign runs). The test keeps interNode, and
 // fewer iterations and repetitions.
 func TestSeed2FabtestsInterNode(t *testing.T) {
 	needImage(t, "IMAGE_MPI_OPENMPI")
