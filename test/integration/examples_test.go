@@ -78,3 +78,41 @@ func isNamespaced(obj *unstructured.Unstructured) bool {
 	}
 	return true
 }
+
+// Every pool a benchmark of examples/ names is a BenchmarkPool of
+// examples/ (a campaign's benchmarks get theirs from the campaign).
+func TestExamplePoolsAreDefined(t *testing.T) {
+	root := filepath.Join(util.RepoRoot(), "examples")
+	pools := map[string]bool{}
+	named := map[string]string{} // pool -> where a benchmark names it
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		objs, err := yamldoc.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		for _, obj := range objs {
+			if obj.GetKind() == "BenchmarkPool" {
+				pools[obj.GetName()] = true
+			}
+			if pool, _, _ := unstructured.NestedString(obj.Object, "spec", "pool"); pool != "" && strings.HasSuffix(obj.GetKind(), "Benchmark") {
+				named[pool] = rel + ": " + obj.GetName()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(named) < 5 {
+		t.Fatalf("only %d pools named by the examples' benchmarks: the walk misses some", len(named))
+	}
+	for pool, where := range named {
+		if !pools[pool] {
+			t.Errorf("%s runs on pool %q, which no example defines", where, pool)
+		}
+	}
+}
