@@ -334,11 +334,28 @@ type Expectation struct {
 	Relative *RelativeExpectation `json:"relative,omitempty"`
 }
 
-// RelativeExpectation compares a figure with the same figure of a baseline.
+// RelativeExpectation compares a figure with the same figure of a baseline:
+// within a tolerance of it, or as a ratio (figure / baseline's figure)
+// between atLeast and atMost. It is checked once both have succeeded,
+// whichever ends last.
+// +kubebuilder:validation:XValidation:rule="!has(self.atLeast) || !has(self.atMost) || self.atLeast <= self.atMost",message="relative.atLeast is above relative.atMost: no ratio can hold"
 type RelativeExpectation struct {
-	// baseline names a finished benchmark of the same kind in the same namespace.
+	// baseline names a benchmark of the same kind in the same namespace.
 	// +required
 	Baseline BenchmarkName `json:"baseline"`
+
+	// atLeast is the lowest acceptable ratio of the figure to the baseline's,
+	// e.g. 2.6 for "at least 2.6x the baseline's read IOPS". With atLeast or
+	// atMost, tolerance and direction are not used.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self > 0.0",message="relative.atLeast is a ratio to the baseline: above 0"
+	AtLeast *float64 `json:"atLeast,omitempty"`
+
+	// atMost is the highest acceptable ratio of the figure to the baseline's,
+	// e.g. 0.5 for "at most half the baseline's latency".
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self > 0.0",message="relative.atMost is a ratio to the baseline: above 0"
+	AtMost *float64 `json:"atMost,omitempty"`
 
 	// tolerance is how much worse than the baseline the figure may be, as a
 	// percentage such as "5%".

@@ -2,7 +2,6 @@ package benchrun
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -13,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
-	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -35,7 +33,7 @@ func (m *machine) expect(ctx context.Context, summaries []results.Summary) error
 	switch {
 	case errors.Is(err, results.ErrNoBaseline):
 		m.setCondition(benchv1.ConditionMeetsExpectations, metav1.ConditionUnknown, benchv1.ReasonBaselineMissing,
-			"a relative expectation's baseline has not succeeded (or does not exist) in this namespace")
+			"a relative expectation's baseline has not succeeded yet (or does not exist) in this namespace: checked again when it succeeds")
 		return nil
 	case err != nil:
 		return err
@@ -74,19 +72,7 @@ func (m *machine) baselineSummaries(ctx context.Context, name string) ([]results
 	if !meta.IsStatusConditionTrue(st.Conditions, benchv1.ConditionSucceeded) {
 		return nil, results.ErrNoBaseline
 	}
-	key, err := artifacts.Location{Namespace: namespace, Kind: kind, Name: name, UID: string(obj.GetUID())}.Summary()
-	if err != nil {
-		return nil, err
-	}
-	data, err := m.Store.Get(ctx, key)
-	if err != nil {
-		return nil, fmt.Errorf("reading the baseline's summary: %w", err)
-	}
-	var sum results.RunSummary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return nil, fmt.Errorf("reading the baseline's summary: %w", err)
-	}
-	return sum.Summaries, nil
+	return m.storedSummaries(ctx, kind, namespace, name, string(obj.GetUID()))
 }
 
 func clip(s string) string {

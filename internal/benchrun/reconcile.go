@@ -26,7 +26,8 @@ var ErrStale = errors.New("the cached benchmark is out of date")
 const staleRetry = 200 * time.Millisecond
 
 // Reconcile runs one reconcile of the benchmark d drives: nothing once it is
-// deleted or finished; else one step of the state machine, an Outcome
+// deleted or finished (but for expectations that wait for a baseline: see
+// reexpect); else one step of the state machine, an Outcome
 // turned into the Failed condition (and running children stopped), the
 // display fields, and one status write when the status changed. A conflict
 // is a quiet requeue; the events of the step are emitted only after its
@@ -36,6 +37,9 @@ func (e *Env) Reconcile(ctx context.Context, d Driver) (ctrl.Result, error) {
 	st := b.BenchmarkStatus()
 	if !b.GetDeletionTimestamp().IsZero() || outcome.Finished(st) {
 		writes.forget(b.GetUID())
+		if b.GetDeletionTimestamp().IsZero() && awaitsBaseline(b) {
+			return e.reexpect(ctx, d)
+		}
 		return ctrl.Result{}, nil
 	}
 	before, wasStarted := b.DeepCopyObject().(Benchmark), st.StartTime != nil

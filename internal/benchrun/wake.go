@@ -27,7 +27,9 @@ var turns = poolqueue.NewTurns()
 // started first (see startsFirst), and its benchmarks waiting on a
 // pool look again as soon as another benchmark of any kind on that pool
 // finishes or goes away, rather than waitRetry later; those waiting for a
-// turn to collect, as soon as one frees (see turnsToCollect).
+// turn to collect, as soon as one frees (see turnsToCollect); and those
+// whose expectations wait for a baseline, when it succeeds (see
+// wakeDependents).
 func (e *Env) Controller(b *builder.Builder, kind string) *builder.Builder {
 	b = b.WithOptions(controller.Options{
 		MaxConcurrentReconciles: max(e.Workers, 1),
@@ -54,6 +56,7 @@ func (e *Env) Controller(b *builder.Builder, kind string) *builder.Builder {
 			if !gone(ev.ObjectOld) && gone(ev.ObjectNew) {
 				wake(ctx, ev.ObjectNew, q)
 			}
+			e.wakeDependents(ctx, kind, ev.ObjectOld, ev.ObjectNew, q)
 		},
 		DeleteFunc: func(ctx context.Context, ev event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			if !gone(ev.Object) {

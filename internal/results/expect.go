@@ -34,6 +34,9 @@ func (c Check) Describe() string {
 	}
 	figure := fmt.Sprintf("%s = %s %s", what, strconv.FormatFloat(c.Value, 'g', 6, 64), c.Unit)
 	switch {
+	case e.Relative != nil && (e.Relative.AtLeast != nil || e.Relative.AtMost != nil):
+		figure += fmt.Sprintf(" (%sx baseline %s's %s; %s)", ratioText(c.Value, c.Baseline), e.Relative.Baseline,
+			strconv.FormatFloat(c.Baseline, 'g', 6, 64), ratioBounds(e.Relative))
 	case e.Relative != nil:
 		figure += fmt.Sprintf(" (baseline %s: %s, tolerance %s)", e.Relative.Baseline, strconv.FormatFloat(c.Baseline, 'g', 6, 64), tolerance(e.Relative))
 	case e.AtLeast != nil && e.AtMost != nil:
@@ -94,9 +97,22 @@ func Evaluate(exps []benchv1.Expectation, summaries []Summary, baseline func(nam
 	return out, nil
 }
 
-// relative compares with the baseline, allowing the tolerance in the worse
-// direction.
+// relative compares with the baseline: the ratio within its bounds, or
+// else within the tolerance in the worse direction.
 func relative(e benchv1.Expectation, value, base float64) (bool, string) {
+	if r := e.Relative; r.AtLeast != nil || r.AtMost != nil {
+		if !(base > 0) {
+			return false, "the baseline's figure is not above 0: no ratio"
+		}
+		ratio := value / base
+		if r.AtLeast != nil && ratio < *r.AtLeast {
+			return false, fmt.Sprintf("%sx the baseline, below %gx", ratioText(value, base), *r.AtLeast)
+		}
+		if r.AtMost != nil && ratio > *r.AtMost {
+			return false, fmt.Sprintf("%sx the baseline, above %gx", ratioText(value, base), *r.AtMost)
+		}
+		return true, ""
+	}
 	tol, err := strconv.ParseFloat(strings.TrimSuffix(tolerance(e.Relative), "%"), 64)
 	if err != nil {
 		return false, "tolerance " + e.Relative.Tolerance + " is not a percentage"
@@ -119,6 +135,25 @@ func relative(e benchv1.Expectation, value, base float64) (bool, string) {
 		return false, fmt.Sprintf("%.1f%% lower than the baseline (higher is better)", -change)
 	}
 	return true, ""
+}
+
+// ratioText is value / base to 3 significant digits.
+func ratioText(value, base float64) string {
+	if !(base > 0) {
+		return "?"
+	}
+	return strconv.FormatFloat(value/base, 'g', 3, 64)
+}
+
+// ratioBounds says a relative expectation's ratio bounds: "at least 2.6x".
+func ratioBounds(r *benchv1.RelativeExpectation) string {
+	switch {
+	case r.AtLeast != nil && r.AtMost != nil:
+		return fmt.Sprintf("between %gx and %gx", *r.AtLeast, *r.AtMost)
+	case r.AtLeast != nil:
+		return fmt.Sprintf("at least %gx", *r.AtLeast)
+	}
+	return fmt.Sprintf("at most %gx", *r.AtMost)
 }
 
 func tolerance(r *benchv1.RelativeExpectation) string {

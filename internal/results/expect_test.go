@@ -52,6 +52,10 @@ func TestEvaluate(t *testing.T) {
 		{"missing figure", benchv1.Expectation{Test: "osu_latency", Metric: "latency", MessageSize: ptr.To[int64](2048), AtMost: ptr.To(4.0)}, false, "the run has no such figure"},
 		{"relative, higher is better, within 5%", benchv1.Expectation{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c2"}}, true, ""},
 		{"relative, latency 15% worse", benchv1.Expectation{Test: "osu_latency", Metric: "latency", Relative: &benchv1.RelativeExpectation{Baseline: "c2", Tolerance: "10%"}}, false, "15.0% higher than the baseline (lower is better)"},
+		{"ratio at least, held", benchv1.Expectation{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c2", AtLeast: ptr.To(1.02)}}, true, ""},
+		{"ratio at least, failed", benchv1.Expectation{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c2", AtLeast: ptr.To(2.6)}}, false, "1.02x the baseline, below 2.6x"},
+		{"ratio at most, latency", benchv1.Expectation{Test: "osu_latency", Metric: "latency", Relative: &benchv1.RelativeExpectation{Baseline: "c2", AtMost: ptr.To(1.1)}}, false, "1.15x the baseline, above 1.1x"},
+		{"ratio between", benchv1.Expectation{Test: "osu_latency", Metric: "latency", Relative: &benchv1.RelativeExpectation{Baseline: "c2", AtLeast: ptr.To(1.1), AtMost: ptr.To(1.2)}}, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checks, err := Evaluate([]benchv1.Expectation{tc.exp}, run, lookup)
@@ -68,7 +72,11 @@ func TestEvaluate(t *testing.T) {
 	if !errors.Is(err, ErrNoBaseline) {
 		t.Errorf("missing baseline: %v", err)
 	}
-	checks, _ := Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", AtLeast: ptr.To(50000.0)}}, run, lookup)
+	checks, _ := Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c2", AtLeast: ptr.To(2.6)}}}, run, lookup)
+	if d := checks[0].Describe(); d != "randread read_iops = 41000 IOPS (1.02x baseline c2's 40000; at least 2.6x): 1.02x the baseline, below 2.6x" {
+		t.Errorf("Describe: %q", d)
+	}
+	checks, _ = Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", AtLeast: ptr.To(50000.0)}}, run, lookup)
 	if d := checks[0].Describe(); !strings.HasPrefix(d, "randread read_iops = 41000 IOPS (at least 50000): below 50000") {
 		t.Errorf("Describe: %q", d)
 	}
