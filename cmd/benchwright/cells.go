@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -154,7 +155,23 @@ func cellOf(b benchmark, kind string) report.Cell {
 	} else {
 		c.Result = headline(b)
 	}
+	c.Expectations, c.ExpectationsFailed = expectationsOf(st)
 	return c
+}
+
+// expectationsOf says how a benchmark's expectations stand, from its
+// MeetsExpectations condition; empty without one.
+func expectationsOf(st *benchv1.BenchmarkStatusCommon) (string, bool) {
+	cond := meta.FindStatusCondition(st.Conditions, benchv1.ConditionMeetsExpectations)
+	switch {
+	case cond == nil:
+		return "", false
+	case cond.Status == metav1.ConditionTrue:
+		return "hold: " + strings.TrimPrefix(cond.Message, "all "), false
+	case cond.Status == metav1.ConditionFalse:
+		return "fail: " + cond.Message, true
+	}
+	return "not checked: " + cond.Message, false
 }
 
 // headline is a benchmark's headline figure, as its kubectl get columns.

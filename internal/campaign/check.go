@@ -14,8 +14,9 @@ import (
 // Check is a campaign's first step: every object its cells would create is
 // named within bounds and passes a server-side dry run, so a bad parameter
 // fails the campaign before any pool exists, in the API server's own words.
-// Each pool, tuning and benchmark is tried once (in its first cell): a spec
-// is the same in every cell but for its pool's and tuning's names.
+// Each pool and tuning is tried once (in its first cell): a spec is the
+// same in every cell but for its pool's and tuning's names. A benchmark is
+// tried in every cell, as its expectations may differ by cell.
 func Check(ctx context.Context, c client.Client, m *Matrix, wf Workflow) error {
 	var errs []error
 	for _, cell := range m.Cells() {
@@ -52,8 +53,17 @@ func Check(ctx context.Context, c client.Client, m *Matrix, wf Workflow) error {
 			try("tunings", index(m.Tunings, cell.Tuning), cell.Tuning, m.TuningObject(wf, cell))
 		}
 	}
+	// A benchmark in every cell: its expectations differ by cell ("for",
+	// and none against the cell itself). The same refusal is said once.
+	said := map[string]bool{}
 	for i, b := range m.Benchmarks {
-		try("benchmarks", i, b, m.BenchmarkObject(wf, cells[0], b))
+		for _, cell := range cells {
+			err := c.Create(ctx, m.BenchmarkObject(wf, cell, b), client.DryRunAll, client.FieldValidation("Strict"))
+			if err != nil && !apierrors.IsAlreadyExists(err) && !said[err.Error()] {
+				said[err.Error()] = true
+				errs = append(errs, fmt.Errorf("parameter benchmarks[%d] (%q), in cell %s: %w", i, b.Name, cell, err))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

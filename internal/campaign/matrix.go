@@ -89,6 +89,9 @@ func Parse(p Params) (*Matrix, error) {
 	if err := m.parseBaselines(p.Baselines); err != nil {
 		return nil, err
 	}
+	if err := m.checkExpectations(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

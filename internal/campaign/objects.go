@@ -102,9 +102,11 @@ func (m *Matrix) owned(wf Workflow, kind, name string, spec map[string]any) *uns
 }
 
 // BenchmarkObject is a benchmark of the cell, in the Workflow's namespace and
-// owned by it (deleting the Workflow deletes it; its results stay).
+// owned by it (deleting the Workflow deletes it; its results stay), with
+// its expectations' cells resolved (see resolveExpectations).
 func (m *Matrix) BenchmarkObject(wf Workflow, c Cell, b Entry) *unstructured.Unstructured {
 	spec := runtime.DeepCopyJSON(orEmpty(b.Spec))
+	m.resolveExpectations(wf, c, b, spec)
 	spec["pool"] = m.PoolName(wf, c)
 	delete(spec, "tuning")
 	if c.Tuned() {

@@ -1,6 +1,9 @@
 package report
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // Cell is a benchmark of a campaign's cell, as the campaign left it: the
 // report of a campaign lists every one, those it has no figures of too.
@@ -15,6 +18,11 @@ type Cell struct {
 	State string
 	// Result is its headline figure, or why it failed.
 	Result string
+	// Expectations say whether its expectations hold ("hold: ...", "fail:
+	// ...", "wait for the baseline"); empty without any.
+	Expectations string
+	// ExpectationsFailed marks expectations that do not hold.
+	ExpectationsFailed bool
 }
 
 // Succeeded says whether the cell's benchmark has figures in the report.
@@ -25,9 +33,18 @@ func cellsGrid(cells []Cell) *grid {
 	if len(cells) == 0 {
 		return nil
 	}
-	g := &grid{header: []string{"pool", "tuning", "benchmark", "kind", "state", "result"}, right: make([]bool, 6)}
+	expects := slices.ContainsFunc(cells, func(c Cell) bool { return c.Expectations != "" })
+	g := &grid{header: []string{"pool", "tuning", "benchmark", "kind", "state", "result"}}
+	if expects {
+		g.header = append(g.header, "expectations")
+	}
+	g.right = make([]bool, len(g.header))
 	for _, c := range cells {
-		g.add(orDash(c.Pool), orDash(c.Tuning), orDash(c.Benchmark), orDash(c.Kind), orDash(c.State), orDash(truncateRunes(c.Result, 400)))
+		row := []string{orDash(c.Pool), orDash(c.Tuning), orDash(c.Benchmark), orDash(c.Kind), orDash(c.State), orDash(truncateRunes(c.Result, 400))}
+		if expects {
+			row = append(row, orDash(truncateRunes(c.Expectations, 600)))
+		}
+		g.add(row...)
 	}
 	return g
 }

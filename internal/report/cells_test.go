@@ -48,3 +48,38 @@ func TestCellsAreListed(t *testing.T) {
 		t.Error("a report without cells has the section")
 	}
 }
+
+// A cell's expectations (a ratio to another cell) are a column of the
+// cells' table, marked where they fail; without any, there is no column.
+func TestCellsShowExpectations(t *testing.T) {
+	fio := parseFixture(t, "fio", "fio/fio3.1_randread_4k_qd16_nj1_sata_dup0.00keys.json")
+	runs := group(t, newRun("StorageBenchmark").add(fio, "c2-none-fio", "c2", "", 0, 1).obj())
+	cells := []Cell{
+		{Pool: "c2", Tuning: "none", Benchmark: "fio", State: "Succeeded", Result: "88k IOPS"},
+		{Pool: "c3", Tuning: "none", Benchmark: "fio", State: "Succeeded", Result: "200k IOPS",
+			Expectations: "hold: 1 expectations hold: randread-4k read_iops = 200000 IOPS (2.27x baseline wf-c2-none-fio's 88000; at least 2x)"},
+		{Pool: "c2d", Tuning: "none", Benchmark: "fio", State: "Succeeded", Result: "90k IOPS",
+			Expectations: "fail: 1 of 1 expectations fail: randread-4k read_iops = 90000 IOPS (1.02x baseline ...): 1.02x the baseline, below 1.5x", ExpectationsFailed: true},
+	}
+	rep, err := New(runs, Options{Cells: cells})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var html, md bytes.Buffer
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if flat := strings.Join(strings.Fields(md.String()), " "); !strings.Contains(flat, "| expectations |") || !strings.Contains(flat, "2.27x baseline wf-c2-none-fio") {
+		t.Errorf("the markdown cells lack the expectations:\n%s", md.String())
+	}
+	if !strings.Contains(html.String(), `<td class="worse">fail: 1 of 1 expectations fail`) {
+		t.Errorf("the failing expectation is not marked in the page")
+	}
+	cells[1].Expectations, cells[2].Expectations = "", ""
+	if g := cellsGrid(cells); len(g.header) != 6 {
+		t.Errorf("cells without expectations have columns %v", g.header)
+	}
+}

@@ -70,14 +70,14 @@ func fitsTable(r *Report) *htmlTable {
 }
 
 // cellsTable is the table of a campaign's cells, nil without any; the
-// failed ones marked.
+// failed ones marked, and the expectations that do not hold.
 func cellsTable(cells []Cell) *htmlTable {
 	g := cellsGrid(cells)
 	if g == nil {
 		return nil
 	}
-	t := htmlGrid(g, func(row, _ int) string {
-		if !cells[row].Succeeded() {
+	t := htmlGrid(g, func(row, col int) string {
+		if !cells[row].Succeeded() || col == 6 && cells[row].ExpectationsFailed {
 			return "worse"
 		}
 		return ""
