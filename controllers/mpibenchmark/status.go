@@ -2,6 +2,7 @@ package mpibenchmark
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -84,20 +85,25 @@ func summaryOf(rs []benchv1.MPITestResult) benchv1.MPISummary {
 	for _, r := range rs {
 		if f, ok := toMicroseconds[r.Unit]; ok && r.Metric == "latency" && sum.LatencyMicroseconds == nil {
 			if p := latencyPoint(r.Points); p != nil {
-				sum.LatencyMicroseconds, sum.LatencyMessageSize = ptr.To(p.Median*f), ptr.To(p.Size)
+				sum.LatencyMicroseconds, sum.LatencyMessageSize = ptr.To(thousandths(p.Median*f)), ptr.To(p.Size)
 			}
 		}
 		f, ok := toMBps[r.Unit]
 		if ok && (r.Metric == "bandwidth" || r.Metric == "bibandwidth") && sum.PeakBandwidthMBps == nil {
 			for _, p := range r.Points {
-				if sum.PeakBandwidthMBps == nil || p.Median*f > *sum.PeakBandwidthMBps {
-					sum.PeakBandwidthMBps, sum.PeakBandwidthMessageSize = ptr.To(p.Median*f), ptr.To(p.Size)
+				if sum.PeakBandwidthMBps == nil || thousandths(p.Median*f) > *sum.PeakBandwidthMBps {
+					sum.PeakBandwidthMBps, sum.PeakBandwidthMessageSize = ptr.To(thousandths(p.Median*f)), ptr.To(p.Size)
 				}
 			}
 		}
 	}
 	return sum
 }
+
+// thousandths rounds a headline figure to 0.001 (µs, MB/s): kubectl get
+// prints it as stored, and a unit conversion's last bits
+// (6019.219999999999) are noise.
+func thousandths(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // Factors from the parsers' units to the summary's µs and MB/s.
 var (

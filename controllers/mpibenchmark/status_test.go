@@ -225,6 +225,12 @@ func TestSummaryOf(t *testing.T) {
 			want: benchv1.MPISummary{PeakBandwidthMBps: ptr.To(18666.02), PeakBandwidthMessageSize: ptr.To[int64](4194304)},
 		},
 		{
+			// kubectl get prints the figure as stored.
+			name: "rounded to 0.001",
+			in:   []benchv1.MPITestResult{bw("osu_bw", "bandwidth", "MB/s", point(4194304, 6019.219999999999))},
+			want: benchv1.MPISummary{PeakBandwidthMBps: ptr.To(6019.22), PeakBandwidthMessageSize: ptr.To[int64](4194304)},
+		},
+		{
 			name: "a tie keeps the smaller size",
 			in:   []benchv1.MPITestResult{bw("osu_bw", "bandwidth", "MB/s", point(65536, 100), point(131072, 100))},
 			want: benchv1.MPISummary{PeakBandwidthMBps: ptr.To(100.0), PeakBandwidthMessageSize: ptr.To[int64](65536)},
@@ -237,8 +243,8 @@ func TestSummaryOf(t *testing.T) {
 				bw("write", "bandwidth", "MiB/s", point(1<<20, 900)),
 			},
 			want: benchv1.MPISummary{
-				LatencyMicroseconds: ptr.To(0.0009715 * 1e6), LatencyMessageSize: ptr.To[int64](1 << 20),
-				PeakBandwidthMBps: ptr.To(900 * 1.048576), PeakBandwidthMessageSize: ptr.To[int64](1 << 20),
+				LatencyMicroseconds: ptr.To(971.5), LatencyMessageSize: ptr.To[int64](1 << 20),
+				PeakBandwidthMBps: ptr.To(943.718), PeakBandwidthMessageSize: ptr.To[int64](1 << 20),
 			},
 		},
 		{
