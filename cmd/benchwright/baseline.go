@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,4 +41,16 @@ func (b baselineFlag) parse() (run string, dims map[string]string, err error) {
 		}
 	}
 	return run, dims, nil
+}
+
+// lead are the dimensions the flags name, in their order: the report leads
+// with their comparisons.
+func (b baselineFlag) lead() []string {
+	var out []string
+	for _, arg := range b {
+		if dim, _, ok := strings.Cut(arg, "="); ok && !slices.Contains(out, dim) {
+			out = append(out, dim)
+		}
+	}
+	return out
 }

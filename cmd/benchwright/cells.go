@@ -24,8 +24,10 @@ type campaignView struct {
 	// campaign places each benchmark in the campaign's dimensions; nil when
 	// none is a campaign's.
 	campaign *report.Campaign
-	// baselines are the campaign's baselines parameter.
+	// baselines are the campaign's baselines parameter, and lead the
+	// dimensions it names, in its order.
 	baselines map[string]string
+	lead      []string
 }
 
 // campaignCells lists the benchmarks -l selects with how each ended, and
@@ -53,7 +55,7 @@ func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params)
 		if m, err = campaign.Parse(params); err != nil {
 			return view, fmt.Errorf("the campaign's matrix: %w", err)
 		}
-		view.baselines = m.Baselines
+		view.baselines, view.lead = m.Baselines, m.Lead
 	}
 	var out []report.Cell
 	seen := map[string]bool{}

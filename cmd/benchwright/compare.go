@@ -69,7 +69,7 @@ know how much a difference can be trusted.
 					return fmt.Errorf("--baseline: %w", err)
 				}
 				rep, err := report.New(runs, report.Options{Campaign: view.campaign, Cells: view.cells, Baselines: dims,
-					All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV})
+					Lead: baseline.lead(), All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV})
 				if err != nil {
 					return err
 				}

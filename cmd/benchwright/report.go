@@ -120,7 +120,8 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			if err != nil {
 				return err
 			}
-			opts.Cells, opts.Campaign = view.cells, view.campaign
+			// The dimensions --baseline names lead, then the campaign's.
+			opts.Cells, opts.Campaign, opts.Lead = view.cells, view.campaign, append(baseline.lead(), view.lead...)
 			// The campaign's baselines were checked with its matrix: one its
 			// runs lack (every cell of it failed) is said in the report.
 			// Those given here are checked now, and override it.

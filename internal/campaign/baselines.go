@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -35,6 +36,7 @@ func (m *Matrix) parseBaselines(text string) error {
 	if m.Baselines == nil {
 		return fmt.Errorf(`parameter baselines is null: give an object, e.g. {"pool": "c2"}, or {}`)
 	}
+	m.Lead = objectKeys(text)
 	names, values := m.Dimensions()
 	for _, dim := range slices.Sorted(maps.Keys(m.Baselines)) {
 		v := m.Baselines[dim]
@@ -46,6 +48,30 @@ func (m *Matrix) parseBaselines(text string) error {
 		}
 	}
 	return nil
+}
+
+// objectKeys are the keys of the JSON object text (already decoded once),
+// in the order written.
+func objectKeys(text string) []string {
+	dec := json.NewDecoder(strings.NewReader(text))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		if k, ok := t.(string); ok {
+			keys = append(keys, k)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return keys
+		}
+	}
+	return keys
 }
 
 func entryNames(es []Entry) []string {

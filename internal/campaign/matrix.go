@@ -40,6 +40,9 @@ type Matrix struct {
 	// (see Dimensions); a dimension without one is divided by its first
 	// entry.
 	Baselines map[string]string
+	// Lead are the dimensions the baselines parameter names, in its order:
+	// the report leads with their comparisons (the campaign's answer).
+	Lead []string
 }
 
 // Params are the Workflow's parameters as given: JSON text.

@@ -61,6 +61,14 @@ func TestBaselines(t *testing.T) {
 	if m.Baselines[DimPool] != "c3" || m.Baselines[DimBenchmark] != "10pd" || len(m.Baselines) != 2 {
 		t.Errorf("baselines %v", m.Baselines)
 	}
+	if strings.Join(m.Lead, ",") != "pool,benchmark" {
+		t.Errorf("lead %v, want the baselines' order: pool, benchmark", m.Lead)
+	}
+	m2, err := Parse(Params{Pools: `[{"name": "c2"}]`, Benchmarks: `[{"name": "a", "kind": "StorageBenchmark"}, {"name": "b", "kind": "StorageBenchmark"}]`,
+		Baselines: `{"benchmark": "b", "pool": "c2"}`})
+	if err != nil || strings.Join(m2.Lead, ",") != "benchmark,pool" {
+		t.Errorf("lead %v (%v), want benchmark, pool", m2.Lead, err)
+	}
 	names, values := m.Dimensions()
 	if strings.Join(names, ",") != "pool,tuning,benchmark" || strings.Join(values[DimBenchmark], ",") != "1pd,10pd" || strings.Join(values[DimTuning], ",") != "none,tcp" {
 		t.Errorf("dimensions %q, values %q", names, values)

@@ -228,7 +228,11 @@ func TestAlongS1OffOverOnPerPool(t *testing.T) {
 		}
 	}
 	runs, c := b.runs(t)
-	rep, md := newReport(t, runs, Options{Campaign: c, Ratio: RatioValue})
+	rep, md := newReport(t, runs, Options{Campaign: c, Ratio: RatioValue, Lead: []string{DimBenchmark}})
+	// The seed's answer first: the campaign's baselines name benchmark first.
+	if len(rep.Along) != 2 || rep.Along[0].Dimension.Name != DimBenchmark || rep.Along[1].Dimension.Name != DimPool {
+		t.Errorf("comparisons along %v, want benchmark (the lead) then pool", dimsOf(rep.Along))
+	}
 	for _, tc := range []struct {
 		pool, size string
 		want       float64
@@ -428,4 +432,13 @@ func TestAlongNothingInCommon(t *testing.T) {
 	if got := ratioAlong(t, rep, DimPool, []string{"osu"}, "c3", "osu_latency", "latency", "8"); !near(got, 2) {
 		t.Errorf("c3 / c2 osu latency speedup %v, want 2", got)
 	}
+}
+
+// dimsOf are the comparisons' dimensions, for messages.
+func dimsOf(along []Along) []string {
+	var out []string
+	for _, a := range along {
+		out = append(out, a.Dimension.Name)
+	}
+	return out
 }

@@ -90,7 +90,15 @@ type htmlAlong struct {
 	ID, Title, Note string
 	Table           htmlTable
 	Plots           []Plot // its ratios against message size
+	// Rows counts the table's rows; Open shows it unfolded: short, or
+	// without plots that draw it.
+	Rows int
+	Open bool
 }
+
+// openAlongRows is how many rows a comparison's table may have to be shown
+// unfolded below its plots.
+const openAlongRows = 24
 
 // alongTables are the comparisons along the dimensions as tables, ratios
 // colored as the comparison's.
@@ -103,8 +111,10 @@ func alongTables(r *Report) []htmlAlong {
 		for j := range plots {
 			plots[j].ID = id + "-plot-" + strconv.Itoa(j+1)
 		}
+		rows := len(classes)
 		out = append(out, htmlAlong{ID: id, Title: a.Title(), Note: alongNote(a),
-			Table: htmlGrid(g, func(row, col int) string { return classes[row][col] }), Plots: plots})
+			Table: htmlGrid(g, func(row, col int) string { return classes[row][col] }), Plots: plots,
+			Rows: rows, Open: rows <= openAlongRows || len(plots) == 0})
 	}
 	return out
 }

@@ -28,6 +28,10 @@ type Options struct {
 	MaxCV float64
 	// Cells are a campaign's benchmarks, cell by cell, with how each ended.
 	Cells []Cell
+	// Lead are the dimensions whose comparisons come first, in this order
+	// (a campaign's answer: those its baselines name); the rest follow in
+	// the dimensions' order.
+	Lead []string
 }
 
 // Report is what the renderers draw: runs, their figures, the comparisons.
@@ -78,6 +82,7 @@ func New(runs []Run, opts Options) (*Report, error) {
 	} else if len(r.Along) == 0 && opts.Campaign != nil {
 		r.AlongNote = "Nothing to compare: no dimension of the campaign varies among the runs (" + dimValues(dims) + ")."
 	}
+	slices.SortStableFunc(r.Along, func(a, b Along) int { return leadRank(opts.Lead, a) - leadRank(opts.Lead, b) })
 	_, ladder := ladderOf(runs)
 	if len(runs) > 1 && opts.Campaign == nil && (len(r.Along) == 0 || ladder != nil) {
 		if r.Comparison, err = CompareWith(runs, r.Baseline, copts); err != nil {
@@ -139,4 +144,13 @@ func (r *Report) summaryLine() string {
 	}
 	return fmt.Sprintf("%d run(s), %s counted sample(s). Statistics are over the counted repetitions; warm-up repetitions are left out.",
 		len(r.Runs), formatCount(samples))
+}
+
+// leadRank is a comparison's place among the leading dimensions; after
+// them when it is none.
+func leadRank(lead []string, a Along) int {
+	if i := slices.Index(lead, a.Dimension.Name); i >= 0 {
+		return i
+	}
+	return len(lead)
 }

@@ -76,6 +76,14 @@ func TestSeedS1(t *testing.T) {
 	needImage(t, "IMAGE_MPI_MPICH")
 	params := seedParams(t, "campaigns/s1-machine-types.yaml")
 	pools := onRealNodes(t, params, 2)
+	// The two real nodes share this machine's two CPUs: bound to core 0
+	// on each, both ranks would busy-poll one CPU and each message would
+	// wait for a scheduler slice (3 ms, seen). Off-node ranks float here.
+	params["benchmarks"] = strings.Replace(params["benchmarks"], `"layout": {"nodes": 2, "ranksPerNode": 1}`,
+		`"layout": {"nodes": 2, "ranksPerNode": 1, "cpuBinding": {"policy": "none"}}`, 1)
+	if !strings.Contains(params["benchmarks"], `"policy": "none"`) {
+		t.Fatal("examples/campaigns/s1-machine-types.yaml: no two-node layout to unbind")
+	}
 	// Both pools need both nodes: one cell at a time.
 	wf := submitCampaign(t, params, 1)
 	name := wf.GetName()
