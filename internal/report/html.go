@@ -12,9 +12,11 @@ import (
 //go:embed report.html.tmpl
 var htmlTemplate string
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG, "series": monitorChart}).Parse(htmlTemplate))
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG, "series": monitorChart,
+	"sub": func(a, b int) int { return a - b }}).Parse(htmlTemplate))
 
-// openTableRows is how many rows a run's table may have to be shown open.
+// openTableRows is how many rows a run's table may have to be shown open;
+// a lone run's is folded below its headline figures.
 const openTableRows = 200
 
 // htmlTable is a grid with a CSS class per cell, for the template.
@@ -128,7 +130,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		rows := rowsOf(r.Rows, i)
 		g, notes := limitedFigures(run, rows, false)
 		runs[i] = htmlRun{Run: run, Anchor: "run-" + strconv.Itoa(i+1), Rows: len(rows),
-			Table: htmlGrid(g, nil), Open: len(rows) <= openTableRows, Footnotes: notes}
+			Table: htmlGrid(g, nil), Open: len(rows) <= openTableRows && len(r.Runs) > 1, Footnotes: notes}
 	}
 	var compare *htmlTable
 	if r.Comparison != nil {
@@ -153,28 +155,38 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		})
 		steps = &t
 	}
+	var headline *htmlTable
+	g, headlineNotes := r.headlineGrid()
+	if g != nil {
+		t := htmlGrid(g, nil)
+		headline = &t
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	err := page.Execute(bw, map[string]any{
-		"Title":     r.Title,
-		"Summary":   r.summaryLine(),
-		"Runs":      runs,
-		"RunsList":  htmlGrid(runsGrid(r.Runs), nil),
-		"Ladder":    steps,
-		"Plots":     plan(r.Runs),
-		"Compare":   compare,
-		"Baseline":  r.Runs[r.Baseline].Label(),
-		"Note":      compareNote(r.Comparison),
-		"Fits":      fitsTable(r),
-		"FitsNote":  fitsNote,
-		"Cells":     cellsTable(r.Cells),
-		"Along":     alongTables(r),
-		"AlongNote": r.AlongNote,
-		"AlongHead": alongHeading,
-		"CellsNote": cellsNote(r.Cells),
-		"Nodes":     nodeSections(r.Runs),
-		"NodesHead": nodesHeading,
-		"NodesNote": nodesNote,
-		"LimitNote": limitsNote,
+		"Title":        r.Title,
+		"Headline":     headline,
+		"HeadlineHead": headlineHeading,
+		"HeadlineNote": headlineNote,
+		"HeadlineFoot": headlineNotes,
+		"Summary":      r.summaryLine(),
+		"Runs":         runs,
+		"RunsList":     htmlGrid(runsGrid(r.Runs), nil),
+		"Ladder":       steps,
+		"Plots":        plan(r.Runs),
+		"Compare":      compare,
+		"Baseline":     r.Runs[r.Baseline].Label(),
+		"Note":         compareNote(r.Comparison),
+		"Fits":         fitsTable(r),
+		"FitsNote":     fitsNote,
+		"Cells":        cellsTable(r.Cells),
+		"Along":        alongTables(r),
+		"AlongNote":    r.AlongNote,
+		"AlongHead":    alongHeading,
+		"CellsNote":    cellsNote(r.Cells),
+		"Nodes":        nodeSections(r.Runs),
+		"NodesHead":    nodesHeading,
+		"NodesNote":    nodesNote,
+		"LimitNote":    limitsNote,
 	})
 	if err != nil {
 		return err

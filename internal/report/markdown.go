@@ -76,6 +76,19 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "# %s\n\n%s\n", escapeMD(r.Title), r.summaryLine()); err != nil {
 		return err
 	}
+	if g, notes := r.headlineGrid(); g != nil {
+		if _, err := io.WriteString(w, "\n## "+headlineHeading+"\n\n"+headlineNote+"\n\n"); err != nil {
+			return err
+		}
+		if err := g.writeMarkdown(w); err != nil {
+			return err
+		}
+		for _, n := range notes {
+			if _, err := io.WriteString(w, "\n"+escapeMD(n)+"\n"); err != nil {
+				return err
+			}
+		}
+	}
 	if g := cellsGrid(r.Cells); g != nil {
 		if _, err := io.WriteString(w, "\n## Cells\n\n"+cellsNote(r.Cells)+"\n\n"); err != nil {
 			return err

@@ -211,8 +211,8 @@ func TestLimitsBesideTheFigures(t *testing.T) {
 			captioned++
 		}
 	}
-	if captioned != 4 { // bars and boxes of read_iops and read_clat_mean
-		t.Errorf("%d plots captioned with the limits, want 4", captioned)
+	if captioned != 1 { // the figure of every metric's bars
+		t.Errorf("%d plots captioned with the limits, want 1", captioned)
 	}
 	for _, want := range []string{"<li>one core 97 % busy during randread-4k</li>", "<li>vda at 100 % utilisation during randread-4k</li>"} {
 		if !strings.Contains(page.String(), want) {

@@ -20,9 +20,14 @@ const (
 // newPanels is a chart of small multiples: rows x cols panels of the
 // categories names, each from newPanel.
 func newPanels(title, xLabel, yLabel string, names []string) *chart {
+	return newPanelsOf(panelColumns, title, xLabel, yLabel, names)
+}
+
+// newPanelsOf is newPanels with at most columns panels a row.
+func newPanelsOf(columns int, title, xLabel, yLabel string, names []string) *chart {
 	c := newLegendChart()
 	c.title, c.xLabel, c.yLabel = title, xLabel, yLabel
-	cols := min(panelColumns, len(names))
+	cols := min(columns, len(names))
 	rows := (len(names) + cols - 1) / cols
 	c.panels = make([][]*plot.Plot, rows)
 	for r := range c.panels {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"html/template"
+	"slices"
 	"strconv"
 )
 
@@ -10,8 +11,9 @@ import (
 // spread when there are repetitions: per scope, pooled over nodes, for
 // chiplet pairs), then bars of each such test's headline
 // number per run (latency at 8 B, peak bandwidth: the tuning ladder), then
-// per metric of tests without sizes (fio, dd, IOR) bars per test and run,
-// and their spread; then each such figure against the number of processes
+// the metrics of tests without sizes (fio, dd, IOR) as one figure of small
+// multiples, a panel per metric with bars per test and run, and each
+// one's spread past minUnsizedBoxRepetitions; then each such figure against the number of processes
 // that ran it, where tests or runs differ only in that; last, each figure against a numeric label the runs
 // differ in (CPU frequency), with a least-squares line per machine type.
 func Plots(runs []Run) ([]Plot, error) {
@@ -67,12 +69,29 @@ func plan(runs []Run) []Plot {
 		p, ok := barPlot(c, runs, c.title+" per run")
 		add(p, ok, c.runs, c.names...)
 	}
-	for _, c := range unsized {
-		p, ok := barPlot(c, runs, c.metric+" per test and run")
-		add(p, ok, c.runs, c.names...)
+	if len(unsized) == 1 {
+		p, ok := barPlot(unsized[0], runs, unsized[0].metric+" per test and run")
+		add(p, ok, unsized[0].runs, unsized[0].names...)
+	} else if len(unsized) > 1 {
+		var ris []int
+		var tests []string
+		for _, c := range unsized {
+			for _, ri := range c.runs {
+				if !slices.Contains(ris, ri) {
+					ris = append(ris, ri)
+				}
+			}
+			for _, n := range c.names {
+				if !slices.Contains(tests, n) {
+					tests = append(tests, n)
+				}
+			}
+		}
+		p, ok := barPanels(unsized, runs, "every figure per test and run")
+		add(p, ok, ris, tests...)
 	}
 	for _, c := range unsized {
-		if c.maxN >= minBoxRepetitions {
+		if c.maxN >= minUnsizedBoxRepetitions {
 			p, ok := boxPlot(c, runs, c.metric+" over repetitions", "test")
 			add(p, ok, c.runs, c.names...)
 		}
@@ -85,6 +104,11 @@ func plan(runs []Run) []Plot {
 	}
 	return out
 }
+
+// minUnsizedBoxRepetitions is how many repetitions a box plot of a test
+// without sizes needs: below it, the bars' whiskers (min, median, max) say
+// all a box would.
+const minUnsizedBoxRepetitions = 5
 
 // drawSVG draws a planned plot's SVG into the page (WriteHTML passes plan's
 // plots, drawn one at a time).

@@ -25,9 +25,7 @@ func TestPlotsChosenByTheData(t *testing.T) {
 		{"sized, two repetitions: curves and headline bars, no boxes", mpiSamples(), strings.Join([]string{
 			"lines: osu_latency: latency vs message size", "lines: osu_bw: bandwidth vs message size",
 			"bars: latency at 8 B per run", "bars: peak bandwidth per run"}, "\n")},
-		{"unsized, three repetitions: bars and boxes per metric", storageSamples(), strings.Join([]string{
-			"bars: read_iops per test and run", "bars: read_clat_mean per test and run",
-			"boxes: read_iops over repetitions", "boxes: read_clat_mean over repetitions"}, "\n")},
+		{"unsized, three repetitions: one figure, a panel per metric, no boxes", storageSamples(), "bars: every figure per test and run"},
 		{"one run, one size: no headline bars", []results.Sample{
 			sample("a", "m", "osu_bw", "bandwidth", "MB/s", "8", 0, 1)}, "lines: osu_bw: bandwidth vs message size"},
 		{"only zero sizes and values: nothing on log axes", []results.Sample{

@@ -165,7 +165,7 @@ func TestScenarioS0(t *testing.T) {
 	if !strings.Contains(md, "c3-highcpu-176 speedup vs c2-standard-60") || rep.Comparison != nil {
 		t.Errorf("markdown lacks the speedup column, or keeps the single-baseline comparison:\n%s", md)
 	}
-	wantSeries(t, findPlot(t, plots, PlotBars, "read_iops"), "fio-c2 (c2-standard-60)", "fio-c3 (c3-highcpu-176)", "fio-c2d (c2d-standard-112)")
+	wantSeries(t, findPlot(t, plots, PlotBars, "every figure per test and run"), "fio-c2 (c2-standard-60)", "fio-c3 (c3-highcpu-176)", "fio-c2d (c2d-standard-112)")
 
 	mpiRuns := group(t,
 		newRun(mpiKind).add(parseFixture(t, "imb", "imb/imb_2017u2_pingpong_macos_hpcbench.txt"), "imb-c2", "c2-standard-8", "", 0, 1).obj(),
@@ -347,9 +347,15 @@ func TestScenarioS4(t *testing.T) {
 	runs := group(t, a.obj(), b.obj())
 	rep, plots, _ := render(t, "s4-io", runs, Options{Title: "S4: the I/O gap between node types"})
 	both := []string{"io-n2 (n2-standard-8)", "io-c3 (c3-standard-8)"}
-	wantSeries(t, findPlot(t, plots, PlotBars, "bandwidth per test"), both...)
-	wantSeries(t, findPlot(t, plots, PlotBars, "write_bw per test"), both...)
-	wantSeries(t, findPlot(t, plots, PlotBoxes, "bandwidth over repetitions"), both...)
+	// One figure of small multiples: a panel per metric (IOR's bandwidth,
+	// dd's write_bw...), a bar per run; three repetitions draw no boxes.
+	bars := findPlot(t, plots, PlotBars, "every figure per test and run")
+	wantSeries(t, bars, both...)
+	for _, panel := range []string{">bandwidth (MiB/s)<", ">write_bw (MiB/s)<"} {
+		if !strings.Contains(bars.SVG, panel) {
+			t.Errorf("the figure has no panel %s", panel)
+		}
+	}
 	if got := ratioAlong(t, rep, results.LabelMachineType, nil, "c3-standard-8", "write", "bandwidth", ""); !near(got, 443.65/75.82) {
 		t.Errorf("IOR write c3 / n2 = %v, want %v", got, 443.65/75.82)
 	}
