@@ -20,8 +20,8 @@ type Fit struct {
 	// Test, Metric and Unit name the figure (its headline number for figures
 	// over message sizes).
 	Test, Metric, Unit string
-	// Series is the machine type of the runs (empty when they name none),
-	// and their boost setting where recorded ("c2, turbo off"): the seed
+	// Series is the machine type of the runs (their pool when they name
+	// none; empty when neither), and their boost setting where recorded ("c2, turbo off"): the seed
 	// fits with and without turbo apart.
 	Series string
 	// Runs are the runs' indices, in order of the axis.
@@ -86,6 +86,9 @@ func fitsOf(f *figure, runs []Run, axis string) []Fit {
 			continue
 		}
 		series := runs[ri].MachineType
+		if series == "" { // nodes that name no machine type: their pool
+			series = runs[ri].Labels[results.LabelPool]
+		}
 		if boost := runs[ri].Labels[results.LabelBoost]; boost != "" {
 			series = strings.TrimPrefix(series+", turbo "+boost, ", ")
 		}

@@ -13,9 +13,9 @@ import (
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// minScalingCounts is how many process counts a curve needs: two points
-// make no line worth drawing beside the bars.
-const minScalingCounts = 3
+// minScalingCounts is how many process counts a curve needs: a lone
+// point is no line.
+const minScalingCounts = 2
 
 // scalingCurve is one run's (or one set of runs') test at several process
 // counts.

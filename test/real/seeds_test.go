@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -214,4 +215,194 @@ func logCampaignTime(t *testing.T, wf *unstructured.Unstructured) {
 	took := workflowDuration(wf)
 	t.Logf("campaign %s: %s from start to end; its benchmarks ran %s (start to completion, summed): %.0f%% of the time outside them",
 		wf.GetName(), took.Round(time.Second), ran.Round(time.Second), 100*(1-ran.Seconds()/took.Seconds()))
+}
+
+// S4 (seed 004): the I/O gap between two node types, one real node each
+// (knl on the first, haswell on the second), one cell at a time. dd in the
+// three modes by 1, 2 and 4 processes; IOR a file per process and one
+// shared file by 1 and 2 ranks (a benchmark each: the campaign's benchmark
+// dimension); dd twice more at two declared CPU frequencies: this machine
+// has no cpufreq (no /sys/devices/system/cpu/cpu0/cpufreq), so the seed's
+// frequency sweep is a label (x-declared-cpu-mhz), not a setting, and the
+// report's fit says "declared". The report's haswell / knl ratios equal the
+// stored samples', and it draws bandwidth against processes.
+func TestSeedS4(t *testing.T) {
+	needArgo(t)
+	needImage(t, "IMAGE_MPI_OPENMPI")
+	var dd []map[string]any
+	for _, mode := range []struct{ name, op, flag string }{
+		{"write-buffered", "write", ""}, {"write-dsync", "write", "oflag=dsync"}, {"write-direct", "write", "oflag=direct"},
+		{"read-buffered", "read", ""}, {"read-direct", "read", "iflag=direct"},
+	} {
+		for _, n := range []int{1, 2, 4} {
+			test := map[string]any{"name": fmt.Sprintf("%s-%d", mode.name, n), "operation": mode.op, "blockSize": "1M", "count": 64, "processes": n}
+			if k, v, ok := strings.Cut(mode.flag, "="); ok {
+				test[k] = v
+			}
+			dd = append(dd, test)
+		}
+	}
+	ddSpec := func() map[string]any {
+		return map[string]any{"repetitions": 3, "volumes": map[string]any{"emptyDir": map[string]any{}}, "dd": map[string]any{"tests": dd}}
+	}
+	ior := func(ranks int, fpp bool) map[string]any {
+		return map[string]any{"suite": "ior", "tests": []string{"write", "read"},
+			"layout": map[string]any{"nodes": 1, "ranksPerNode": ranks, "cpuBinding": map[string]any{"policy": "none"}},
+			"mpi":    map[string]any{"implementation": "OpenMPI"},
+			"ior":    map[string]any{"api": "POSIX", "filePerProcess": fpp, "transferSize": "1m", "blockSize": "32m", "fsync": true},
+			"repetitions": 3}
+	}
+	benchmarks := []map[string]any{
+		{"name": "dd", "kind": "StorageBenchmark", "spec": ddSpec()},
+		{"name": "ior-fpp-1", "kind": "MPIBenchmark", "spec": ior(1, true)},
+		{"name": "ior-fpp-2", "kind": "MPIBenchmark", "spec": ior(2, true)},
+		{"name": "ior-shared-1", "kind": "MPIBenchmark", "spec": ior(1, false)},
+		{"name": "ior-shared-2", "kind": "MPIBenchmark", "spec": ior(2, false)},
+		{"name": "dd-f1400", "kind": "StorageBenchmark", "labels": map[string]string{"benchwright.io/x-declared-cpu-mhz": "1400"}, "spec": ddSpec()},
+		{"name": "dd-f2100", "kind": "StorageBenchmark", "labels": map[string]string{"benchwright.io/x-declared-cpu-mhz": "2100"}, "spec": ddSpec()},
+	}
+	params := seedParams(t, "campaigns/s4-node-types.yaml")
+	names := nodes()
+	params["pools"] = mustJSON(t, []map[string]any{
+		{"name": "knl", "spec": map[string]any{"existing": map[string]any{"nodeSelector": map[string]any{"kubernetes.io/hostname": names[0]}}}},
+		{"name": "haswell", "spec": map[string]any{"existing": map[string]any{"nodeSelector": map[string]any{"kubernetes.io/hostname": names[1]}}}},
+	})
+	params["poolDefaults"] = `{"provider": "existing"}`
+	params["tunings"] = `[{"name": "none"}]`
+	params["benchmarks"] = mustJSON(t, benchmarks)
+	params["baselines"] = `{"pool": "knl"}`
+	params["title"] += " (real cluster: knl and haswell are the two real nodes, on one machine; the CPU frequencies are declared, not set: no cpufreq here)"
+	// The two nodes share this machine's disk and CPUs: one cell at a time.
+	wf := submitCampaign(t, params, 1)
+	name := wf.GetName()
+	if phase := waitWorkflow(t, wf, 60*time.Minute); phase != "Succeeded" {
+		t.Fatalf("Workflow %s %s: %s", name, phase, workflowMessage(wf))
+	}
+	logCells(t, wf)
+
+	medians := map[string]map[string]float64{} // pool/benchmark -> test/metric/ -> median
+	for _, pool := range []string{"knl", "haswell"} {
+		for _, b := range benchmarks {
+			obj := map[string]client.Object{"StorageBenchmark": &benchv1.StorageBenchmark{}, "MPIBenchmark": &benchv1.MPIBenchmark{}}[b["kind"].(string)]
+			key := client.ObjectKey{Namespace: campaignNamespace, Name: name + "-" + pool + "-none-" + b["name"].(string)}
+			if err := k8s.Get(ctx(), key, obj); err != nil {
+				t.Fatalf("cell %s/%s: %v", pool, b["name"], err)
+			}
+			st := statusOf(obj)
+			if st.State != benchv1.StateSucceeded {
+				t.Fatalf("%s: %s, want Succeeded", key.Name, st.State)
+			}
+			medians[pool+"/"+b["name"].(string)] = unsizedMedians(storedSamples(t, st.ArtifactURI))
+		}
+	}
+	checked := checkAlongCSV(t, name, "pool", "haswell", func(group, test, metric, size string) (float64, bool) {
+		bench := strings.TrimPrefix(group, "benchmark=")
+		k := test + "/" + metric
+		knl, haswell := medians["knl/"+bench][k], medians["haswell/"+bench][k]
+		return haswell / knl, knl > 0 && haswell > 0 && size == ""
+	})
+	if checked < 2*15+4*2 { // dd's write_bw/read_bw per test at least, IOR's write and read bandwidth
+		t.Errorf("the report compares %d figures haswell / knl, want at least %d", checked, 2*15+4*2)
+	}
+	for _, pool := range []string{"knl", "haswell"} {
+		m := medians[pool+"/dd"]
+		t.Logf("%s: dd write MiB/s buffered %.0f / %.0f / %.0f, dsync %.0f / %.0f / %.0f, direct %.0f / %.0f / %.0f by 1 / 2 / 4 processes; IOR write MiB/s fpp %.0f / %.0f, shared %.0f / %.0f by 1 / 2 ranks",
+			pool, m["write-buffered-1/write_bw"], m["write-buffered-2/write_bw"], m["write-buffered-4/write_bw"],
+			m["write-dsync-1/write_bw"], m["write-dsync-2/write_bw"], m["write-dsync-4/write_bw"],
+			m["write-direct-1/write_bw"], m["write-direct-2/write_bw"], m["write-direct-4/write_bw"],
+			medians[pool+"/ior-fpp-1"]["write/bandwidth"], medians[pool+"/ior-fpp-2"]["write/bandwidth"],
+			medians[pool+"/ior-shared-1"]["write/bandwidth"], medians[pool+"/ior-shared-2"]["write/bandwidth"])
+	}
+	page := readPublished(t, name, "html")
+	for _, want := range []string{"write_bw vs processes", "bandwidth vs processes", name + "-knl-none-ior-fpp: write", name + "-haswell-none-ior-shared: write",
+		"declared cpu mhz"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the published page has no %q", want)
+		}
+	}
+	checkReleased(t, name)
+	logCampaignTime(t, wf)
+}
+
+// unsizedMedians are the medians of a run's counted repetitions of figures
+// without message sizes, by "test/metric".
+func unsizedMedians(samples []results.Sample) map[string]float64 {
+	values := map[string][]float64{}
+	for _, s := range samples {
+		if s.Labels[results.LabelWarmup] == "true" || s.Labels[results.LabelMsgSize] != "" || s.Labels["source"] == "sampler" {
+			continue
+		}
+		values[s.Test+"/"+s.Metric] = append(values[s.Test+"/"+s.Metric], s.Value)
+	}
+	out := map[string]float64{}
+	for k, v := range values {
+		out[k] = median(v)
+	}
+	return out
+}
+
+// S2 (seed 002): fabtests from chiplet 0 to itself (CPU 0 to CPU 1: this
+// machine has one chiplet) on each real node, and to the other node; osu_bw
+// pinned to CPUs 0 and 1 for comparison. The report has the seed's box
+// plots per test and scope, pooled over the nodes, and its figures equal
+// the stored samples'.
+func TestSeedS2(t *testing.T) {
+	needArgo(t)
+	needImage(t, "IMAGE_MPI_OPENMPI")
+	params := seedParams(t, "campaigns/s2-chiplets.yaml")
+	onRealNodes(t, params, 1)
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(params["benchmarks"]), &entries); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		spec := e["spec"].(map[string]any)
+		spec["repetitions"], spec["warmupRepetitions"] = 3, 0
+		delete(spec, "timeouts")
+		switch e["kind"] {
+		case "NetworkBenchmark":
+			spec["nodes"] = 2
+			// One chiplet, one socket here: no inter-socket pair.
+			spec["pairs"].(map[string]any)["scopes"] = []string{"intraSocket", "interNode"}
+			f := spec["fabtests"].(map[string]any)
+			f["iterations"], f["warmupIterations"] = 100, 100
+		case "MPIBenchmark":
+			spec["layout"].(map[string]any)["cpuBinding"] = map[string]any{"policy": "explicit", "cpus": []int{0, 1}}
+			spec["warmupIterations"] = 100
+		}
+	}
+	params["benchmarks"] = mustJSON(t, entries)
+	wf := submitCampaign(t, params, 1)
+	name := wf.GetName()
+	if phase := waitWorkflow(t, wf, 40*time.Minute); phase != "Succeeded" {
+		t.Fatalf("Workflow %s %s: %s", name, phase, workflowMessage(wf))
+	}
+	logCells(t, wf)
+	var nb benchv1.NetworkBenchmark
+	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: campaignNamespace, Name: name + "-c3-spr-none-fabtests"}, &nb); err != nil {
+		t.Fatal(err)
+	}
+	if nb.Status.State != benchv1.StateSucceeded {
+		t.Fatalf("fabtests: %s", nb.Status.State)
+	}
+	samples := storedSamples(t, nb.Status.ArtifactURI)
+	pairs := map[string]bool{}
+	for _, s := range samples {
+		if p := s.Labels["pair"]; p != "" {
+			pairs[p+" "+s.Labels["scope"]] = true
+		}
+	}
+	t.Logf("fabtests pairs: %v", slices.Sorted(maps.Keys(pairs)))
+	if len(pairs) != 3 { // chiplet 0 to itself on each node, and node 0 to node 1
+		t.Errorf("%d pairs, want chiplet 0 -> 0 on each node and one inter-node", len(pairs))
+	}
+	page := readPublished(t, name, "html")
+	for _, want := range []string{"fi_msg_bw: bandwidth, intraSocket, pooled over nodes", "fi_rma_bw: bandwidth, interNode, pooled over nodes",
+		"fi_rdm_tagged_bw: bandwidth, intraSocket, pooled over nodes", "chiplet 0 -&gt; 0"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the published page has no %q", want)
+		}
+	}
+	checkReleased(t, name)
+	logCampaignTime(t, wf)
 }
