@@ -36,7 +36,8 @@ with() {
   local pid=$! v
   sleep 0.3
   v=$("$@")
-  kill -TERM "$pid" && wait "$pid" || true
+  kill -TERM "$pid"
+  wait "$pid" || true # ends on SIGTERM
   echo "$v"
 }
 

@@ -93,7 +93,7 @@ func (e *Env) wakeDependents(ctx context.Context, kind string, old, obj client.O
 		return
 	}
 	list := newList[kind]()
-	if err := e.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+	if err := e.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the benchmarks that may wait for a baseline", "baseline", obj.GetName())
 		return
 	}

@@ -44,7 +44,7 @@ func TestHeadlineLeadsALoneRun(t *testing.T) {
 	if strings.Contains(page, `<details id="run-1" open>`) {
 		t.Error("a lone run's full table is open below its headline figures")
 	}
-	if !strings.HasPrefix(md.String()[strings.Index(md.String(), "\n## "):], "\n## "+headlineHeading) {
+	if i := strings.Index(md.String(), "\n## "); i < 0 || !strings.HasPrefix(md.String()[i:], "\n## "+headlineHeading) {
 		t.Errorf("the markdown does not open on the headline figures:\n%.300s", md.String())
 	}
 	two := group(t, newRun("StorageBenchmark").add(fio, "c2-fio", "c2", "", 0, 1).obj(), newRun("StorageBenchmark").add(fio, "c3-fio", "c3", "", 0, 2).obj())

@@ -247,9 +247,9 @@ func TestSeedS4(t *testing.T) {
 	}
 	ior := func(ranks int, fpp bool) map[string]any {
 		return map[string]any{"suite": "ior", "tests": []string{"write", "read"},
-			"layout": map[string]any{"nodes": 1, "ranksPerNode": ranks, "cpuBinding": map[string]any{"policy": "none"}},
-			"mpi":    map[string]any{"implementation": "OpenMPI"},
-			"ior":    map[string]any{"api": "POSIX", "filePerProcess": fpp, "transferSize": "1m", "blockSize": "32m", "fsync": true},
+			"layout":      map[string]any{"nodes": 1, "ranksPerNode": ranks, "cpuBinding": map[string]any{"policy": "none"}},
+			"mpi":         map[string]any{"implementation": "OpenMPI"},
+			"ior":         map[string]any{"api": "POSIX", "filePerProcess": fpp, "transferSize": "1m", "blockSize": "32m", "fsync": true},
 			"repetitions": 3}
 	}
 	benchmarks := []map[string]any{
