@@ -159,8 +159,9 @@ func sizedMedians(samples []results.Sample) map[string]float64 {
 
 // checkAlongCSV checks the published report's CSV: each line comparing a
 // figure of value along dimension has the ratio want gives for its group,
-// test, metric and message size (to 1e-9, relative; the CSV's numbers are
-// exact). It returns how many lines it checked.
+// test, metric and message size (value / baseline's; turned around for a
+// speedup of a lower-is-better figure), to 1e-9 relative: the CSV's numbers
+// are exact. It returns how many lines it checked.
 func checkAlongCSV(t *testing.T, campaign, dimension, value string, want func(group, test, metric, size string) (float64, bool)) int {
 	t.Helper()
 	recs, err := csv.NewReader(strings.NewReader(readPublished(t, campaign, "csv"))).ReadAll()
@@ -182,6 +183,9 @@ func checkAlongCSV(t *testing.T, campaign, dimension, value string, want func(gr
 		w, ok := want(group, test, metric, size)
 		if !ok {
 			continue
+		}
+		if col(rec, "ratio_kind") == "speedup" && col(rec, "lower_is_better") == "true" {
+			w = 1 / w // a speedup of a lower-is-better figure divides the other way
 		}
 		got, err := strconv.ParseFloat(col(rec, "ratio"), 64)
 		if err != nil || math.Abs(got-w) > 1e-9*math.Abs(w) {
