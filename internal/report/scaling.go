@@ -28,6 +28,8 @@ type scalingCurve struct {
 type scalingFigure struct {
 	metric, unit string
 	curves       []*scalingCurve
+	// left counts the curves past maxRatioCurves, not drawn.
+	left int
 }
 
 // scalingFigures gather, per headline metric of tests without message
@@ -53,7 +55,10 @@ func scalingFigures(runs []Run) []*scalingFigure {
 				figs[fk] = f
 				out = append(out, f)
 			}
-			name := withoutCount(r.Name, n) + ": " + withoutCount(s.Test, n)
+			// A campaign's run is named <workflow>-<pool>-<tuning>-<benchmark>:
+			// the workflow is the same in every curve.
+			run := strings.TrimPrefix(r.Name, r.Labels[results.LabelCampaign]+"-")
+			name := withoutCount(run, n) + ": " + withoutCount(s.Test, n)
 			if r.MachineType != "" && !strings.Contains(r.Name, r.MachineType) {
 				name += " (" + r.MachineType + ")"
 			}
@@ -75,6 +80,7 @@ func scalingFigures(runs []Run) []*scalingFigure {
 			slices.SortFunc(c.xys, func(a, b plotter.XY) int { return int(a.X - b.X) })
 		}
 		if len(f.curves) > maxRatioCurves {
+			f.left = len(f.curves) - maxRatioCurves
 			f.curves = f.curves[:maxRatioCurves]
 		}
 	}
@@ -128,6 +134,9 @@ func scalingPlot(f *scalingFigure) Plot {
 		YLabel: axisLabel(f.metric, f.unit),
 		Caption: "Median over the counted repetitions at each number of processes (dd's processes, IOR's ranks); " +
 			"a line joins the tests and runs whose names differ only in that number."}
+	if f.left > 0 {
+		p.Caption += " " + strconv.Itoa(f.left) + " more lines are not drawn (at most " + strconv.Itoa(maxRatioCurves) + "): their figures are in the tables."
+	}
 	xhi, yhi := 0.0, 0.0
 	for _, c := range f.curves {
 		p.Series = append(p.Series, c.name)

@@ -318,7 +318,7 @@ func TestSeedS4(t *testing.T) {
 			medians[pool+"/ior-shared-1"]["write/bandwidth"], medians[pool+"/ior-shared-2"]["write/bandwidth"])
 	}
 	page := readPublished(t, name, "html")
-	for _, want := range []string{"write_bw vs processes", "bandwidth vs processes", name + "-knl-none-ior-fpp: write", name + "-haswell-none-ior-shared: write",
+	for _, want := range []string{"write_bw vs processes", "bandwidth vs processes", ">knl-none-ior-fpp: write", ">haswell-none-ior-shared: write",
 		"declared cpu mhz"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the published page has no %q", want)
