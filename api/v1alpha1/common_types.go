@@ -87,6 +87,9 @@ const (
 	ReasonExpectationsMet    = "ExpectationsMet"
 	ReasonExpectationsFailed = "ExpectationsFailed"
 	ReasonBaselineMissing    = "BaselineMissing"
+	// ReasonPodsForbidden: the namespace's admission refuses the
+	// benchmark's pods (Pod Security: hostNetwork in a baseline namespace).
+	ReasonPodsForbidden = "PodsForbidden"
 	// ReasonOutputTooLarge: a log over what the manager reads of one log, or
 	// a run over the samples it keeps (podlogs.MaxLogBytes,
 	// results.MaxRunSamples).

@@ -90,7 +90,7 @@ func (d *driver) Observe(ctx context.Context, rep int) (children.Attempt, error)
 	if err := d.r.keepWorkerFacts(ctx, job, pods); err != nil {
 		return a, err
 	}
-	a.Number, a.Phase, a.Created, a.Started, a.Why = attempt, d.obs.phase, d.obs.created, d.obs.started, d.obs.why
+	a.Number, a.Phase, a.Created, a.Started, a.Why, a.Unmade = attempt, d.obs.phase, d.obs.created, d.obs.started, d.obs.why, d.obs.unmade
 	a.Pending = "the MPI workers were not ready"
 	a.Note = " (MPIJob " + job.Name + ")"
 	return a, nil

@@ -29,6 +29,8 @@ type observation struct {
 	why string
 	// created is when the MPIJob was created; started when it began running.
 	created, started time.Time
+	// unmade: starting, with its launcher or some worker not created yet.
+	unmade bool
 }
 
 // observe classifies an MPIJob from its conditions, which the MPI Operator
@@ -77,6 +79,7 @@ func observe(job *mpiv2.MPIJob, pods []*corev1.Pod) observation {
 		o.phase = children.PhaseRunning
 	default:
 		o.phase, o.why = children.PhaseStarting, whyStarting(job, workers, launcher)
+		o.unmade = len(launcher) == 0 || int32(len(workers)) < workerReplicas(job)
 	}
 	return o
 }
@@ -138,15 +141,20 @@ func whyStarting(job *mpiv2.MPIJob, workers, launcher []*corev1.Pod) string {
 	for _, l := range launcher {
 		out = append(out, podlogs.WhyPending(l)...)
 	}
-	want := int32(0)
-	if spec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]; spec != nil && spec.Replicas != nil {
-		want = *spec.Replicas
-	}
+	want := workerReplicas(job)
 	head := fmt.Sprintf("%d of %d workers running", ready, want)
 	if len(launcher) == 0 {
 		head += ", launcher not created yet"
 	}
 	return strings.Join(append([]string{head}, out...), "; ")
+}
+
+// workerReplicas is how many workers the MPIJob asks for.
+func workerReplicas(job *mpiv2.MPIJob) int32 {
+	if spec := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]; spec != nil && spec.Replicas != nil {
+		return *spec.Replicas
+	}
+	return 0
 }
 
 func condition(job *mpiv2.MPIJob, t mpiv2.JobConditionType) *mpiv2.JobCondition {

@@ -61,7 +61,7 @@ func TestObserve(t *testing.T) {
 		{
 			name: "new MPIJob without pods",
 			job:  mpiJob(),
-			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
+			want: observation{phase: children.PhaseStarting, created: jobCreated, unmade: true, why: "0 of 2 workers running, launcher not created yet"},
 		},
 		{
 			name: "a worker cannot be scheduled, another pulls its image",
@@ -70,7 +70,7 @@ func TestObserve(t *testing.T) {
 				pod("lat-r0-worker-0", roleWorker, corev1.PodPending).Unschedulable("0/3 nodes are available: 3 Insufficient cpu.").Obj(),
 				pod("lat-r0-worker-1", roleWorker, corev1.PodPending).ContainerWaiting("worker", "ErrImagePull", `pull access denied for "mpi:bad"`).Obj(),
 			},
-			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet; " +
+			want: observation{phase: children.PhaseStarting, created: jobCreated, unmade: true, why: "0 of 2 workers running, launcher not created yet; " +
 				"pod lat-r0-worker-0 is not scheduled: 0/3 nodes are available: 3 Insufficient cpu.; " +
 				`container worker of pod lat-r0-worker-1 is waiting: ErrImagePull (pull access denied for "mpi:bad")`},
 		},
@@ -78,7 +78,7 @@ func TestObserve(t *testing.T) {
 			name: "one worker running, one pending",
 			job:  mpiJob(),
 			pods: []*corev1.Pod{worker0, pod("lat-r0-worker-1", roleWorker, corev1.PodPending).ContainerWaiting("worker", "ContainerCreating", "").Obj()},
-			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "1 of 2 workers running, launcher not created yet; " +
+			want: observation{phase: children.PhaseStarting, created: jobCreated, unmade: true, why: "1 of 2 workers running, launcher not created yet; " +
 				"container worker of pod lat-r0-worker-1 is waiting: ContainerCreating"},
 		},
 		{
@@ -92,13 +92,13 @@ func TestObserve(t *testing.T) {
 			name: "pods of other roles and without a role are not counted",
 			job:  mpiJob(),
 			pods: []*corev1.Pod{pod("other", "tuner", corev1.PodRunning).Obj(), wrappers.MakePod("bare", "").Phase(corev1.PodRunning).Obj()},
-			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "0 of 2 workers running, launcher not created yet"},
+			want: observation{phase: children.PhaseStarting, created: jobCreated, unmade: true, why: "0 of 2 workers running, launcher not created yet"},
 		},
 		{
 			name: "Running False is still starting",
 			job:  mpiJob(cond(mpiv2.JobRunning, corev1.ConditionFalse, "MPIJobSuspended", "suspended")),
 			pods: []*corev1.Pod{worker0, worker1},
-			want: observation{phase: children.PhaseStarting, created: jobCreated, why: "2 of 2 workers running, launcher not created yet"},
+			want: observation{phase: children.PhaseStarting, created: jobCreated, unmade: true, why: "2 of 2 workers running, launcher not created yet"},
 		},
 		{
 			name: "running since the Running condition's transition",

@@ -63,7 +63,7 @@ func (m *machine) advance(ctx context.Context) (ctrl.Result, error) {
 	}
 	switch a.Phase {
 	case children.PhaseStarting:
-		return m.starting(a)
+		return m.starting(ctx, a)
 	case children.PhaseRunning:
 		return m.running(a)
 	case children.PhaseDeadline:
@@ -113,9 +113,24 @@ func (m *machine) start(ctx context.Context, rep, attempt int) (ctrl.Result, err
 }
 
 // starting waits for a created attempt to run, until the start timeout.
-func (m *machine) starting(a children.Attempt) (ctrl.Result, error) {
+func (m *machine) starting(ctx context.Context, a children.Attempt) (ctrl.Result, error) {
 	limit := StartTimeout(m.spec.Timeouts)
 	now, deadline := m.Now(), a.Created.Add(limit)
+	recheck := deadline.Sub(now) + time.Second
+	if a.Unmade && now.Sub(a.Created) >= refusalGrace && m.APIReader != nil {
+		refusal, err := m.refusal(ctx, a)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if forbidden(refusal) {
+			return ctrl.Result{}, outcome.Fail(benchv1.ReasonPodsForbidden, fmt.Sprintf("repetition %d/%d: %s", a.Rep+1, m.spec.Repetitions, refusal))
+		}
+		if refusal != "" {
+			a.Why, recheck = refusal, min(recheck, refusalRecheck)
+		}
+	} else if a.Unmade && m.APIReader != nil {
+		recheck = min(recheck, refusalGrace-now.Sub(a.Created)+time.Second)
+	}
 	if now.After(deadline) {
 		msg := fmt.Sprintf("repetition %d/%d did not start within %s (spec.timeouts.start): %s", a.Rep+1, m.spec.Repetitions, limit, a.Why)
 		if a.Pending != "" {
@@ -128,7 +143,7 @@ func (m *machine) starting(a children.Attempt) (ctrl.Result, error) {
 		reason = a.Waiting
 	}
 	m.setRunning(metav1.ConditionFalse, reason, fmt.Sprintf("repetition %d/%d is starting: %s", a.Rep+1, m.spec.Repetitions, a.Why))
-	return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
+	return ctrl.Result{RequeueAfter: recheck}, nil
 }
 
 // running keeps a running attempt within the run timeout: past it, a

@@ -23,6 +23,9 @@ type Attempt struct {
 	Created, Started time.Time
 	// Why explains a starting, lost, failed or timed-out attempt in words.
 	Why string
+	// Unmade marks a starting attempt some of whose pods do not exist yet:
+	// admission may be refusing them (see benchrun's refusal).
+	Unmade bool
 	// Waiting is Running's reason while the attempt starts (default
 	// Starting).
 	Waiting string

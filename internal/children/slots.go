@@ -34,6 +34,8 @@ type Observation struct {
 	ExitCode  int32
 	// Why explains PhaseLost, PhaseDeadline and PhaseStarting in words.
 	Why string
+	// Unmade marks a slot whose Job has made no pod yet.
+	Unmade bool
 	// Created is when the attempt's Jobs were created; Started is when its
 	// last pod started running (zero until all do).
 	Created, Started time.Time
@@ -65,6 +67,7 @@ func ObserveSlots(slots []SlotRun) Observation {
 			running := cmp.Or(podlogs.PodInPhase(s.Pods, corev1.PodRunning), podlogs.PodInPhase(s.Pods, corev1.PodSucceeded), podlogs.PodInPhase(s.Pods, corev1.PodFailed))
 			if running == nil {
 				allStarted = false
+				o.Unmade = o.Unmade || len(s.Pods) == 0
 				waiting = append(waiting, PendingReasons(s)...)
 			} else {
 				o.noteStart(running)

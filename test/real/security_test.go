@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/test/util"
@@ -139,4 +140,38 @@ fio:
 		t.Errorf("the results do not show the job cli-randread")
 	}
 	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
+}
+
+// A namespace whose Pod Security refuses the benchmark's pods (hostNetwork
+// under "baseline", as the campaign namespace enforces): the Job makes no
+// pod and says why only in FailedCreate events. The benchmark fails
+// PodsForbidden within seconds, in the admission's words, instead of
+// waiting "has no pod yet" until timeouts.start (seen in a campaign).
+func TestPodSecurityRefusalFailsAtOnce(t *testing.T) {
+	needImage(t, "IMAGE_MPI_OPENMPI")
+	b := &benchv1.NetworkBenchmark{}
+	util.LoadExample(t, "seeds/s2-iperf3-pairs.yaml", b)
+	existingPool(t, string(b.Spec.Pool))
+	b.Namespace = newNamespace(t)
+	var ns corev1.Namespace
+	if err := k8s.Get(ctx(), client.ObjectKey{Name: b.Namespace}, &ns); err != nil {
+		t.Fatal(err)
+	}
+	ns.Labels = map[string]string{"pod-security.kubernetes.io/enforce": "baseline"}
+	if err := k8s.Update(ctx(), &ns); err != nil {
+		t.Fatal(err)
+	}
+	b.Spec.HostNetwork = true
+	b.Spec.Repetitions = 1
+	began := time.Now()
+	if err := k8s.Create(ctx(), b); err != nil {
+		t.Fatal(err)
+	}
+	c := waitFinished(t, b, &b.Status.BenchmarkStatusCommon, 2*time.Minute)
+	if c.Type != benchv1.ConditionFailed || c.Reason != benchv1.ReasonPodsForbidden || !strings.Contains(c.Message, "violates PodSecurity") {
+		t.Fatalf("%s %s: %s; want Failed PodsForbidden in the admission's words", c.Type, c.Reason, c.Message)
+	}
+	if took := time.Since(began); took > time.Minute {
+		t.Errorf("it failed after %s: want within the refusal grace and a recheck", took.Round(time.Second))
+	}
 }
