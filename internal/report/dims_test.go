@@ -442,3 +442,32 @@ func dimsOf(along []Along) []string {
 	}
 	return out
 }
+
+// A campaign's report draws ratio plots along its own dimensions only: a
+// label that varies besides (S2's scope) keeps its table, without plots.
+func TestCampaignPlotsItsOwnDimensions(t *testing.T) {
+	rows := func() []CompareRow {
+		var out []CompareRow
+		for _, size := range []string{"1", "8", "64", "1024"} {
+			out = append(out, CompareRow{Test: "fi_msg_bw", Metric: "bandwidth", MsgSize: size, Unit: "MB/s", Ratio: RatioValue,
+				Medians: []float64{10, 5}, Speedups: []float64{1, 0.5}, Intervals: []results.Interval{results.Unknown, results.Unknown},
+				CVs: []float64{1, 1}, Unclear: []bool{false, false}, Noisy: []bool{false, false}, MaxCV: 10})
+		}
+		return out
+	}
+	along := func(dim Dimension) Along {
+		return Along{Dimension: dim, Groups: []AlongGroup{{Runs: []int{0, 1}, Absent: []string{"", ""}, Rows: rows()}}}
+	}
+	pool := Dimension{Name: DimPool, Values: []string{"c2", "c3"}, Baseline: "c2", Declared: true}
+	scope := Dimension{Name: "scope", Values: []string{"intraSocket", "interNode"}, Baseline: "intraSocket"}
+	r := &Report{Dimensions: []Dimension{pool, scope}, Along: []Along{along(pool), along(scope)}}
+	tables := alongTables(r)
+	if len(tables) != 2 || len(tables[0].Plots) != 1 || len(tables[1].Plots) != 0 || !tables[1].Open {
+		t.Errorf("plots along pool %d, along scope %d (open %v); want one, and none with the table open", len(tables[0].Plots), len(tables[1].Plots), tables[1].Open)
+	}
+	scope.Declared, pool.Declared = false, false // no campaign: every dimension is a label's
+	r = &Report{Dimensions: []Dimension{pool, scope}, Along: []Along{along(pool), along(scope)}}
+	if tables := alongTables(r); len(tables[1].Plots) != 1 {
+		t.Errorf("outside a campaign, a label's comparison has %d plots, want 1", len(tables[1].Plots))
+	}
+}

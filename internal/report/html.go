@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -106,10 +107,16 @@ const openAlongRows = 24
 // colored as the comparison's.
 func alongTables(r *Report) []htmlAlong {
 	var out []htmlAlong
+	// A campaign's report plots the ratios along its own dimensions; along
+	// a label that also varies (S2's scope, a pair's node) it keeps the table.
+	campaign := slices.ContainsFunc(r.Dimensions, func(d Dimension) bool { return d.Declared })
 	for i, a := range r.Along {
 		g, classes, _ := alongGrid(a)
 		id := "dimension-" + strconv.Itoa(i+1)
-		plots := alongPlots(a)
+		var plots []Plot
+		if !campaign || a.Dimension.Declared {
+			plots = alongPlots(a)
+		}
 		for j := range plots {
 			plots[j].ID = id + "-plot-" + strconv.Itoa(j+1)
 		}
