@@ -151,16 +151,11 @@ func ratioPlot(a Along, f *ratioFigure) Plot {
 		one.Color, one.Dashes, one.Width = color.Gray{0x80}, []vg.Length{4, 3}, 1
 		ch.p.Add(one)
 		for k, c := range cs {
-			line, points, err := plotter.NewLinePoints(c.xys)
+			line, points, err := seriesLine(k, c.xys)
 			if err != nil {
 				return "", err
 			}
 			col := seriesColor(k)
-			line.Color, line.Width = col, 1.5
-			if k >= len(palette) {
-				line.Dashes = []vg.Length{5, 3}
-			}
-			points.Color, points.Shape, points.Radius = col, glyphs[k%len(glyphs)], 2.5
 			if bars := intervalBars(c); bars != nil {
 				bars.Color = col
 				ch.p.Add(bars)

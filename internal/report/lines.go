@@ -39,16 +39,10 @@ func linePlot(f *figure, runs []Run) (Plot, bool) {
 	p.draw = func() (template.HTML, error) {
 		c := newChart(p.Title, p.XLabel, p.YLabel)
 		for k, xys := range curves {
-			line, points, err := plotter.NewLinePoints(xys)
+			line, points, err := seriesLine(k, xys)
 			if err != nil {
 				return "", err
 			}
-			col := seriesColor(k)
-			line.Color, line.Width = col, 1.5
-			if k >= len(palette) {
-				line.Dashes = []vg.Length{5, 3}
-			}
-			points.Color, points.Shape, points.Radius = col, glyphs[k%len(glyphs)], 2.5
 			c.p.Add(line, points)
 			c.addLegend(p.Series[k], line, points)
 		}
@@ -62,4 +56,20 @@ func linePlot(f *figure, runs []Run) (Plot, bool) {
 		return c.svg()
 	}
 	return p, len(curves) > 0
+}
+
+// seriesLine is curve k of a plot: its series color, dashed past the
+// palette, with its glyph at each point.
+func seriesLine(k int, xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error) {
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return nil, nil, err
+	}
+	col := seriesColor(k)
+	line.Color, line.Width = col, 1.5
+	if k >= len(palette) {
+		line.Dashes = []vg.Length{5, 3}
+	}
+	points.Color, points.Shape, points.Radius = col, glyphs[k%len(glyphs)], 2.5
+	return line, points, nil
 }

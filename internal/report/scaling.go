@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -147,16 +146,10 @@ func scalingPlot(f *scalingFigure) Plot {
 	p.draw = func() (template.HTML, error) {
 		ch := newChart(p.Title, p.XLabel, p.YLabel)
 		for k, c := range f.curves {
-			line, points, err := plotter.NewLinePoints(c.xys)
+			line, points, err := seriesLine(k, c.xys)
 			if err != nil {
 				return "", err
 			}
-			col := seriesColor(k)
-			line.Color, line.Width = col, 1.5
-			if k >= len(palette) {
-				line.Dashes = []vg.Length{5, 3}
-			}
-			points.Color, points.Shape, points.Radius = col, glyphs[k%len(glyphs)], 2.5
 			ch.p.Add(line, points)
 			ch.addLegend(c.name, line, points)
 		}
