@@ -146,9 +146,7 @@ func TestStorageBenchmarkEvictionIsRetried(t *testing.T) {
 	if b.Status.Retries != 1 || b.Status.Results[0].Read.IOPS.N != 1 {
 		t.Errorf("retries %d, results %+v", b.Status.Retries, b.Status.Results)
 	}
-	if evs := strings.Join(events(t, env.ns, b.Name), " "); !strings.Contains(evs, "Warning/Evicted") {
-		t.Errorf("no eviction event: %s", evs)
-	}
+	waitEvents(t, env.ns, b.Name, "Warning/Evicted")
 }
 
 func TestStorageBenchmarkEvictedTooOften(t *testing.T) {

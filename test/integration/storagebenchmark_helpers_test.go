@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -209,6 +210,22 @@ func kubectl(t *testing.T, args ...string) string {
 		t.Fatalf("kubectl %v: %v\n%s", args, err, out)
 	}
 	return string(out)
+}
+
+// waitEvents waits until the Events about an object hold every wanted
+// "Type/Reason": the manager's recorder writes them asynchronously, so an
+// event can land just after the status that follows it.
+func waitEvents(t *testing.T, ns, name string, want ...string) {
+	t.Helper()
+	util.WaitFor(t, 15*time.Second, fmt.Sprintf("events %v of %s", want, name), func() (bool, string) {
+		evs := events(t, ns, name)
+		for _, w := range want {
+			if !slices.Contains(evs, w) {
+				return false, fmt.Sprintf("events %v lack %s", evs, w)
+			}
+		}
+		return true, ""
+	})
 }
 
 // events lists the reasons of the Events about an object.

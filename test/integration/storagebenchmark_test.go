@@ -138,12 +138,7 @@ func TestStorageBenchmarkRunsFio(t *testing.T) {
 	} else {
 		t.Logf("benchwright results fio -n %s:\n%s", env.ns, out)
 	}
-	evs := strings.Join(events(t, env.ns, b.Name), " ")
-	for _, want := range []string{"Normal/Created", "Normal/RepetitionCompleted", "Normal/Succeeded"} {
-		if !strings.Contains(evs, want) {
-			t.Errorf("events %s lack %s", evs, want)
-		}
-	}
+	waitEvents(t, env.ns, b.Name, "Normal/Created", "Normal/RepetitionCompleted", "Normal/Succeeded")
 }
 
 // rawLogs returns the stored raw logs of a benchmark, in key order.

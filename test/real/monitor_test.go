@@ -5,6 +5,7 @@ package real
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,15 +152,22 @@ func TestSamplerKilledMidRun(t *testing.T) {
 	if err := json.Unmarshal(data, &rec); err != nil || rec.Restarts < 1 || rec.Complete() {
 		t.Errorf("stored series: restarts %d, complete %v (%v): want the restarted sampler's, incomplete", rec.Restarts, rec.Complete(), err)
 	}
-	var events corev1.EventList
-	if err := k8s.List(ctx(), &events, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(events.Items, func(e corev1.Event) bool { return e.Reason == "MonitoringIncomplete" })
-	if i < 0 {
-		t.Fatal("no MonitoringIncomplete event")
-	}
-	t.Logf("event: %s", events.Items[i].Message)
+	// The manager's event recorder writes asynchronously: the event can
+	// land just after the status that reports success.
+	var message string
+	util.WaitFor(t, 30*time.Second, "a MonitoringIncomplete event", func() (bool, string) {
+		var events corev1.EventList
+		if err := k8s.List(ctx(), &events, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		i := slices.IndexFunc(events.Items, func(e corev1.Event) bool { return e.Reason == "MonitoringIncomplete" })
+		if i < 0 {
+			return false, fmt.Sprintf("none among %d events", len(events.Items))
+		}
+		message = events.Items[i].Message
+		return true, ""
+	})
+	t.Logf("event: %s", message)
 	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
 }
 
