@@ -114,8 +114,8 @@ test-tools: ## Build, before any go test and all at once, the tools tests run: e
 	hack/test-tools.sh
 
 .PHONY: test-deps
-test-deps: ## Install the Debian packages the tests run (real fio, OpenMPI and MPICH with their compilers, libfabric, sysstat); as root, else print the apt line.
-	hack/ensure-packages.sh gcc make autoconf automake libtool fio openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev iperf3 chromium sysstat
+test-deps: ## Install the Debian packages the tests run (real fio, OpenMPI and MPICH with their compilers, libfabric, sysstat, PostgreSQL); as root, else print the apt line.
+	hack/ensure-packages.sh gcc make autoconf automake libtool fio openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev iperf3 chromium sysstat postgresql
 
 .PHONY: test-unit
 test-unit: ## Run unit tests (no API server); the real OSU, IMB, IOR and fabtests are built first (hack/bench-tools.sh, cached).

@@ -44,6 +44,10 @@ func (l Location) Summary() (string, error) { return l.key("summary.json") }
 // Nodes is the key of the description of the nodes the run used.
 func (l Location) Nodes() (string, error) { return l.key("nodes.json") }
 
+// Outcome is the key of outcome.json, written when the run succeeded: the
+// results database indexes the runs that have it.
+func (l Location) Outcome() (string, error) { return l.key("outcome.json") }
+
 // Report is the key of the HTML report.
 func (l Location) Report() (string, error) { return l.key("report.html") }
 

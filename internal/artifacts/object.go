@@ -93,6 +93,28 @@ func (s *Store) ListN(ctx context.Context, prefix string, max int) (keys []strin
 	return keys, truncated, nil
 }
 
+// Walk hands each key under prefix to f as the bucket lists it (lexical
+// order for every driver of the store), holding none: for stores too large
+// to list into memory. An error from f stops the walk and is returned.
+func (s *Store) Walk(ctx context.Context, prefix string, f func(key string) error) error {
+	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", s.URI(prefix), err)
+		}
+		if obj.IsDir || s.isPartial(obj.Key) {
+			continue
+		}
+		if err := f(obj.Key); err != nil {
+			return err
+		}
+	}
+}
+
 // Delete deletes every object under prefix; nothing there is not an error.
 // The empty prefix (the whole store) is refused.
 func (s *Store) Delete(ctx context.Context, prefix string) error {

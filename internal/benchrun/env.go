@@ -63,6 +63,7 @@ func (e *Env) Run(obj metav1.Object, kind string, started *metav1.Time) runstore
 		Store:    e.Store,
 		Location: artifacts.Location{Namespace: obj.GetNamespace(), Kind: kind, Name: obj.GetName(), UID: string(obj.GetUID())},
 		Started:  start, Finished: e.Now(),
+		Labels: obj.GetLabels(),
 	}
 }
 

@@ -23,6 +23,10 @@ type RunSummary struct {
 	Finished  time.Time  `json:"finished"`
 	Nodes     []NodeInfo `json:"nodes"`
 	Summaries []Summary  `json:"summaries"`
+	// Labels are the benchmark object's labels (its campaign, and the
+	// campaign's pool, tuning and benchmark names): what the results
+	// database groups runs by once the object is gone.
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // NodeInfo is one entry of nodes.json: a machine the figures were measured on.

@@ -22,6 +22,8 @@ type Run struct {
 	Location artifacts.Location
 	// Started and Finished go into summary.json.
 	Started, Finished time.Time
+	// Labels are the benchmark's labels, for summary.json.
+	Labels map[string]string
 }
 
 // URI is where the run's files are, for status.artifactURI.
@@ -160,6 +162,28 @@ func (r Run) nodes(ctx context.Context) (map[string]results.NodeInfo, error) {
 		nodes[n.Hostname] = n
 	}
 	return nodes, nil
+}
+
+// Outcome is outcome.json: how the run ended.
+type Outcome struct {
+	Outcome   string    `json:"outcome"`
+	Completed time.Time `json:"completed"`
+}
+
+// OutcomeSucceeded is Outcome.Outcome of a run whose repetitions all completed.
+const OutcomeSucceeded = "Succeeded"
+
+// PutSucceeded writes outcome.json: the run is over and its figures count.
+func (r Run) PutSucceeded(ctx context.Context, completed time.Time) error {
+	key, err := r.Location.Outcome()
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(Outcome{Outcome: OutcomeSucceeded, Completed: completed.UTC()})
+	if err != nil {
+		return err
+	}
+	return r.Store.Put(ctx, key, append(data, '\n'), "application/json")
 }
 
 // WriteReport renders the run's report.html from its stored samples, read a

@@ -122,6 +122,7 @@ func (r Run) write(ctx context.Context, rep int, samples []results.Sample, label
 	files, err := results.EncodeSummaryFiles(results.RunSummary{
 		Kind: loc.Kind, Namespace: loc.Namespace, Name: loc.Name, RunUID: loc.UID,
 		Started: r.Started.UTC(), Finished: r.Finished.UTC().Truncate(time.Second), Nodes: nodeList, Summaries: summaries,
+		Labels: r.Labels,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,149 @@
+package resultsdb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite"
+)
+
+// DB is an open results database, its schema migrated to the newest version.
+type DB struct {
+	sql     *sql.DB
+	dialect dialect
+	// where names it without a password, for messages.
+	where string
+}
+
+type dialect int
+
+const (
+	sqliteDialect dialect = iota
+	postgresDialect
+)
+
+// Open opens the database at rawURL and migrates its schema:
+//   - sqlite:///path/to/results.db (created when missing), sqlite::memory:
+//   - postgres://user@host:5432/db?sslmode=... (postgresql:// too); the
+//     password comes from PGPASSWORD or the URL.
+func Open(ctx context.Context, rawURL string) (*DB, error) {
+	db, err := open(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.sql.PingContext(ctx); err != nil {
+		_ = db.sql.Close()
+		return nil, fmt.Errorf("results database %s: %w", db.where, err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		_ = db.sql.Close()
+		return nil, fmt.Errorf("results database %s: %w", db.where, err)
+	}
+	return db, nil
+}
+
+func open(rawURL string) (*DB, error) {
+	scheme, rest, ok := strings.Cut(rawURL, ":")
+	if !ok {
+		return nil, fmt.Errorf("results database %q: want sqlite:///path/results.db or postgres://user@host/db", rawURL)
+	}
+	switch scheme {
+	case "sqlite":
+		dsn, where, err := sqliteDSN(rest)
+		if err != nil {
+			return nil, err
+		}
+		s, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, err
+		}
+		// One writer at a time is all SQLite has; one connection also keeps
+		// :memory: one database.
+		s.SetMaxOpenConns(1)
+		return &DB{sql: s, dialect: sqliteDialect, where: where}, nil
+	case "postgres", "postgresql":
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("results database: %w", err)
+		}
+		s, err := sql.Open("pgx", rawURL)
+		if err != nil {
+			return nil, err
+		}
+		return &DB{sql: s, dialect: postgresDialect, where: u.Redacted()}, nil
+	}
+	return nil, fmt.Errorf("results database %q: scheme %q is neither sqlite nor postgres", redact(rawURL), scheme)
+}
+
+// sqliteDSN turns what follows "sqlite:" into the driver's DSN: WAL (readers
+// do not wait for the writer), a busy timeout, foreign keys on.
+func sqliteDSN(rest string) (dsn, where string, err error) {
+	const pragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	if rest == ":memory:" {
+		return ":memory:?" + pragmas, "sqlite::memory:", nil
+	}
+	path, ok := strings.CutPrefix(rest, "//")
+	if !ok || !filepath.IsAbs(path) || strings.ContainsAny(path, "?#") {
+		return "", "", fmt.Errorf("results database sqlite:%s: want sqlite:///an/absolute/path.db", rest)
+	}
+	return "file:" + path + "?" + pragmas + "&_pragma=journal_mode(WAL)", "sqlite://" + path, nil
+}
+
+func redact(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return "(unparsable URL)"
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.sql.Close() }
+
+// String names the database, without a password.
+func (db *DB) String() string { return db.where }
+
+// rebind turns the ? placeholders of a query into PostgreSQL's $1, $2...
+func (db *DB) rebind(query string) string {
+	if db.dialect != postgresDialect {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (db *DB) exec(ctx context.Context, q execer, query string, args ...any) error {
+	_, err := q.ExecContext(ctx, db.rebind(query), args...)
+	return err
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// inTx runs f in a transaction, committed when f returns nil.
+func (db *DB) inTx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		return errors.Join(err, tx.Rollback())
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,60 @@
+package resultsdb
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestOpenRefusesBadURLs(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"results.db", "want sqlite:///path"},
+		{"sqlite:results.db", "want sqlite:///an/absolute/path.db"},
+		{"sqlite:///tmp/x.db?mode=ro", "want sqlite:///an/absolute/path.db"},
+		{"mysql://u:secret@h/db", `scheme "mysql"`},
+		{"postgres://u:secret@127.0.0.1:1/db?connect_timeout=2", "connect"},
+	} {
+		_, err := Open(context.Background(), tc.url)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Open(%q): %v, want an error saying %q", tc.url, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("Open(%q): the error shows the password: %v", tc.url, err)
+		}
+	}
+}
+
+func TestMigrations(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db *DB, url string) {
+		ctx := context.Background()
+		if v, err := db.version(ctx, db.sql); err != nil || v != SchemaVersion() {
+			t.Fatalf("version %d (%v), want %d", v, err, SchemaVersion())
+		}
+		if strings.Contains(db.String(), pgPasswordForTests) {
+			t.Errorf("String() shows the password: %s", db.String())
+		}
+		// Opening again migrates nothing and keeps one row per version.
+		again, err := Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows int
+		if err := again.sql.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&rows); err != nil || rows != SchemaVersion() {
+			t.Errorf("%d migration rows (%v), want %d", rows, err, SchemaVersion())
+		}
+		_ = again.Close()
+		// A database a newer build migrated is refused, not written.
+		if err := db.exec(ctx, db.sql, `INSERT INTO schema_migrations (version, applied_ns) VALUES (?, 0)`, SchemaVersion()+5); err != nil {
+			t.Fatal(err)
+		}
+		if newer, err := Open(ctx, url); err == nil || !strings.Contains(err.Error(), "newer than this build") {
+			t.Errorf("a newer schema: %v", err)
+			if newer != nil {
+				_ = newer.Close()
+			}
+		}
+	})
+}
+
+// pgPasswordForTests is util's test server password, which no message may show.
+const pgPasswordForTests = "bench-pw-0"

@@ -1,0 +1,222 @@
+package resultsdb
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benchwright/benchwright/internal/results"
+)
+
+var t0 = time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
+
+// fioRun is a StorageBenchmark run finished day days after t0, with one
+// read_iops sample per value (a repetition each) carrying labels.
+func fioRun(uid, name string, day int, labels map[string]string, values ...float64) (Run, []results.Sample) {
+	run := Run{UID: uid, Kind: "StorageBenchmark", Namespace: "team-a", Name: name,
+		Started: t0.AddDate(0, 0, day).Add(-time.Hour), Finished: t0.AddDate(0, 0, day),
+		Location: "team-a/StorageBenchmark/" + name + "/" + uid + "/"}
+	var out []results.Sample
+	for i, v := range values {
+		l := maps.Clone(labels)
+		l[results.LabelNode] = fmt.Sprintf("node-%d", i%2)
+		out = append(out, results.Sample{RunUID: uid, Kind: run.Kind, Namespace: run.Namespace, Benchmark: name,
+			Test: "randread-4k", Metric: "read_iops", Value: v, Unit: "IOPS", Repetition: i,
+			Timestamp: run.Finished, Labels: l},
+			results.Sample{RunUID: uid, Test: "randread-4k", Metric: "read_bw", Value: v * 4096, Unit: "B/s", Repetition: i, Labels: l})
+	}
+	return run, out
+}
+
+func source(samples []results.Sample) SampleSource {
+	return func(add func(results.Sample) error) error {
+		for _, s := range samples {
+			if err := add(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func index(t *testing.T, db *DB, run Run, samples []results.Sample) bool {
+	t.Helper()
+	added, err := db.Index(context.Background(), run, source(samples))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return added
+}
+
+func TestIndexAddsARunOnce(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db *DB, _ string) {
+		run, samples := fioRun("uid-1", "fio", 0, map[string]string{results.LabelMachineType: "c3-standard-8"}, 1000, 1100, 1050)
+		if !index(t, db, run, samples) {
+			t.Fatal("the first Index added nothing")
+		}
+		if index(t, db, run, samples) {
+			t.Error("the second Index added the run again")
+		}
+		// Many at once (the manager and a backfill): one adds it.
+		other, more := fioRun("uid-2", "fio", 1, map[string]string{results.LabelMachineType: "c3-standard-8"}, 900, 950)
+		var wg sync.WaitGroup
+		var adds, fails int
+		var mu sync.Mutex
+		for range 6 {
+			wg.Go(func() {
+				added, err := db.Index(context.Background(), other, source(more))
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					fails++
+					t.Log(err)
+				}
+				if added {
+					adds++
+				}
+			})
+		}
+		wg.Wait()
+		if adds != 1 || fails != 0 {
+			t.Errorf("6 concurrent Index calls: %d added, %d failed; want 1 and 0", adds, fails)
+		}
+		var n int
+		if err := db.sql.QueryRow(`SELECT COUNT(*) FROM samples`).Scan(&n); err != nil || n != len(samples)+len(more) {
+			t.Errorf("%d samples stored (%v), want %d", n, err, len(samples)+len(more))
+		}
+		// A run whose samples cannot be read leaves nothing behind.
+		bad, _ := fioRun("uid-3", "fio", 2, map[string]string{})
+		_, err := db.Index(context.Background(), bad, func(add func(results.Sample) error) error {
+			_ = add(results.Sample{Test: "t", Metric: "m", Unit: "u"})
+			return fmt.Errorf("the store went away")
+		})
+		if has, _ := db.Has(context.Background(), "uid-3"); err == nil || has {
+			t.Errorf("a run whose samples failed: err %v, indexed %v", err, has)
+		}
+		if err := db.Forget(context.Background(), "uid-1"); err != nil {
+			t.Fatal(err)
+		}
+		if has, _ := db.Has(context.Background(), "uid-1"); has {
+			t.Error("Forget left the run")
+		}
+	})
+}
+
+func TestHistoryGroupsByConfiguration(t *testing.T) {
+	c3 := map[string]string{results.LabelMachineType: "c3-standard-8"}
+	c2 := map[string]string{results.LabelMachineType: "c2-standard-8"}
+	runs := []struct {
+		run     Run
+		samples []results.Sample
+	}{}
+	add := func(r Run, s []results.Sample) {
+		runs = append(runs, struct {
+			run     Run
+			samples []results.Sample
+		}{r, s})
+	}
+	add(fioRun("r1", "fio", 0, c3, 1000, 1010, 990))
+	add(fioRun("r2", "fio", 1, c3, 1020, 1000))
+	add(fioRun("r3", "fio", 2, c2, 400, 410, 405))
+	// A campaign's cell: generated names, the campaign's own in Series/Pool.
+	r4, s4 := fioRun("r4", "s0-x7k2p-c3-none-fio", 3, c3, 930, 940, 920)
+	r4.Series, r4.Pool, r4.Tuning = "fio", "", ""
+	add(r4, s4)
+	// A warm-up repetition does not count.
+	r5, s5 := fioRun("r5", "fio", 4, c3, 1, 1005, 1015)
+	s5[0].Labels = maps.Clone(s5[0].Labels)
+	s5[0].Labels[results.LabelWarmup] = "true"
+	add(r5, s5)
+	eachEngine(t, func(t *testing.T, db *DB, _ string) {
+		for _, r := range runs {
+			index(t, db, r.run, r.samples)
+		}
+		ctx := context.Background()
+		hs, err := db.History(ctx, Query{Metric: "read_iops"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]float64{}
+		for _, h := range hs {
+			for _, p := range h.Points {
+				got[h.Config.Labels[results.LabelMachineType]] = append(got[h.Config.Labels[results.LabelMachineType]], p.Median)
+			}
+		}
+		want := map[string][]float64{"c3-standard-8": {1000, 1010, 930, 1010}, "c2-standard-8": {405}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("medians per machine type %v, want %v", got, want)
+		}
+		if len(hs) != 2 || hs[1].Config.String() != "StorageBenchmark team-a/fio randread-4k read_iops (machine_type=c3-standard-8)" {
+			t.Errorf("configurations: %v", hs)
+		}
+		last := hs[1].Points[3]
+		if last.RunUID != "r5" || last.N != 2 || last.Min != 1005 || last.Max != 1015 || !last.Finished.Equal(t0.AddDate(0, 0, 4)) {
+			t.Errorf("the newest point %+v", last)
+		}
+		// Narrowing: the newest runs, since a day, a label, a test.
+		for _, tc := range []struct {
+			q    Query
+			runs []string
+		}{
+			{Query{Metric: "read_iops", Runs: 2, Labels: c3}, []string{"r4", "r5"}},
+			{Query{Metric: "read_iops", Since: t0.AddDate(0, 0, 2), Labels: c3}, []string{"r4", "r5"}},
+			{Query{Metric: "read_iops", Labels: map[string]string{results.LabelMachineType: "c2-standard-8"}}, []string{"r3"}},
+			{Query{Metric: "read_iops", Test: "seqread", Labels: c3}, nil},
+			{Query{Metric: "read_iops", Series: "fio", Kind: "StorageBenchmark", Namespace: "team-a", Labels: c3}, []string{"r1", "r2", "r4", "r5"}},
+		} {
+			hs, err := db.History(ctx, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var uids []string
+			for _, h := range hs {
+				for _, p := range h.Points {
+					uids = append(uids, p.RunUID)
+				}
+			}
+			if !reflect.DeepEqual(uids, tc.runs) {
+				t.Errorf("%+v: runs %v, want %v", tc.q, uids, tc.runs)
+			}
+		}
+		// A user's identity label splits the configuration by node.
+		hs, err = db.History(ctx, Query{Metric: "read_iops", Labels: c3, Identity: Identity{Extra: []string{results.LabelNode}}})
+		if err != nil || len(hs) != 2 {
+			t.Fatalf("by node: %d configurations (%v), want 2", len(hs), err)
+		}
+		if _, err := db.History(ctx, Query{}); err == nil {
+			t.Error("a history without a metric")
+		}
+	})
+}
+
+// The same runs give the same histories on both engines, to the last field.
+func TestEnginesAgree(t *testing.T) {
+	got := map[string][]History{}
+	eachEngine(t, func(t *testing.T, db *DB, _ string) {
+		for i := range 30 {
+			mt := []string{"c2-standard-8", "c3-standard-8", "c2d-standard-8"}[i%3]
+			vals := []float64{float64(1000 + i*7%13), float64(990 + i*5%11), float64(1010 - i%7)}
+			r, s := fioRun(fmt.Sprintf("run-%02d", i), "fio", i, map[string]string{results.LabelMachineType: mt, "x-mhz": fmt.Sprint(2000 + 100*(i%2))}, vals...)
+			index(t, db, r, s)
+		}
+		for _, m := range []string{"read_iops", "read_bw"} {
+			hs, err := db.History(context.Background(), Query{Metric: m, Runs: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[t.Name()[len("TestEnginesAgree/"):]] = append(got[t.Name()[len("TestEnginesAgree/"):]], hs...)
+		}
+	})
+	if len(got["sqlite"]) != 12 || len(got["postgres"]) != 12 {
+		t.Fatalf("%d and %d configurations, want 12", len(got["sqlite"]), len(got["postgres"]))
+	}
+	for i, h := range got["sqlite"] {
+		if !reflect.DeepEqual(h, got["postgres"][i]) {
+			t.Errorf("the engines disagree:\nsqlite   %+v\npostgres %+v", h, got["postgres"][i])
+		}
+	}
+}
