@@ -18,6 +18,7 @@ import (
 	"github.com/benchwright/benchwright/internal/benchrun"
 	"github.com/benchwright/benchwright/internal/gke"
 	"github.com/benchwright/benchwright/internal/podlogs"
+	"github.com/benchwright/benchwright/internal/resultsdb"
 )
 
 // controllerConfig is what the controllers take from the flags.
@@ -39,6 +40,9 @@ type controllerConfig struct {
 	// gkeAllowed are the other clusters a pool's spec may name.
 	gkeAllowed []gke.Cluster
 	store      *artifacts.Store
+	// resultsDB is --results-db; db is it open (nil: none).
+	resultsDB string
+	db        *resultsdb.DB
 }
 
 // setupControllers registers every controller with the manager.
@@ -105,6 +109,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 func benchEnv(mgr ctrl.Manager, name string, logs podlogs.LogReader, cfg controllerConfig) benchrun.Env {
 	e := benchrun.NewEnv(mgr, name, logs, cfg.store)
 	e.NodeFactsImage = cfg.nodeFactsImage
+	e.ResultsDB = cfg.db
 	e.Workers = cfg.workers
 	return e
 }

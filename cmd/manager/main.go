@@ -21,6 +21,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/gke"
 	"github.com/benchwright/benchwright/internal/managercache"
+	"github.com/benchwright/benchwright/internal/resultsdb"
 )
 
 var scheme = runtime.NewScheme()
@@ -63,6 +64,7 @@ func run() int {
 	flag.BoolVar(&leaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
 	flag.StringVar(&leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	flag.StringVar(&cfg.artifactStore, "artifact-store", defaultArtifactStore, "where raw output, samples and summaries go: file:///dir, gs://bucket/prefix, s3://bucket/prefix or azblob://container/prefix")
+	flag.StringVar(&cfg.resultsDB, "results-db", "", "the results database every succeeded run is indexed in, for its history: sqlite:///var/lib/benchwright/results.db (a file on the manager's volume) or postgres://user@host:5432/db (password from PGPASSWORD); empty: none")
 	flag.StringVar(&cfg.fioImage, "fio-image", defaultFioImage, "image that runs fio and dd when a StorageBenchmark names none")
 	flag.StringVar(&cfg.nodeFactsImage, "nodefacts-image", defaultImageRepo+"manager"+defaultImageTag, "the manager's own image: benchmark pods run its /benchwright nodefacts, unprivileged, to record their node's facts (empty: not recorded)")
 	flag.StringVar(&cfg.tunerImage, "tuner-image", defaultImageRepo+"tuner"+defaultImageTag, "image of the node tuner that TuningProfiles run as a privileged DaemonSet")
@@ -117,6 +119,15 @@ func run() int {
 	}
 	defer func() { _ = store.Close() }()
 	cfg.store = store
+	if cfg.resultsDB != "" {
+		db, err := resultsdb.Open(ctx, cfg.resultsDB)
+		if err != nil {
+			log.Error(err, "opening the results database")
+			return 1
+		}
+		defer func() { _ = db.Close() }()
+		cfg.db = db
+	}
 
 	restCfg := ctrl.GetConfigOrDie()
 	restCfg.WarningHandlerWithContext = newAPIWarnings()
@@ -140,6 +151,12 @@ func run() int {
 		log.Error(err, "setting up controllers")
 		return 1
 	}
+	if cfg.db != nil {
+		if err := mgr.Add(backfiller(cfg.db, store, ctrl.Log.WithName("results-db"))); err != nil {
+			log.Error(err, "adding the results database's backfill")
+			return 1
+		}
+	}
 	if err := addArtifactServer(mgr, artifactAddr, artifactTLS, store); err != nil {
 		log.Error(err, "adding the artifact server")
 		return 1
@@ -156,7 +173,7 @@ func run() int {
 		log.Error(err, "adding ready check")
 		return 1
 	}
-	log.Info("starting manager", "artifactStore", store.URI(""))
+	log.Info("starting manager", "artifactStore", store.URI(""), "resultsDB", cfg.db.String())
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "running manager")
 		return 1

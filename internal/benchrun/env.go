@@ -13,6 +13,7 @@ import (
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/podlogs"
+	"github.com/benchwright/benchwright/internal/resultsdb"
 	"github.com/benchwright/benchwright/internal/runstore"
 )
 
@@ -27,6 +28,8 @@ type Env struct {
 	Logs podlogs.LogReader
 	// Store keeps raw logs, samples and summaries.
 	Store *artifacts.Store
+	// ResultsDB indexes each succeeded run for its history (nil: none).
+	ResultsDB *resultsdb.DB
 	// Clock is the time (time.Now when nil).
 	Clock func() time.Time
 	// NodeFactsImage is the manager's image: its /benchwright runs the

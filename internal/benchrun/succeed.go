@@ -9,6 +9,8 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/resultsdb"
+	"github.com/benchwright/benchwright/internal/runstore"
 	"github.com/benchwright/benchwright/internal/statusupdate"
 )
 
@@ -24,10 +26,31 @@ func (m *machine) succeed(ctx context.Context, summaries []results.Summary, note
 	if err := m.expect(ctx, summaries); err != nil {
 		return err
 	}
-	if err := m.run().WriteReport(ctx); err != nil {
+	run := m.run()
+	if err := run.PutSucceeded(ctx, now.Time); err != nil {
+		return err
+	}
+	m.index(ctx, run)
+	if err := run.WriteReport(ctx); err != nil {
 		// The figures are stored; a report that cannot be drawn does not fail them.
 		m.Recorder.Eventf(m.b, corev1.EventTypeWarning, "ReportFailed", "report.html not written: %v", err)
 	}
 	m.Recorder.Event(m.b, corev1.EventTypeNormal, "Succeeded", fmt.Sprintf("%d repetition(s) completed%s; results in %s", m.spec.Repetitions, note, m.st.ArtifactURI))
 	return nil
+}
+
+// index adds the run to the results database. A database that cannot take
+// it does not fail the figures: an event says so, and the manager's next
+// backfill adds the run (its outcome.json is stored).
+func (m *machine) index(ctx context.Context, run runstore.Run) {
+	if m.ResultsDB == nil {
+		return
+	}
+	prefix, err := run.Location.Prefix()
+	if err == nil {
+		_, err = resultsdb.IndexStored(ctx, m.ResultsDB, run.Store, prefix)
+	}
+	if err != nil {
+		m.Recorder.Eventf(m.b, corev1.EventTypeWarning, "IndexFailed", "not in the results database yet (the next backfill adds it): %v", err)
+	}
 }

@@ -106,8 +106,13 @@ func redact(raw string) string {
 // Close closes the database.
 func (db *DB) Close() error { return db.sql.Close() }
 
-// String names the database, without a password.
-func (db *DB) String() string { return db.where }
+// String names the database, without a password ("none" when nil).
+func (db *DB) String() string {
+	if db == nil {
+		return "none"
+	}
+	return db.where
+}
 
 // rebind turns the ? placeholders of a query into PostgreSQL's $1, $2...
 func (db *DB) rebind(query string) string {

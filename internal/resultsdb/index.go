@@ -64,11 +64,15 @@ func (db *DB) Index(ctx context.Context, run Run, samples SampleSource) (added b
 			return err // there already
 		}
 		added = true
-		campaign, err := db.insertSamples(ctx, tx, run, samples)
-		if err != nil || run.Campaign != "" || campaign == "" {
+		seen, err := db.insertSamples(ctx, tx, run, samples)
+		if err != nil {
 			return err
 		}
-		return db.exec(ctx, tx, `UPDATE runs SET campaign = ? WHERE run_uid = ?`, campaign, run.UID)
+		// What the run did not say, its samples do: a campaign, or (a
+		// benchmark outside a campaign) its pool and tuning.
+		return db.exec(ctx, tx, `UPDATE runs SET campaign = ?, pool = ?, tuning = ? WHERE run_uid = ?`,
+			cmp.Or(run.Campaign, seen[results.LabelCampaign]),
+			cmp.Or(run.Pool, seen[results.LabelPool]), cmp.Or(run.Tuning, seen[results.LabelTuning]), run.UID)
 	})
 	if err != nil {
 		return false, fmt.Errorf("indexing %s %s/%s (%s): %w", run.Kind, run.Namespace, run.Name, run.UID, err)
@@ -76,13 +80,13 @@ func (db *DB) Index(ctx context.Context, run Run, samples SampleSource) (added b
 	return added, nil
 }
 
-// insertSamples inserts the run's samples in batches and returns the
-// campaign label they carry.
-func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples SampleSource) (string, error) {
+// insertSamples inserts the run's samples in batches and returns the first
+// campaign, pool and tuning labels they carry.
+func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples SampleSource) (map[string]string, error) {
 	var (
-		campaign string
-		batch    []any
-		n, seq   int
+		seen   = map[string]string{}
+		batch  []any
+		n, seq int
 	)
 	flush := func() error {
 		if n == 0 {
@@ -102,8 +106,10 @@ func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples Sa
 		if s.Labels == nil {
 			labels = []byte("{}")
 		}
-		if c := s.Labels[results.LabelCampaign]; c != "" && campaign == "" {
-			campaign = c
+		for _, k := range []string{results.LabelCampaign, results.LabelPool, results.LabelTuning} {
+			if v := s.Labels[k]; v != "" && seen[k] == "" {
+				seen[k] = v
+			}
 		}
 		var ts int64
 		if !s.Timestamp.IsZero() {
@@ -117,9 +123,9 @@ func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples Sa
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return campaign, flush()
+	return seen, flush()
 }
 
 // Has reports whether the run is indexed.

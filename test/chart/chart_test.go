@@ -105,6 +105,7 @@ func TestDefaults(t *testing.T) {
 		"--mpi-intel-image=ghcr.io/benchwright/mpi-intel:v0.1.0",
 		"--mpi-mpich-image=ghcr.io/benchwright/mpi-mpich:v0.1.0",
 		"--host-path-prefixes=/mnt/disks/,/scratch/",
+		"--results-db=sqlite:///var/lib/benchwright/results.db",
 	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
 		t.Errorf("manager args (-want +got):\n%s", diff)
@@ -321,10 +322,33 @@ func TestVariants(t *testing.T) {
 			if pvcs := ofKind(objs, "PersistentVolumeClaim"); len(pvcs) != 0 {
 				t.Errorf("a gs:// store rendered %v", pvcs)
 			}
-			if len(d.Spec.Template.Spec.Volumes) != 2 {
-				t.Errorf("a gs:// store mounts %+v, want the API token and the TLS Secret only", d.Spec.Template.Spec.Volumes)
+			var names []string
+			for _, v := range d.Spec.Template.Spec.Volumes {
+				names = append(names, v.Name)
+				if v.Name == "results-db" && (v.EmptyDir == nil || v.EmptyDir.SizeLimit == nil) {
+					t.Errorf("the results database's volume %+v, want a bounded emptyDir", v)
+				}
+			}
+			if !slices.Equal(names, []string{"api-token", "artifact-server-tls", "results-db"}) {
+				t.Errorf("a gs:// store mounts %v, want the API token, the TLS Secret and the results database's emptyDir", names)
 			}
 			wantArg(t, d, "--artifact-store=gs://bucket/bw")
+			wantArg(t, d, "--results-db=sqlite:///var/lib/benchwright-db/results.db")
+		}},
+		{"PostgreSQL results database", "resultsDB: {url: 'postgres://bench@db.internal:5432/results?sslmode=require', passwordSecret: {name: results-db}}", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			wantArg(t, d, "--results-db=postgres://bench@db.internal:5432/results?sslmode=require")
+			env := d.Spec.Template.Spec.Containers[0].Env
+			i := slices.IndexFunc(env, func(e corev1.EnvVar) bool { return e.Name == "PGPASSWORD" })
+			if i < 0 || env[i].ValueFrom == nil || env[i].ValueFrom.SecretKeyRef == nil || env[i].ValueFrom.SecretKeyRef.Name != "results-db" || env[i].ValueFrom.SecretKeyRef.Key != "password" {
+				t.Errorf("PGPASSWORD: %+v, want it from the Secret results-db, key password", env)
+			}
+		}},
+		{"no results database", "resultsDB: {enabled: false}", func(t *testing.T, _ []object, d *appsv1.Deployment) {
+			for _, a := range d.Spec.Template.Spec.Containers[0].Args {
+				if strings.HasPrefix(a, "--results-db") {
+					t.Errorf("resultsDB.enabled=false passes %s", a)
+				}
+			}
 		}},
 		{"GKE with Workload Identity", gkeValues, func(t *testing.T, objs []object, d *appsv1.Deployment) {
 			for _, a := range []string{"--gke-project=my-project", "--gke-location=us-central1", "--gke-cluster=hpc"} {
@@ -373,6 +397,7 @@ func TestVariants(t *testing.T) {
 		{"shared store, placement, extra args", `
 replicas: 3
 artifactStore: {url: "file:///var/lib/benchwright/runs", persistence: {existingClaim: shared, accessMode: ReadWriteMany}}
+resultsDB: {url: "postgres://bench@db:5432/results"}
 nodeSelector: {pool: system}
 tolerations: [{key: dedicated, operator: Exists, effect: NoSchedule}]
 extraArgs: [--zap-log-level=debug]
@@ -454,6 +479,9 @@ func TestRejected(t *testing.T) {
 		{`artifactStore: {url: "file:///tmp/x"}`, "a file:// store must be under /var/lib/benchwright"},
 		{`replicas: 2`, "replicas > 1 with a file:// store needs artifactStore.persistence.accessMode ReadWriteMany"},
 		{`{replicas: 2, leaderElection: {enabled: false}, artifactStore: {url: "s3://b"}}`, "replicas > 1 needs leaderElection.enabled"},
+		{`{replicas: 2, artifactStore: {url: "s3://b"}}`, "replicas > 1 needs resultsDB.url postgres://"},
+		{`resultsDB: {url: "postgres://bench:secret@db/results"}`, "at '/resultsDB/url'"},
+		{`resultsDB: {url: "sqlite:///tmp/results.db"}`, "at '/resultsDB/url'"},
 	} {
 		_, err := template(t, chartDir, tc.values)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

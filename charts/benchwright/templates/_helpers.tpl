@@ -76,6 +76,9 @@ true
 {{- if and (include "benchwright.fileStore" .) (not $p.existingClaim) (eq $p.accessMode "ReadWriteOnce") -}}
 {{- fail "replicas > 1 with a file:// store needs artifactStore.persistence.accessMode ReadWriteMany (or a gs://, s3:// or azblob:// store)" -}}
 {{- end -}}
+{{- if and .Values.resultsDB.enabled (not .Values.resultsDB.url) -}}
+{{- fail "replicas > 1 needs resultsDB.url postgres://... (SQLite is one manager's file; every replica serves histories) or resultsDB.enabled false" -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
@@ -96,4 +99,24 @@ of resources.limits.memory, a whole number of bytes with an optional suffix
 {{- $bytes := mul (regexFind "^[0-9]+" $limit | int64) (get $unit (regexReplaceAll "^[0-9]+" $limit "")) -}}
 {{- div (mul $bytes $pct) 100 -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The results database's URL: resultsDB.url, else SQLite on the artifact
+volume (a file:// store), else SQLite on an emptyDir that the manager's
+startup backfill refills from the bucket. "" when resultsDB.enabled is false. */}}
+{{- define "benchwright.resultsDBMount" -}}/var/lib/benchwright-db{{- end -}}
+{{- define "benchwright.resultsDB" -}}
+{{- if .Values.resultsDB.enabled -}}
+{{- if .Values.resultsDB.url -}}
+{{- .Values.resultsDB.url -}}
+{{- else if include "benchwright.fileStore" . -}}
+{{- printf "sqlite://%s/results.db" (include "benchwright.artifactMount" .) -}}
+{{- else -}}
+{{- printf "sqlite://%s/results.db" (include "benchwright.resultsDBMount" .) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{/* Whether the results database is SQLite on an emptyDir of its own. */}}
+{{- define "benchwright.resultsDBEmptyDir" -}}
+{{- if and .Values.resultsDB.enabled (not .Values.resultsDB.url) (not (include "benchwright.fileStore" .)) -}}true{{- end -}}
 {{- end -}}
