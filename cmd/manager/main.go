@@ -19,6 +19,7 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/controllers/tuningprofile"
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/artifactserver"
 	"github.com/benchwright/benchwright/internal/gke"
 	"github.com/benchwright/benchwright/internal/managercache"
 	"github.com/benchwright/benchwright/internal/resultsdb"
@@ -157,7 +158,11 @@ func run() int {
 			return 1
 		}
 	}
-	if err := addArtifactServer(mgr, artifactAddr, artifactTLS, store); err != nil {
+	var history artifactserver.HistoryReader // a nil *DB would be a non-nil reader
+	if cfg.db != nil {
+		history = cfg.db
+	}
+	if err := addArtifactServer(mgr, artifactAddr, artifactTLS, store, history); err != nil {
 		log.Error(err, "adding the artifact server")
 		return 1
 	}

@@ -43,9 +43,9 @@ func (f *artifactTLSFlags) register(fs *flag.FlagSet) {
 // SubjectAccessReview allow: reads of the runs of benchmarks the user may
 // get, and campaign reports published. "0" disables a listener. The two
 // share one cap on requests in progress.
-func addArtifactServer(mgr ctrl.Manager, addr string, tlsFlags artifactTLSFlags, store *artifacts.Store) error {
+func addArtifactServer(mgr ctrl.Manager, addr string, tlsFlags artifactTLSFlags, store *artifacts.Store, history artifactserver.HistoryReader) error {
 	log := ctrl.Log.WithName("artifact-server")
-	servers, runnables, err := artifactServers(addr, tlsFlags, store, &artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, log)
+	servers, runnables, err := artifactServers(addr, tlsFlags, store, &artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, history, log)
 	if err != nil {
 		return err
 	}
@@ -64,12 +64,12 @@ func addArtifactServer(mgr ctrl.Manager, addr string, tlsFlags artifactTLSFlags,
 
 // artifactServers builds the listeners of addArtifactServer, and what else
 // must run with them (the certificate watcher).
-func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.Store, auth artifactserver.Authorizer, log logr.Logger) ([]*manager.Server, []manager.Runnable, error) {
+func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.Store, auth artifactserver.Authorizer, history artifactserver.HistoryReader, log logr.Logger) ([]*manager.Server, []manager.Runnable, error) {
 	var servers []*manager.Server
 	var runnables []manager.Runnable
 	limit := artifactserver.NewLimiter(artifactserver.MaxConcurrentRequests, artifactserver.QueueWait)
 	if on(addr) {
-		servers = append(servers, artifactServer("artifact server", addr, artifactserver.New(store, log).WithLimiter(limit)))
+		servers = append(servers, artifactServer("artifact server", addr, artifactserver.New(store, log).WithLimiter(limit).WithHistory(history)))
 	}
 	if !on(tlsFlags.addr) {
 		log.Info("publishing campaign reports is off: no --artifact-server-tls-bind-address")
@@ -87,7 +87,7 @@ func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.St
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening on %s: %w", tlsFlags.addr, err)
 	}
-	s := artifactServer("artifact server (TLS)", tlsFlags.addr, artifactserver.NewPublishing(store, auth, log).WithLimiter(limit))
+	s := artifactServer("artifact server (TLS)", tlsFlags.addr, artifactserver.NewPublishing(store, auth, log).WithLimiter(limit).WithHistory(history))
 	s.Listener = tls.NewListener(lis, &tls.Config{GetCertificate: watcher.GetCertificate, MinVersion: tls.VersionTLS12})
 	return append(servers, s), runnables, nil
 }

@@ -51,6 +51,7 @@ const (
 //	                                        report.html, job.fio, steps.json,
 //	                                        raw/<rep>/<pod>.log
 //	/campaigns/<ns>/<campaign>/report.<fmt> a campaign's report: html, md or csv
+//	/api/history?metric=...                 the history of configurations (JSON)
 //
 // Only GET and HEAD are allowed (405 otherwise), except PUT of a campaign's
 // report on a publishing handler, for a bearer token the Authorizer accepts.
@@ -64,6 +65,8 @@ type Handler struct {
 	auth  Authorizer
 	limit *Limiter
 	index *indexCache
+	// history answers HistoryPath (nil: 404).
+	history HistoryReader
 }
 
 // New returns a Handler of store that serves every read without asking who
@@ -140,6 +143,8 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.run(w, r, strings.TrimPrefix(p, "/runs/"))
 	case strings.HasPrefix(p, "/files/"):
 		h.file(w, r, strings.TrimPrefix(p, "/files/"))
+	case p == HistoryPath:
+		h.serveHistory(w, r)
 	default:
 		http.NotFound(w, r)
 	}

@@ -20,10 +20,16 @@ import (
 // the node, the kernel and image, the measured frequency, the campaign's
 // generated names, the repetition and attempt.
 type Config struct {
-	Kind, Namespace, Series, Pool, Tuning string
-	Test, Metric, Unit                    string
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Series    string `json:"series"`
+	Pool      string `json:"pool,omitempty"`
+	Tuning    string `json:"tuning,omitempty"`
+	Test      string `json:"test"`
+	Metric    string `json:"metric"`
+	Unit      string `json:"unit"`
 	// Labels are the identity labels the samples carry, by key.
-	Labels map[string]string
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // DefaultIdentity are the sample labels that describe a figure's setup:

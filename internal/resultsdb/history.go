@@ -37,19 +37,24 @@ const MaxQueryRows = 2_000_000
 
 // History is a configuration's runs, oldest first.
 type History struct {
-	Config Config
-	Points []Point
+	Config Config  `json:"config"`
+	Points []Point `json:"points"`
 }
 
 // Point is one run's figure of the configuration: the statistics of its
 // counted repetitions' samples (warm-ups left out).
 type Point struct {
-	RunUID, Name, Campaign string
-	Finished               time.Time
-	Values                 []float64
-	N                      int
-	Median, Mean, StdDev   float64
-	Min, Max               float64
+	RunUID   string    `json:"run_uid"`
+	Name     string    `json:"name"`
+	Campaign string    `json:"campaign,omitempty"`
+	Finished time.Time `json:"finished"`
+	Values   []float64 `json:"values"`
+	N        int       `json:"n"`
+	Median   float64   `json:"median"`
+	Mean     float64   `json:"mean"`
+	StdDev   float64   `json:"stddev"`
+	Min      float64   `json:"min"`
+	Max      float64   `json:"max"`
 }
 
 type runRow struct {
