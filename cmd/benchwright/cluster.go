@@ -344,7 +344,7 @@ func (f *clusterFlags) register(cmd *cobra.Command) {
 	_ = cmd.MarkFlagFilename("kubeconfig")
 	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "every succeeded benchmark with these labels, e.g. benchwright.io/campaign=s0-storage")
 	cmd.Flags().StringVar(&f.manager, "manager", defaultManager, "the manager's Service (NAMESPACE/NAME)")
-	cmd.Flags().StringVar(&f.artifactServer, "artifact-server", "", "the manager's artifact server, port-forwarded (`kubectl -n NAMESPACE port-forward svc/SERVICE 8082`): http://localhost:8082, where results in its own file:// store are read; empty: the command opens that port-forward itself (create pods/portforward in the manager's namespace)")
+	cmd.Flags().StringVar(&f.artifactServer, "artifact-server", "", "the manager's artifact server, port-forwarded (kubectl -n NAMESPACE port-forward svc/SERVICE 8082): http://localhost:8082, where results in its own file:// store are read; empty: the command opens that port-forward itself (create pods/portforward in the manager's namespace)")
 }
 
 // restConfig is the cluster's, as kubectl finds it: --kubeconfig, else

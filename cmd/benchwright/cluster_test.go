@@ -125,7 +125,7 @@ func TestNoCluster(t *testing.T) {
 // Only the commands that read benchmarks in a cluster have kubectl's flags.
 func TestClusterFlagsOnlyWhereACluster(t *testing.T) {
 	for _, c := range newRootCommand().Commands() {
-		want := c.Name() == "results" || c.Name() == "compare" || c.Name() == "report"
+		want := c.Name() == "results" || c.Name() == "compare" || c.Name() == "report" || c.Name() == "history"
 		for _, name := range []string{"kubeconfig", "context", "namespace"} {
 			if got := c.Flags().Lookup(name) != nil; got != want {
 				t.Errorf("%s --%s: %v, want %v", c.Name(), name, got, want)

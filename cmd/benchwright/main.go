@@ -46,7 +46,7 @@ samples, tables and reports.
   benchwright report -l benchwright.io/campaign=s0 -o report.html
                                                     a report of a campaign's benchmarks in the cluster
 
-Only results, compare and report talk to a cluster, and only to read the
+Only results, compare, report and history talk to a cluster, and only to read the
 benchmarks given by name or selected with -l; they find it as kubectl does
 (--kubeconfig, --context, -n). Copied or linked onto PATH as
 kubectl-benchwright, benchwright is also a kubectl plugin:
@@ -61,7 +61,7 @@ kubectl benchwright results ...`,
 	)
 	for group, cmds := range map[string][]*cobra.Command{
 		groupLocal:   {newRunCommand(), newParseCommand()},
-		groupResults: {newResultsCommand(), newCompareCommand(), newReportCommand()},
+		groupResults: {newResultsCommand(), newCompareCommand(), newReportCommand(), newHistoryCommand()},
 		groupPods:    {newStepsCommand(), newNetbenchCommand(), newNodefactsCommand(), newSampleCommand(), newCampaignCommand()},
 	} {
 		for _, c := range cmds {

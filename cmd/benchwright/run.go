@@ -12,10 +12,11 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/local"
+	"github.com/benchwright/benchwright/internal/resultsdb"
 )
 
 func newRunCommand() *cobra.Command {
-	var file, workDir, resultsDir, mpirun, toolDir string
+	var file, workDir, resultsDir, mpirun, toolDir, resultsDB string
 	cmd := &cobra.Command{
 		Use:   "run -f FILE",
 		Short: "Run the benchmarks of a spec file on this machine",
@@ -40,6 +41,7 @@ raw/) to RESULTS/<name>/.`,
 			opts := local.Options{WorkDir: workDir, ResultsDir: resultsDir, Progress: cmd.ErrOrStderr()}
 			return runFile(ctx, cmd, file, runOptions{
 				mpi: local.MPIOptions{Options: opts, MPIRun: mpirun}, network: local.NetworkOptions{Options: opts, ToolDir: toolDir},
+				resultsDB: resultsDB,
 			})
 		},
 	}
@@ -48,6 +50,7 @@ raw/) to RESULTS/<name>/.`,
 	cmd.Flags().StringVar(&resultsDir, "results", "benchwright-results", "directory for the result files")
 	cmd.Flags().StringVar(&mpirun, "mpirun", "mpirun", "the mpirun for MPIBenchmarks, of the spec's MPI (e.g. mpirun.mpich for an MPICH spec)")
 	cmd.Flags().StringVar(&toolDir, "tool-dir", os.Getenv("BENCH_TOOLS_FABTESTS"), "a directory put first on PATH for NetworkBenchmarks, where fabtests were built (default $BENCH_TOOLS_FABTESTS)")
+	cmd.Flags().StringVar(&resultsDB, "results-db", os.Getenv("BENCHWRIGHT_RESULTS_DB"), "also index each run in this results database, for benchwright history --db: sqlite:///path/results.db or postgres://user@host/db (default $BENCHWRIGHT_RESULTS_DB)")
 	_ = cmd.MarkFlagRequired("file")
 	_ = cmd.MarkFlagFilename("file", "yaml", "yml", "json")
 	for _, dir := range []string{"dir", "results", "tool-dir"} {
@@ -60,6 +63,8 @@ raw/) to RESULTS/<name>/.`,
 type runOptions struct {
 	mpi     local.MPIOptions
 	network local.NetworkOptions
+	// resultsDB, when set, indexes each run (benchwright history --db).
+	resultsDB string
 }
 
 func runFile(ctx context.Context, cmd *cobra.Command, file string, opts runOptions) error {
@@ -69,6 +74,13 @@ func runFile(ctx context.Context, cmd *cobra.Command, file string, opts runOptio
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(cmd.ErrOrStderr(), "benchwright: skipping %s: it needs a cluster\n", s)
+	}
+	var db *resultsdb.DB
+	if opts.resultsDB != "" {
+		if db, err = resultsdb.Open(ctx, opts.resultsDB); err != nil {
+			return err
+		}
+		defer func() { _ = db.Close() }()
 	}
 	out := cmd.OutOrStdout()
 	for _, spec := range specs {
@@ -103,6 +115,12 @@ func runFile(ctx context.Context, cmd *cobra.Command, file string, opts runOptio
 			return err
 		}
 		fmt.Fprintf(out, "results: %s/\n", res.Dir)
+		if db != nil {
+			if _, err := db.Index(ctx, resultsdb.RunOf(res.Summary(), res.Dir+"/"), resultsdb.SamplesOf(res.Samples)); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "indexed in %s (benchwright history --db)\n", db)
+		}
 	}
 	return nil
 }

@@ -138,12 +138,17 @@ func (r *Result) rawPath(rep int, file string) (string, error) {
 	return filepath.Join(dir, file), nil
 }
 
+// Summary is the run's summary.json.
+func (r *Result) Summary() results.RunSummary {
+	return results.RunSummary{
+		Kind: r.Kind, Namespace: r.namespace, Name: r.Name, RunUID: r.RunUID, Started: r.started.UTC(), Finished: r.now().UTC(),
+		Nodes: []results.NodeInfo{r.Node}, Summaries: r.Summaries, Labels: r.labels,
+	}
+}
+
 // write stores samples.ndjson, samples.csv, summary.json and nodes.json.
 func (r *Result) write() error {
-	files, err := results.EncodeRunFiles(r.Samples, results.RunSummary{
-		Kind: r.Kind, Namespace: r.namespace, Name: r.Name, RunUID: r.RunUID, Started: r.started.UTC(), Finished: r.now().UTC(),
-		Nodes: []results.NodeInfo{r.Node}, Summaries: r.Summaries,
-	})
+	files, err := results.EncodeRunFiles(r.Samples, r.Summary())
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,11 @@ func (c Config) Key() string {
 // String names the configuration for a person: "StorageBenchmark
 // team-a/fio pool=c3 randread-4k read_iops (machine_type=c3-standard-8)".
 func (c Config) String() string {
-	parts := []string{c.Kind, c.Namespace + "/" + c.Series}
+	name := c.Series
+	if c.Namespace != "" {
+		name = c.Namespace + "/" + name
+	}
+	parts := []string{c.Kind, name}
 	if c.Pool != "" {
 		parts = append(parts, "pool="+c.Pool)
 	}

@@ -26,6 +26,18 @@ func RunOf(sum results.RunSummary, prefix string) Run {
 	}
 }
 
+// SamplesOf hands out samples held in memory.
+func SamplesOf(samples []results.Sample) SampleSource {
+	return func(add func(results.Sample) error) error {
+		for _, s := range samples {
+			if err := add(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // StoredSamples reads a run's samples.ndjson from the store a line at a time.
 func StoredSamples(ctx context.Context, store *artifacts.Store, prefix string) SampleSource {
 	return func(add func(results.Sample) error) error {

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchwright/benchwright/internal/artifactserver"
+	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/resultsdb"
+)
+
+// historyFlags are history's own flags.
+type historyFlags struct {
+	q             resultsdb.Query
+	since         string
+	db            string
+	format        string
+	allNamespaces bool
+}
+
+func newHistoryCommand() *cobra.Command {
+	var (
+		flags   = historyFlags{format: "text"}
+		cluster clusterFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "history --metric METRIC [-l LABEL=VALUE,...]",
+		Short: "Print a configuration's runs over time, from the results database",
+		Long: `Print, for each configuration the query matches, its runs oldest first: when
+each finished, its median over the counted repetitions, the range, the CV,
+and the change from the run before.
+
+A configuration is what makes runs comparable: the kind, the namespace, the
+benchmark's name as written (a campaign's cell by its campaign's names), the
+pool and tuning, the test, metric and unit, and the setup labels (machine
+type, placement, threads per core, MPI, message size, I/O shape, processes,
+tool, and the benchmark's own axis labels x-NAME). What may change between
+runs of one configuration is left out: the node, the kernel and node image,
+the measured frequency. --identity-label adds a label to it.
+
+The history is read from the manager's results database, through a
+port-forward to its artifact server (as results does), or from --db: a
+SQLite file (sqlite:///path) or a PostgreSQL server (postgres://..., the
+password from PGPASSWORD).`,
+		Example: `  benchwright history --metric read_iops -l machine_type=c3-standard-8 --test randread-4k
+  benchwright history --metric latency --benchmark osu-latency -l msg_size=8 --since 720h
+  benchwright history --metric read_iops --db sqlite:///var/lib/benchwright/results.db -A --format csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q, err := flags.query(cluster)
+			if err != nil {
+				return err
+			}
+			hs, err := flags.read(cmd.Context(), cluster, q)
+			if err != nil {
+				return err
+			}
+			return writeHistory(cmd.OutOrStdout(), flags.format, hs)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&flags.q.Metric, "metric", "", "the metric (read_iops, write_bw, latency, bandwidth, ...; required)")
+	f.StringVar(&flags.q.Test, "test", "", "the test (a fio job, an OSU or IMB test, a netbench test)")
+	f.StringVar(&flags.q.Kind, "kind", "", "StorageBenchmark, MPIBenchmark or NetworkBenchmark")
+	f.StringVar(&flags.q.Series, "benchmark", "", "the benchmark's name as written (a campaign cell's: its campaign's benchmark entry)")
+	f.StringVar(&flags.since, "since", "", "runs finished since: a duration back from now (720h) or a date (2026-11-01, RFC 3339)")
+	f.IntVar(&flags.q.Runs, "runs", resultsdb.DefaultRuns, "each configuration's newest runs")
+	f.StringSliceVar(&flags.q.Identity.Extra, "identity-label", nil, "a sample label that also tells configurations apart (node, kernel, ...)")
+	f.StringVar(&flags.db, "db", "", "read this database instead of the manager's: sqlite:///path/results.db or postgres://user@host/db")
+	f.BoolVarP(&flags.allNamespaces, "all-namespaces", "A", false, "every namespace's runs")
+	f.StringVar(&flags.format, "format", flags.format, "output format: text, csv, json")
+	_ = cmd.MarkFlagRequired("metric")
+	cluster.register(cmd)
+	f.Lookup("selector").Usage = "sample labels the figures must carry, KEY=VALUE[,KEY=VALUE] (machine_type=c3-standard-8,msg_size=8)"
+	f.Lookup("namespace").Usage = "the runs' namespace (default: the context's; with --db: every namespace unless given)"
+	return cmd
+}
+
+// query completes the query from the flags.
+func (f historyFlags) query(cluster clusterFlags) (resultsdb.Query, error) {
+	q := f.q
+	labels, err := equalities(cluster.selector)
+	if err != nil {
+		return q, err
+	}
+	q.Labels = labels
+	if f.since != "" {
+		since, err := parseSince(f.since, time.Now())
+		if err != nil {
+			return q, err
+		}
+		q.Since = since
+	}
+	switch {
+	case f.allNamespaces:
+	case *cluster.config.Namespace != "":
+		q.Namespace = *cluster.config.Namespace
+	case f.db == "":
+		ns, err := cluster.namespace()
+		if err != nil {
+			return q, err
+		}
+		q.Namespace = ns
+	}
+	return q, nil
+}
+
+// equalities parses -l: KEY=VALUE pairs, comma-separated.
+func equalities(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || k == "" || strings.ContainsAny(k, "!<>") || strings.HasPrefix(v, "=") {
+			return nil, fmt.Errorf("-l %q: want KEY=VALUE pairs separated by commas (only equality)", s)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// parseSince reads --since: a duration back from now, a date, or a time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.DateOnly, time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a duration (720h) or a date (2026-11-01, or RFC 3339)", s)
+}
+
+// read answers the query from --db, else from the manager.
+func (f historyFlags) read(ctx context.Context, cluster clusterFlags, q resultsdb.Query) ([]resultsdb.History, error) {
+	if f.db != "" {
+		db, err := resultsdb.Open(ctx, f.db)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = db.Close() }()
+		return db.History(ctx, q)
+	}
+	server := strings.TrimSuffix(cluster.artifactServer, "/")
+	if server == "" {
+		var err error
+		if server, err = cluster.forwarded(ctx); err != nil {
+			return nil, fmt.Errorf("the history is in the manager's results database, read through a port-forward to the manager (or give --db): %w", err)
+		}
+	}
+	rd := &artifactReader{client: &http.Client{Timeout: 2 * time.Minute}}
+	data, err := rd.get(ctx, server+artifactserver.HistoryPath+"?"+artifactserver.HistoryValues(q).Encode())
+	if err != nil {
+		return nil, err
+	}
+	var hs []resultsdb.History
+	if err := json.Unmarshal(data, &hs); err != nil {
+		return nil, fmt.Errorf("the manager's history is not JSON: %w", err)
+	}
+	return hs, nil
+}
+
+func writeHistory(w io.Writer, format string, hs []resultsdb.History) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(hs)
+	case "csv":
+		return writeHistoryCSV(w, hs)
+	case "text":
+	default:
+		return fmt.Errorf("--format %q: want text, csv or json", format)
+	}
+	if len(hs) == 0 {
+		_, err := fmt.Fprintln(w, "No runs match: check the metric's name (benchwright results --all lists a run's), the labels and the namespace (-A for every one).")
+		return err
+	}
+	for i, h := range hs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s, in %s\n", h.Config, h.Config.Unit)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  FINISHED (UTC)\tRUN\tREPS\tMEDIAN\tMIN\tMAX\tCV\tVS PREVIOUS")
+		for j, p := range h.Points {
+			change := ""
+			if j > 0 && h.Points[j-1].Median != 0 {
+				change = fmt.Sprintf("%+.1f%%", 100*(p.Median/h.Points[j-1].Median-1))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Finished.Format("2006-01-02 15:04"), runName(p),
+				p.N, results.FormatValue(p.Median), results.FormatValue(p.Min), results.FormatValue(p.Max), cv(p), change)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runName is a run as a person finds it: its object's name and the start
+// of its UID (a campaign's cells share a series, not a name).
+func runName(p resultsdb.Point) string {
+	uid := strings.TrimPrefix(p.RunUID, "local-") // benchwright run's
+	if len(uid) > 8 {
+		uid = uid[:8]
+	}
+	return p.Name + " " + uid
+}
+
+func cv(p resultsdb.Point) string {
+	if p.N < 2 || p.Mean == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*p.StdDev/p.Mean)
+}
+
+func writeHistoryCSV(w io.Writer, hs []resultsdb.History) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"configuration", "kind", "namespace", "benchmark", "pool", "tuning", "test", "metric", "unit",
+		"finished", "run_uid", "run", "campaign", "n", "median", "mean", "stddev", "min", "max"})
+	for _, h := range hs {
+		c := h.Config
+		for _, p := range h.Points {
+			f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+			_ = cw.Write([]string{c.String(), c.Kind, c.Namespace, c.Series, c.Pool, c.Tuning, c.Test, c.Metric, c.Unit,
+				p.Finished.Format(time.RFC3339), p.RunUID, p.Name, p.Campaign, strconv.Itoa(p.N),
+				f(p.Median), f(p.Mean), f(p.StdDev), f(p.Min), f(p.Max)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
