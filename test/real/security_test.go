@@ -124,12 +124,7 @@ fio:
   - {name: cli-randread, rw: randread, blockSize: 4k}
 `)
 	waitSucceeded(t, b, &b.Status.BenchmarkStatusCommon, 3*time.Minute)
-	cli := filepath.Join(t.TempDir(), "benchwright")
-	build := exec.Command("go", "build", "-o", cli, "./cmd/benchwright")
-	build.Dir = util.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the CLI: %v\n%s", err, out)
-	}
+	cli := buildCLI(t)
 	out, err := exec.Command(cli, "results", b.Name, "-n", ns, "--kubeconfig", env["KUBECONFIG"],
 		"--manager", env["SYSTEM_NAMESPACE"]+"/benchwright-manager").CombinedOutput()
 	t.Logf("benchwright results %s -n %s:\n%s", b.Name, ns, out)
@@ -140,6 +135,18 @@ fio:
 		t.Errorf("the results do not show the job cli-randread")
 	}
 	util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
+}
+
+// buildCLI builds the benchwright CLI into a temporary directory.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	cli := filepath.Join(t.TempDir(), "benchwright")
+	build := exec.Command("go", "build", "-o", cli, "./cmd/benchwright")
+	build.Dir = util.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	return cli
 }
 
 // A namespace whose Pod Security refuses the benchmark's pods (hostNetwork
