@@ -163,6 +163,10 @@ test-real-argo: ## On a real cluster here (root) with Argo Workflows (ARGO=1: it
 bench-real: ## StorageBenchmark vs a bare fio pod on a real node, alternated (PAIRS=5): IOPS ratio per pair and the operator's added seconds.
 	go test -tags real ./test/real/ -run '^$$' -bench 'FioStorageBenchmarkVsBarePod' -benchtime=1x -count=1 -timeout 60m
 
+.PHONY: bench-resultsdb
+bench-resultsdb: ## The results database on SQLite and a real PostgreSQL: indexing a run of 100 000 samples, and one configuration's last 100 runs among 100 000 (the first builds that database: about 2 minutes).
+	go test ./internal/resultsdb/ -run '^$$' -bench . -benchtime 5x -count 1 -v -timeout 30m
+
 .PHONY: bench-real-sampler
 bench-real-sampler: ## What the sampler sidecar costs, on a real cluster, with it on and off, alternated (PAIRS=5): fio's IOPS ratio and OSU's 8 B latency and bandwidth ratios.
 	go test -tags real ./test/real/ -run '^$$' -bench 'SamplerOnVsOff' -benchtime=1x -count=1 -timeout 60m

@@ -1,6 +1,9 @@
 package resultsdb
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"maps"
 	"slices"
 	"strings"
@@ -36,31 +39,65 @@ type Config struct {
 // the machine type and the pool's settings, the MPI, the message size and
 // I/O shape, the process count, the tool. The axis labels (x-NAME, the
 // author's own dimensions) are in every identity too.
-var DefaultIdentity = []string{
+var DefaultIdentity = defaultIdentity{
 	results.LabelMachineType, results.LabelPlacement, results.LabelThreadsPerCore,
 	results.LabelMPI, results.LabelMsgSize, results.LabelRW, results.LabelBlockSize,
 	results.LabelIODepth, results.LabelNumJobs, results.LabelProcesses,
 	results.LabelDirection, results.LabelTool,
 }
 
-// Identity tells configurations apart: DefaultIdentity, the axis labels,
-// and Extra.
+// Identity tells configurations apart: the database keys every sample by
+// DefaultIdentity's configuration; a query's Extra labels split those
+// further.
 type Identity struct {
 	// Extra are more label keys that make runs incomparable, for a user
 	// whose setups differ by something else (a node label, a kernel).
 	Extra []string
 }
 
-// config is the configuration of a sample of the run.
-func (id Identity) config(r runRow, test, metric, unit string, labels map[string]string) Config {
-	c := Config{Kind: r.kind, Namespace: r.namespace, Series: r.series, Pool: r.pool, Tuning: r.tuning,
-		Test: test, Metric: metric, Unit: unit, Labels: map[string]string{}}
-	for k, v := range labels {
-		if strings.HasPrefix(k, results.LabelAxisPrefix) || slices.Contains(DefaultIdentity, k) || slices.Contains(id.Extra, k) {
+// defaultIdentity are DefaultIdentity's labels.
+type defaultIdentity []string
+
+// Of is the configuration of a sample of the run: a benchmark outside a
+// campaign takes its pool and tuning from the sample's labels.
+func (id defaultIdentity) Of(run Run, s results.Sample) Config {
+	c := Config{Kind: run.Kind, Namespace: run.Namespace, Series: cmp.Or(run.Series, run.Name),
+		Pool: cmp.Or(run.Pool, s.Labels[results.LabelPool]), Tuning: cmp.Or(run.Tuning, s.Labels[results.LabelTuning]),
+		Test: s.Test, Metric: s.Metric, Unit: s.Unit, Labels: map[string]string{}}
+	for k, v := range s.Labels {
+		if strings.HasPrefix(k, results.LabelAxisPrefix) || slices.Contains(id, k) {
 			c.Labels[k] = v
 		}
 	}
 	return c
+}
+
+// sampleKey tells apart, within one run, the samples of different
+// configurations (the run's own fields are the same for all): Of and Key
+// for each sample would cost the indexing more than its SQL.
+func (id defaultIdentity) sampleKey(s results.Sample) string {
+	var b strings.Builder
+	b.WriteString(s.Test + "\x00" + s.Metric + "\x00" + s.Unit + "\x00" + s.Labels[results.LabelPool] + "\x00" + s.Labels[results.LabelTuning])
+	for _, k := range id {
+		b.WriteString("\x00" + s.Labels[k])
+	}
+	var axes []string
+	for k := range s.Labels {
+		if strings.HasPrefix(k, results.LabelAxisPrefix) {
+			axes = append(axes, k)
+		}
+	}
+	slices.Sort(axes)
+	for _, k := range axes {
+		b.WriteString("\x00" + k + "=" + s.Labels[k])
+	}
+	return b.String()
+}
+
+// ID is the configuration's key in the database: a hash of Key.
+func (c Config) ID() string {
+	sum := sha256.Sum256([]byte(c.Key()))
+	return hex.EncodeToString(sum[:16])
 }
 
 // Key is the configuration as one string, equal for equal configurations.

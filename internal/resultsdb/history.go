@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -57,93 +58,198 @@ type Point struct {
 	Max      float64   `json:"max"`
 }
 
-type runRow struct {
-	uid, kind, namespace, name, campaign, series, pool, tuning string
-	finished                                                   int64
-}
+// MaxConfigs bounds the configurations one query reads.
+const MaxConfigs = 1000
 
 // History reads the figures q selects, grouped by configuration (sorted by
-// name) and run.
+// name) and run: each configuration's newest q.Runs runs, oldest first.
 func (db *DB) History(ctx context.Context, q Query) ([]History, error) {
 	if q.Metric == "" {
 		return nil, fmt.Errorf("a history needs a metric (e.g. read_iops, latency_us)")
 	}
-	where, args := []string{"s.metric = ?"}, []any{q.Metric}
-	for _, f := range []struct{ col, v string }{
-		{"s.test", q.Test}, {"r.kind", q.Kind}, {"r.namespace", q.Namespace}, {"r.series", q.Series},
-	} {
-		if f.v != "" {
-			where, args = append(where, f.col+" = ?"), append(args, f.v)
-		}
-	}
-	if !q.Since.IsZero() {
-		where, args = append(where, "r.finished_ns >= ?"), append(args, q.Since.UnixNano())
-	}
-	rows, err := db.sql.QueryContext(ctx, db.rebind(`SELECT r.run_uid, r.kind, r.namespace, r.name, r.campaign,
-		r.series, r.pool, r.tuning, r.finished_ns, s.test, s.unit, s.value, s.labels
-		FROM samples s JOIN runs r ON r.run_uid = s.run_uid
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.finished_ns, r.run_uid, s.seq`), args...)
+	configs, err := db.matchingConfigs(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("reading the history: %w", err)
-	}
-	defer rows.Close()
-	byConfig := map[string]*History{}
-	byRun := map[string]map[string]*Point{} // config key -> run uid -> point
-	n := 0
-	for rows.Next() {
-		if n++; n > MaxQueryRows {
-			return nil, fmt.Errorf("the query reads more than %d samples: name a test, a series or labels, or a later --since", MaxQueryRows)
-		}
-		var (
-			r                     runRow
-			test, unit, labelJSON string
-			value                 float64
-		)
-		if err := rows.Scan(&r.uid, &r.kind, &r.namespace, &r.name, &r.campaign, &r.series, &r.pool, &r.tuning,
-			&r.finished, &test, &unit, &value, &labelJSON); err != nil {
-			return nil, err
-		}
-		var labels map[string]string
-		if err := json.Unmarshal([]byte(labelJSON), &labels); err != nil {
-			return nil, fmt.Errorf("run %s: its labels are not a JSON object: %w", r.uid, err)
-		}
-		if labels[results.LabelWarmup] == "true" || !matches(labels, q.Labels) {
-			continue
-		}
-		c := q.Identity.config(r, test, q.Metric, unit, labels)
-		key := c.Key()
-		h := byConfig[key]
-		if h == nil {
-			h = &History{Config: c}
-			byConfig[key], byRun[key] = h, map[string]*Point{}
-		}
-		p := byRun[key][r.uid]
-		if p == nil {
-			h.Points = append(h.Points, Point{RunUID: r.uid, Name: r.name, Campaign: r.campaign, Finished: time.Unix(0, r.finished).UTC()})
-			p = &h.Points[len(h.Points)-1]
-			byRun[key][r.uid] = p
-		}
-		p.Values = append(p.Values, value)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the history: %w", err)
+		return nil, err
 	}
 	keep := q.Runs
 	if keep <= 0 {
 		keep = DefaultRuns
 	}
-	out := make([]History, 0, len(byConfig))
-	for _, h := range byConfig {
-		if len(h.Points) > keep {
-			h.Points = h.Points[len(h.Points)-keep:]
+	var out []History
+	rows := 0
+	for _, c := range configs {
+		hs, n, err := db.configHistory(ctx, c, q, keep, MaxQueryRows-rows)
+		if err != nil {
+			return nil, err
 		}
+		rows += n
+		out = append(out, hs...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Config.String() < out[j].Config.String() })
+	return out, nil
+}
+
+type storedConfig struct {
+	id string
+	Config
+}
+
+// matchingConfigs are the configurations of q's metric, test, kind,
+// namespace and series whose identity has q's labels (a label outside the
+// identity is matched sample by sample). pool= and tuning= match the
+// configuration's pool and tuning: a campaign's own names.
+func (db *DB) matchingConfigs(ctx context.Context, q Query) ([]storedConfig, error) {
+	where, args := []string{"metric = ?"}, []any{q.Metric}
+	for _, f := range []struct{ col, v string }{
+		{"test", q.Test}, {"kind", q.Kind}, {"namespace", q.Namespace}, {"series", q.Series},
+		{"pool", q.Labels[results.LabelPool]}, {"tuning", q.Labels[results.LabelTuning]},
+	} {
+		if f.v != "" {
+			where, args = append(where, f.col+" = ?"), append(args, f.v)
+		}
+	}
+	rows, err := db.sql.QueryContext(ctx, db.rebind(`SELECT config, kind, namespace, series, pool, tuning, test, metric, unit, labels
+		FROM configs WHERE `+strings.Join(where, " AND ")), args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the configurations: %w", err)
+	}
+	defer rows.Close()
+	var out []storedConfig
+	for rows.Next() {
+		var (
+			c      storedConfig
+			labels string
+		)
+		if err := rows.Scan(&c.id, &c.Kind, &c.Namespace, &c.Series, &c.Pool, &c.Tuning, &c.Test, &c.Metric, &c.Unit, &labels); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(labels), &c.Labels); err != nil {
+			return nil, fmt.Errorf("configuration %s: its labels are not a JSON object: %w", c.id, err)
+		}
+		if !identityMatches(c.Config, q.Labels) {
+			continue
+		}
+		if len(out) == MaxConfigs {
+			return nil, fmt.Errorf("the query matches more than %d configurations: name a test, a benchmark, a namespace or labels", MaxConfigs)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// identityMatches says whether c has want's identity labels.
+func identityMatches(c Config, want map[string]string) bool {
+	for k, v := range want {
+		if isIdentity(k) && c.Labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func isIdentity(label string) bool {
+	return strings.HasPrefix(label, results.LabelAxisPrefix) || slices.Contains(DefaultIdentity, label)
+}
+
+// configHistory reads a configuration's newest keep runs, split by
+// q.Identity.Extra, reading at most budget samples; it returns how many it
+// read.
+func (db *DB) configHistory(ctx context.Context, c storedConfig, q Query, keep, budget int) ([]History, int, error) {
+	where, args := "config = ?", []any{c.id}
+	if !q.Since.IsZero() {
+		where, args = where+" AND finished_ns >= ?", append(args, q.Since.UnixNano())
+	}
+	uids, err := db.strings(ctx, `SELECT run_uid FROM config_runs WHERE `+where+` ORDER BY finished_ns DESC, run_uid DESC LIMIT ?`, append(args, keep)...)
+	if err != nil || len(uids) == 0 {
+		return nil, 0, err
+	}
+	// Sample labels are read only where a label outside the identity
+	// filters, or a user's identity label splits.
+	var sampleFilter map[string]string
+	for k, v := range q.Labels {
+		if !isIdentity(k) && k != results.LabelPool && k != results.LabelTuning {
+			if sampleFilter == nil {
+				sampleFilter = map[string]string{}
+			}
+			sampleFilter[k] = v
+		}
+	}
+	needLabels := len(sampleFilter) > 0 || len(q.Identity.Extra) > 0
+	rows, err := db.sql.QueryContext(ctx, db.rebind(`SELECT r.run_uid, r.name, r.campaign, r.finished_ns, s.value, s.labels
+		FROM samples s JOIN runs r ON r.run_uid = s.run_uid
+		WHERE s.config = ? AND s.warmup = 0 AND s.run_uid IN (`+placeholders(len(uids))+`)
+		ORDER BY r.finished_ns, r.run_uid, s.seq`), append([]any{c.id}, anys(uids)...)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the history of %s: %w", c.Config, err)
+	}
+	defer rows.Close()
+	byKey := map[string]*History{}
+	var order []string
+	n := 0
+	for rows.Next() {
+		if n++; n > budget {
+			return nil, n, fmt.Errorf("the query reads more than %d samples: name a test, a benchmark or labels, or a later --since", MaxQueryRows)
+		}
+		var (
+			p         Point
+			finished  int64
+			value     float64
+			labelJSON string
+		)
+		if err := rows.Scan(&p.RunUID, &p.Name, &p.Campaign, &finished, &value, &labelJSON); err != nil {
+			return nil, n, err
+		}
+		cfg := c.Config
+		if needLabels {
+			var labels map[string]string
+			if err := json.Unmarshal([]byte(labelJSON), &labels); err != nil {
+				return nil, n, fmt.Errorf("run %s: its labels are not a JSON object: %w", p.RunUID, err)
+			}
+			if !matches(labels, sampleFilter) {
+				continue
+			}
+			cfg = withExtra(c.Config, labels, q.Identity.Extra)
+		}
+		key := cfg.Key()
+		h := byKey[key]
+		if h == nil {
+			h = &History{Config: cfg}
+			byKey[key] = h
+			order = append(order, key)
+		}
+		if last := len(h.Points) - 1; last < 0 || h.Points[last].RunUID != p.RunUID {
+			p.Finished = time.Unix(0, finished).UTC()
+			h.Points = append(h.Points, p)
+		}
+		pt := &h.Points[len(h.Points)-1]
+		pt.Values = append(pt.Values, value)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, n, err
+	}
+	out := make([]History, 0, len(order))
+	for _, k := range order {
+		h := byKey[k]
 		for i := range h.Points {
 			h.Points[i].summarize()
 		}
 		out = append(out, *h)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Config.String() < out[j].Config.String() })
-	return out, nil
+	return out, n, nil
+}
+
+// withExtra is c with the extra identity labels the sample has.
+func withExtra(c Config, labels map[string]string, extra []string) Config {
+	if len(extra) == 0 {
+		return c
+	}
+	c.Labels = maps.Clone(c.Labels)
+	for _, k := range extra {
+		if v, ok := labels[k]; ok {
+			c.Labels[k] = v
+		}
+	}
+	return c
 }
 
 func matches(labels, want map[string]string) bool {
@@ -153,6 +259,33 @@ func matches(labels, want map[string]string) bool {
 		}
 	}
 	return true
+}
+
+func (db *DB) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, db.rebind(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 func (p *Point) summarize() {

@@ -6,8 +6,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -26,7 +29,7 @@ type Run struct {
 	// the object's name. Pool and Tuning are the campaign's pool and tuning
 	// names, else the benchmark's pool and tuning.
 	Series, Pool, Tuning string
-	Started, Finished time.Time
+	Started, Finished    time.Time
 	// Location is the run's prefix in the artifact store ("ns/Kind/name/uid/").
 	Location string
 	Nodes    []results.NodeInfo
@@ -36,7 +39,7 @@ type Run struct {
 // them; an error from add stops it.
 type SampleSource func(add func(results.Sample) error) error
 
-// insertBatch is how many samples one INSERT carries (9 parameters each:
+// insertBatch is how many samples one INSERT carries (8 parameters each:
 // well under SQLite's 32 766 and PostgreSQL's 65 535).
 const insertBatch = 500
 
@@ -51,28 +54,11 @@ func (db *DB) Index(ctx context.Context, run Run, samples SampleSource) (added b
 	if err != nil {
 		return false, err
 	}
+	run.Series = cmp.Or(run.Series, run.Name)
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, db.rebind(`INSERT INTO runs
-			(run_uid, kind, namespace, name, campaign, series, pool, tuning, started_ns, finished_ns, location, nodes, indexed_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_uid) DO NOTHING`),
-			run.UID, run.Kind, run.Namespace, run.Name, run.Campaign, cmp.Or(run.Series, run.Name), run.Pool, run.Tuning,
-			run.Started.UnixNano(), run.Finished.UnixNano(), run.Location, string(nodes), time.Now().UnixNano())
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // there already
-		}
-		added = true
-		seen, err := db.insertSamples(ctx, tx, run, samples)
-		if err != nil {
-			return err
-		}
-		// What the run did not say, its samples do: a campaign, or (a
-		// benchmark outside a campaign) its pool and tuning.
-		return db.exec(ctx, tx, `UPDATE runs SET campaign = ?, pool = ?, tuning = ? WHERE run_uid = ?`,
-			cmp.Or(run.Campaign, seen[results.LabelCampaign]),
-			cmp.Or(run.Pool, seen[results.LabelPool]), cmp.Or(run.Tuning, seen[results.LabelTuning]), run.UID)
+		var err error
+		added, err = db.indexTx(ctx, tx, run, string(nodes), samples)
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("indexing %s %s/%s (%s): %w", run.Kind, run.Namespace, run.Name, run.UID, err)
@@ -80,25 +66,85 @@ func (db *DB) Index(ctx context.Context, run Run, samples SampleSource) (added b
 	return added, nil
 }
 
-// insertSamples inserts the run's samples in batches and returns the first
-// campaign, pool and tuning labels they carry.
+// indexTx is Index in tx.
+func (db *DB) indexTx(ctx context.Context, tx *sql.Tx, run Run, nodes string, samples SampleSource) (bool, error) {
+	res, err := tx.ExecContext(ctx, db.rebind(`INSERT INTO runs
+		(run_uid, kind, namespace, name, campaign, series, pool, tuning, started_ns, finished_ns, location, nodes, indexed_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_uid) DO NOTHING`),
+		run.UID, run.Kind, run.Namespace, run.Name, run.Campaign, run.Series, run.Pool, run.Tuning,
+		run.Started.UnixNano(), run.Finished.UnixNano(), run.Location, nodes, time.Now().UnixNano())
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err // there already
+	}
+	seen, err := db.insertSamples(ctx, tx, run, samples)
+	if err != nil {
+		return false, err
+	}
+	// What the run did not say, its samples do: a campaign, or (a
+	// benchmark outside a campaign) its pool and tuning.
+	return true, db.exec(ctx, tx, `UPDATE runs SET campaign = ?, pool = ?, tuning = ? WHERE run_uid = ?`,
+		cmp.Or(run.Campaign, seen[results.LabelCampaign]),
+		cmp.Or(run.Pool, seen[results.LabelPool]), cmp.Or(run.Tuning, seen[results.LabelTuning]), run.UID)
+}
+
+// insertSamples inserts the run's samples in batches, and each
+// configuration they belong to, and returns the first campaign, pool and
+// tuning labels they carry.
 func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples SampleSource) (map[string]string, error) {
 	var (
-		seen   = map[string]string{}
-		batch  []any
-		n, seq int
+		seen    = map[string]string{}
+		configs = map[string]string{} // sampleKey -> id
+		batch   []any
+		n, seq  int
 	)
-	flush := func() error {
-		if n == 0 {
-			return nil
+	insert := func(rows int) string {
+		return db.rebind(`INSERT INTO samples (run_uid, seq, config, value, repetition, warmup, ts_ns, labels) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", rows), ", "))
+	}
+	var full *sql.Stmt // a whole batch's, prepared once
+	defer func() {
+		if full != nil {
+			_ = full.Close()
 		}
-		q := `INSERT INTO samples (run_uid, seq, test, metric, value, unit, repetition, ts_ns, labels) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
-		_, err := tx.ExecContext(ctx, db.rebind(q), batch...)
+	}()
+	flush := func() error {
+		var err error
+		switch {
+		case n == 0:
+			return nil
+		case n < insertBatch:
+			_, err = tx.ExecContext(ctx, insert(n), batch...)
+		default:
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, insert(insertBatch)); err != nil {
+					return err
+				}
+			}
+			_, err = full.ExecContext(ctx, batch...)
+		}
 		batch, n = batch[:0], 0
 		return err
 	}
 	err := samples(func(s results.Sample) error {
+		s = bounded(s)
+		for _, k := range []string{results.LabelCampaign, results.LabelPool, results.LabelTuning} {
+			if v := s.Labels[k]; v != "" && seen[k] == "" {
+				seen[k] = v
+			}
+		}
+		key := DefaultIdentity.sampleKey(s)
+		id, ok := configs[key]
+		if !ok {
+			c := DefaultIdentity.Of(run, s)
+			id = c.ID()
+			if err := db.addConfig(ctx, tx, id, c, run); err != nil {
+				return err
+			}
+			configs[key] = id
+		}
 		labels, err := json.Marshal(s.Labels)
 		if err != nil {
 			return err
@@ -106,17 +152,16 @@ func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples Sa
 		if s.Labels == nil {
 			labels = []byte("{}")
 		}
-		for _, k := range []string{results.LabelCampaign, results.LabelPool, results.LabelTuning} {
-			if v := s.Labels[k]; v != "" && seen[k] == "" {
-				seen[k] = v
-			}
-		}
 		var ts int64
 		if !s.Timestamp.IsZero() {
 			ts = s.Timestamp.UnixNano()
 		}
+		warmup := 0
+		if s.Labels[results.LabelWarmup] == "true" {
+			warmup = 1
+		}
 		seq++
-		batch = append(batch, run.UID, seq, s.Test, s.Metric, s.Value, s.Unit, s.Repetition, ts, string(labels))
+		batch = append(batch, run.UID, seq, id, s.Value, s.Repetition, warmup, ts, string(labels))
 		if n++; n == insertBatch {
 			return flush()
 		}
@@ -126,6 +171,63 @@ func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples Sa
 		return nil, err
 	}
 	return seen, flush()
+}
+
+// addConfig records a configuration (once for every run) and that the run
+// has figures of it.
+func (db *DB) addConfig(ctx context.Context, tx *sql.Tx, id string, c Config, run Run) error {
+	labels, err := json.Marshal(c.Labels)
+	if err != nil {
+		return err
+	}
+	if err := db.exec(ctx, tx, `INSERT INTO configs (config, kind, namespace, series, pool, tuning, test, metric, unit, labels)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (config) DO NOTHING`,
+		id, c.Kind, c.Namespace, c.Series, c.Pool, c.Tuning, c.Test, c.Metric, c.Unit, string(labels)); err != nil {
+		return err
+	}
+	return db.exec(ctx, tx, `INSERT INTO config_runs (config, run_uid, finished_ns) VALUES (?, ?, ?)`, id, run.UID, run.Finished.UnixNano())
+}
+
+// Bounds of what one sample stores: its tool's parser and the benchmark's
+// labels set them, and a hostile or broken one must not fill the database.
+const (
+	maxLabels     = 128
+	maxTextBytes  = 1024
+	truncatedMark = "…"
+)
+
+// bounded is s with at most maxLabels labels (the first by key) and every
+// string at most maxTextBytes, cut at a rune boundary and marked.
+func bounded(s results.Sample) results.Sample {
+	s.Test, s.Metric, s.Unit = clip(s.Test), clip(s.Metric), clip(s.Unit)
+	within := len(s.Labels) <= maxLabels
+	for k, v := range s.Labels {
+		within = within && len(k) <= maxTextBytes && len(v) <= maxTextBytes
+	}
+	if within {
+		return s
+	}
+	keys := slices.Sorted(maps.Keys(s.Labels))
+	if len(keys) > maxLabels {
+		keys = keys[:maxLabels]
+	}
+	out := make(map[string]string, len(keys))
+	for _, k := range keys {
+		out[clip(k)] = clip(s.Labels[k])
+	}
+	s.Labels = out
+	return s
+}
+
+func clip(v string) string {
+	if len(v) <= maxTextBytes {
+		return v
+	}
+	cut := maxTextBytes - len(truncatedMark)
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + truncatedMark
 }
 
 // Has reports whether the run is indexed.
@@ -138,9 +240,11 @@ func (db *DB) Has(ctx context.Context, uid string) (bool, error) {
 // Forget removes a run and its samples (a run deleted from the store).
 func (db *DB) Forget(ctx context.Context, uid string) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if err := db.exec(ctx, tx, `DELETE FROM samples WHERE run_uid = ?`, uid); err != nil {
-			return err
+		for _, table := range []string{"samples", "config_runs", "runs"} {
+			if err := db.exec(ctx, tx, `DELETE FROM `+table+` WHERE run_uid = ?`, uid); err != nil {
+				return err
+			}
 		}
-		return db.exec(ctx, tx, `DELETE FROM runs WHERE run_uid = ?`, uid)
+		return nil
 	})
 }

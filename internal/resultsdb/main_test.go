@@ -31,7 +31,7 @@ var databases atomic.Int32
 
 // engines opens a new, empty database of each engine for a test: a SQLite
 // file, and a database of its own on the PostgreSQL server.
-func engines(t *testing.T) map[string]string {
+func engines(t testing.TB) map[string]string {
 	t.Helper()
 	name := fmt.Sprintf("test_%d", databases.Add(1))
 	admin, err := sql.Open("pgx", pg.URL)

@@ -13,7 +13,9 @@ import (
 // Each runs in its own transaction with its version's row, so a manager
 // killed mid-migration leaves the database at the version before.
 var migrations = []string{
-	// 1: runs and their samples.
+	// 1: runs, their configurations, and their samples. No foreign keys:
+	// their per-row checks would double the indexing's time on PostgreSQL;
+	// a run's rows are written and deleted together (Index, Forget).
 	`CREATE TABLE runs (
 		run_uid     TEXT PRIMARY KEY,
 		kind        TEXT NOT NULL,
@@ -30,20 +32,39 @@ var migrations = []string{
 		indexed_ns  BIGINT NOT NULL
 	);
 	CREATE INDEX runs_finished ON runs (finished_ns);
-	CREATE INDEX runs_series ON runs (kind, series);
+	CREATE TABLE configs (
+		config    TEXT PRIMARY KEY,
+		kind      TEXT NOT NULL,
+		namespace TEXT NOT NULL,
+		series    TEXT NOT NULL,
+		pool      TEXT NOT NULL,
+		tuning    TEXT NOT NULL,
+		test      TEXT NOT NULL,
+		metric    TEXT NOT NULL,
+		unit      TEXT NOT NULL,
+		labels    TEXT NOT NULL
+	);
+	CREATE INDEX configs_metric ON configs (metric, test);
+	CREATE TABLE config_runs (
+		config      TEXT NOT NULL,
+		run_uid     TEXT NOT NULL,
+		finished_ns BIGINT NOT NULL,
+		PRIMARY KEY (config, run_uid)
+	);
+	CREATE INDEX config_runs_newest ON config_runs (config, finished_ns);
+	CREATE INDEX config_runs_run ON config_runs (run_uid);
 	CREATE TABLE samples (
-		run_uid    TEXT NOT NULL REFERENCES runs (run_uid) ON DELETE CASCADE,
+		run_uid    TEXT NOT NULL,
 		seq        INTEGER NOT NULL,
-		test       TEXT NOT NULL,
-		metric     TEXT NOT NULL,
+		config     TEXT NOT NULL,
 		value      DOUBLE PRECISION NOT NULL,
-		unit       TEXT NOT NULL,
 		repetition INTEGER NOT NULL,
+		warmup     INTEGER NOT NULL,
 		ts_ns      BIGINT NOT NULL,
-		labels     TEXT NOT NULL DEFAULT '{}'
+		labels     TEXT NOT NULL
 	);
 	CREATE UNIQUE INDEX samples_run ON samples (run_uid, seq);
-	CREATE INDEX samples_metric ON samples (metric, test);`,
+	CREATE INDEX samples_config ON samples (config, run_uid);`,
 }
 
 // SchemaVersion is the version this build migrates a database to.
