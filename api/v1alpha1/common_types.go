@@ -63,6 +63,20 @@ const (
 	// ConditionMeetsExpectations is True when every expectation holds; the
 	// message names the failing figures otherwise.
 	ConditionMeetsExpectations = "MeetsExpectations"
+	// ConditionRegressed is the run against its configuration's history in
+	// the results database: True when a figure regressed, False when none
+	// did (reason Improved or Steady), Unknown when it could not tell
+	// (TooFewRuns, HistoryUnavailable). Absent without a results database.
+	ConditionRegressed = "Regressed"
+)
+
+// Reasons of the Regressed condition.
+const (
+	ReasonRegressed          = "Regressed"
+	ReasonImproved           = "Improved"
+	ReasonSteady             = "Steady"
+	ReasonTooFewRuns         = "TooFewRuns"
+	ReasonHistoryUnavailable = "HistoryUnavailable"
 )
 
 // Condition reasons of benchmarks.

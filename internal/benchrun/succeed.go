@@ -39,9 +39,10 @@ func (m *machine) succeed(ctx context.Context, summaries []results.Summary, note
 	return nil
 }
 
-// index adds the run to the results database. A database that cannot take
-// it does not fail the figures: an event says so, and the manager's next
-// backfill adds the run (its outcome.json is stored).
+// index adds the run to the results database and checks it against its
+// history. A database that cannot take it does not fail the figures: an
+// event and the Regressed condition say so, and the manager's next backfill
+// adds the run (its outcome.json is stored).
 func (m *machine) index(ctx context.Context, run runstore.Run) {
 	if m.ResultsDB == nil {
 		return
@@ -53,4 +54,5 @@ func (m *machine) index(ctx context.Context, run runstore.Run) {
 	if err != nil {
 		m.Recorder.Eventf(m.b, corev1.EventTypeWarning, "IndexFailed", "not in the results database yet (the next backfill adds it): %v", err)
 	}
+	m.checkHistory(ctx, run.Location.UID, err)
 }

@@ -33,8 +33,16 @@ var (
 	}, []string{"kind"})
 )
 
+// HistoryChecks counts the runs checked against their configurations'
+// histories, by kind and verdict (Regressed, Improved, Steady, TooFewRuns,
+// HistoryUnavailable).
+var HistoryChecks = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "benchwright_history_checks_total",
+	Help: "Runs checked against their configurations' histories in the results database, by kind and verdict.",
+}, []string{"kind", "verdict"})
+
 func init() {
-	ctrlmetrics.Registry.MustRegister(QueueSeconds, RunSeconds)
+	ctrlmetrics.Registry.MustRegister(QueueSeconds, RunSeconds, HistoryChecks)
 }
 
 // ObserveQueued records that a benchmark of kind created at created started at started.

@@ -3,6 +3,7 @@ package resultsdb
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -309,4 +310,48 @@ func (p *Point) summarize() {
 		}
 		p.StdDev = math.Sqrt(ss / float64(len(v)-1))
 	}
+}
+
+// RunHistories are the histories of the configurations the run has figures
+// of that keep accepts (the first maxConfigs of them by test and metric):
+// each configuration's newest runs runs, the run among them.
+func (db *DB) RunHistories(ctx context.Context, uid string, runs int, keep func(Config) bool, maxConfigs int) ([]History, error) {
+	rows, err := db.sql.QueryContext(ctx, db.rebind(`SELECT c.config, c.kind, c.namespace, c.series, c.pool, c.tuning,
+		c.test, c.metric, c.unit, c.labels FROM config_runs cr JOIN configs c ON c.config = cr.config
+		WHERE cr.run_uid = ? ORDER BY c.test, c.metric, c.config`), uid)
+	if err != nil {
+		return nil, fmt.Errorf("reading the run's configurations: %w", err)
+	}
+	var configs []storedConfig
+	for rows.Next() {
+		var (
+			c      storedConfig
+			labels string
+		)
+		if err := rows.Scan(&c.id, &c.Kind, &c.Namespace, &c.Series, &c.Pool, &c.Tuning, &c.Test, &c.Metric, &c.Unit, &labels); err != nil {
+			_ = rows.Close()
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(labels), &c.Labels); err != nil {
+			_ = rows.Close()
+			return nil, fmt.Errorf("configuration %s: its labels are not a JSON object: %w", c.id, err)
+		}
+		if keep(c.Config) && len(configs) < maxConfigs {
+			configs = append(configs, c)
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	var out []History
+	budget := MaxQueryRows
+	for _, c := range configs {
+		hs, n, err := db.configHistory(ctx, c, Query{}, runs, budget)
+		if err != nil {
+			return nil, err
+		}
+		budget -= n
+		out = append(out, hs...)
+	}
+	return out, nil
 }

@@ -385,7 +385,8 @@ func (f fakeComponent) report(ctx context.Context, format string, args ...any) {
 
 // handleNew lists the objects of newList's kind in namespace every 50 ms until
 // ctx ends, and starts handle, in a goroutine of its own, on each one not seen
-// before and not being deleted: how a stand-in notices the objects it acts on.
+// before (by UID: an object made again under its name is another) and not
+// being deleted: how a stand-in notices the objects it acts on.
 func handleNew[T client.Object](ctx context.Context, namespace string, newList func() client.ObjectList, handle func(T)) {
 	seen := map[string]bool{}
 	for ctx.Err() == nil {
@@ -393,8 +394,8 @@ func handleNew[T client.Object](ctx context.Context, namespace string, newList f
 		if err := k8sClient.List(ctx, list, client.InNamespace(namespace)); err == nil {
 			items, _ := meta.ExtractList(list)
 			for _, item := range items {
-				if obj := item.(T); !seen[obj.GetName()] && obj.GetDeletionTimestamp().IsZero() {
-					seen[obj.GetName()] = true
+				if obj := item.(T); !seen[string(obj.GetUID())] && obj.GetDeletionTimestamp().IsZero() {
+					seen[string(obj.GetUID())] = true
 					go handle(obj)
 				}
 			}
