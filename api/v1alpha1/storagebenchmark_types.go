@@ -223,6 +223,14 @@ type FioJob struct {
 	// +kubebuilder:validation:Maximum=100
 	RWMixRead *int32 `json:"rwMixRead,omitempty"`
 
+	// rateIOPS caps the job at this many IOPS per process (fio's rate_iops;
+	// reads and writes each): latency at a fixed load, as a service sees it,
+	// or a known ceiling. Unset: as fast as it goes.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000000
+	RateIOPS *int32 `json:"rateIOPS,omitempty"`
+
 	// size of the file per volume, e.g. 10G. Default: fio.size, else 1G.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16

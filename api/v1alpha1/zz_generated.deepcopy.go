@@ -549,6 +549,11 @@ func (in *FioJob) DeepCopyInto(out *FioJob) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.RateIOPS != nil {
+		in, out := &in.RateIOPS, &out.RateIOPS
+		*out = new(int32)
+		**out = **in
+	}
 	if in.Runtime != nil {
 		in, out := &in.Runtime, &out.Runtime
 		*out = new(v1.Duration)

@@ -38,11 +38,13 @@ type Job struct {
 	Direct    bool
 	Engine    string
 	RWMixRead *int32
-	Size      string
-	Runtime   time.Duration // 0: size-based
-	RampTime  time.Duration
-	Sync      bool
-	Fsync     int32
+	// RateIOPS caps each process (rate_iops); 0: no cap.
+	RateIOPS int32
+	Size     string
+	Runtime  time.Duration // 0: size-based
+	RampTime time.Duration
+	Sync     bool
+	Fsync    int32
 }
 
 // The same rules as the CRD, checked again because the local executor reads
@@ -88,6 +90,7 @@ func Expand(spec *benchv1.FioSpec) ([]Job, error) {
 			Direct:    sj.Direct == nil || *sj.Direct,
 			Engine:    cmp.Or(string(sj.IOEngine), DefaultEngine),
 			RWMixRead: sj.RWMixRead,
+			RateIOPS:  ptr.Deref(sj.RateIOPS, 0),
 			Size:      cmp.Or(sj.Size, spec.Size, DefaultSize),
 			Runtime:   durationOr(sj.Runtime, durationOr(spec.Runtime, 0)),
 			RampTime:  durationOr(sj.RampTime, durationOr(spec.RampTime, 0)),
@@ -163,6 +166,9 @@ func JobFile(jobs []Job, t Targets) (string, error) {
 		}
 		if j.RWMixRead != nil {
 			fmt.Fprintf(&b, "rwmixread=%d\n", *j.RWMixRead)
+		}
+		if j.RateIOPS > 0 {
+			fmt.Fprintf(&b, "rate_iops=%d\n", j.RateIOPS)
 		}
 		if j.Runtime > 0 {
 			fmt.Fprintf(&b, "time_based=1\nruntime=%s\n", seconds(j.Runtime))

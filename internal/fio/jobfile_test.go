@@ -93,7 +93,7 @@ func TestExpandRejects(t *testing.T) {
 
 func TestJobFile(t *testing.T) {
 	jobs := []Job{{Name: "randrw-4k", RW: "randrw", BlockSize: "4k", IODepth: 32, NumJobs: 2, Direct: true, Engine: "libaio",
-		RWMixRead: i32(75), Size: "1G", Runtime: 30 * time.Second, RampTime: 2 * time.Second}}
+		RWMixRead: i32(75), RateIOPS: 5000, Size: "1G", Runtime: 30 * time.Second, RampTime: 2 * time.Second}}
 	got, err := JobFile(jobs, Targets{Dirs: []string{"/data/0", "/data/1/"}})
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +114,7 @@ ioengine=libaio
 direct=1
 size=1G
 rwmixread=75
+rate_iops=5000
 time_based=1
 runtime=30s
 ramp_time=2s
