@@ -84,6 +84,7 @@ func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 		}
 		if run.Summary != nil {
 			row.Figures = len(run.Summary.Summaries)
+			row.Headline = headlineOf(run.Summary)
 		}
 		if slices.Contains(run.Files, "report.html") {
 			row.ReportHref = "files/" + run.fileHref("report.html")
@@ -190,6 +191,8 @@ type indexRow struct {
 	ReportHref string
 	Machines   string
 	Figures    int
+	// Headline is the run's headline figure.
+	Headline string
 	Times
 }
 

@@ -95,6 +95,8 @@ func TestIndexListsRunsNewestFirst(t *testing.T) {
 	}
 	for _, want := range []string{
 		`href="files/perf/StorageBenchmark/c3-randread/0b6c-11/report.html"`, "c3-standard-8", "2025-03-01 11:10:00Z", "10m0s",
+		// Each run's headline figure: a latency at its smallest size.
+		"<td>412,345 IOPS randread</td>", "<td>1.520 µs osu_latency at 8 B</td>",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("index lacks %q", want)
