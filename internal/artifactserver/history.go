@@ -89,25 +89,39 @@ func HistoryValues(q resultsdb.Query) url.Values {
 	return v
 }
 
-// serveHistory answers /api/history. Where h authorizes, the query must
-// name a namespace and a kind whose benchmarks the user may list there.
+// serveHistory answers /api/history.
 func (h *Handler) serveHistory(w http.ResponseWriter, r *http.Request) {
+	hs, _, ok := h.readHistory(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if hs == nil {
+		hs = []resultsdb.History{}
+	}
+	_ = json.NewEncoder(w).Encode(hs)
+}
+
+// readHistory answers the request's history query, or the error. Where h
+// authorizes, the query must name a namespace and a kind whose benchmarks
+// the user may list there.
+func (h *Handler) readHistory(w http.ResponseWriter, r *http.Request) ([]resultsdb.History, resultsdb.Query, bool) {
 	if h.history == nil {
 		http.Error(w, "no results database: the manager runs without --results-db", http.StatusNotFound)
-		return
+		return nil, resultsdb.Query{}, false
 	}
 	q, err := ParseHistoryQuery(r.URL.Query())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+		return nil, q, false
 	}
 	if h.auth != nil {
 		if q.Namespace == "" || q.Kind == "" {
 			http.Error(w, "a history read with a token names its namespace and kind (?namespace=...&kind=StorageBenchmark)", http.StatusBadRequest)
-			return
+			return nil, q, false
 		}
 		if !h.mayRead(w, r, q.Namespace, resourceOf(q.Kind), "") {
-			return
+			return nil, q, false
 		}
 	}
 	hs, err := h.history.History(r.Context(), q)
@@ -116,11 +130,7 @@ func (h *Handler) serveHistory(w http.ResponseWriter, r *http.Request) {
 			h.log.Error(err, "reading a history", "query", r.URL.RawQuery)
 		}
 		http.Error(w, "reading the history failed: "+err.Error(), http.StatusInternalServerError)
-		return
+		return nil, q, false
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if hs == nil {
-		hs = []resultsdb.History{}
-	}
-	_ = json.NewEncoder(w).Encode(hs)
+	return hs, q, true
 }

@@ -3,7 +3,9 @@ package artifactserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 	"github.com/benchwright/benchwright/internal/runstore"
 )
@@ -101,5 +104,77 @@ func TestHistoryQueryRoundTrips(t *testing.T) {
 		got.Series != q.Series || len(got.Labels) != 2 || got.Labels["msg_size"] != "8" || !got.Since.Equal(q.Since) ||
 		got.Runs != 12 || len(got.Identity.Extra) != 1 {
 		t.Errorf("%+v (%v), want %+v", got, err, q)
+	}
+}
+
+// nightlyDB is a results database of 15 nightly fio runs: 10 at about 88k
+// IOPS, then 5 at about 79k.
+func nightlyDB(t *testing.T) *resultsdb.DB {
+	t.Helper()
+	db, err := resultsdb.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	night := time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
+	for i := range 15 {
+		level := 88000.0
+		if i >= 10 {
+			level = 79000
+		}
+		var samples []results.Sample
+		for rep := range 3 {
+			v := level * (1 + 0.004*float64((i*7+rep*3)%5-2))
+			samples = append(samples, results.Sample{Test: "randread-4k", Metric: "read_iops", Unit: "IOPS", Value: v, Repetition: rep,
+				Labels: map[string]string{results.LabelMachineType: "c3-standard-8"}})
+		}
+		uid := fmt.Sprintf("run-%02d-5d1c-4c8e-9a77-0e6f", i)
+		run := resultsdb.Run{UID: uid, Kind: "StorageBenchmark", Namespace: "perf", Name: "fio-nightly",
+			Started: night.AddDate(0, 0, i), Finished: night.AddDate(0, 0, i).Add(12 * time.Minute),
+			Location: "perf/StorageBenchmark/fio-nightly/" + uid + "/"}
+		if _, err := db.Index(context.Background(), run, resultsdb.SamplesOf(samples)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+func TestHistoryPagePlotsChangePoints(t *testing.T) {
+	store, _ := newStore(t)
+	h := New(store, testr.New(t)).WithHistory(nightlyDB(t))
+	w := get(t, h, http.MethodGet, HistoryPagePath+"?metric=read_iops&namespace=perf")
+	if w.Code != http.StatusOK {
+		t.Fatalf("%d: %s", w.Code, w.Body)
+	}
+	body := w.Body.String()
+	for _, want := range []string{
+		"<svg", "StorageBenchmark perf/fio-nightly randread-4k read_iops (machine_type=c3-standard-8)",
+		"change point: worse from here", `href="runs/perf/StorageBenchmark/fio-nightly/run-10-5d1c-4c8e-9a77-0e6f/"`,
+		"-10.2 %", // the change's label on the plot
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Count(body, "change point: ") != 1 {
+		t.Errorf("want one change point, at run 11")
+	}
+	checkSelfContained(t, w)
+	if out := os.Getenv("HISTORY_PAGE_OUT"); out != "" {
+		_ = os.WriteFile(out, w.Body.Bytes(), 0o644)
+	}
+}
+
+// A run's page links each headline figure to its history, when the server
+// has a results database.
+func TestRunPageLinksToHistory(t *testing.T) {
+	store, db := historyDB(t)
+	w := get(t, New(store, testr.New(t)).WithHistory(db), http.MethodGet, "/runs/hpc/MPIBenchmark/osu-lat/7f2e-22/")
+	want := `href="../../../../../history?kind=MPIBenchmark&amp;label=msg_size%3D8&amp;metric=latency&amp;namespace=hpc&amp;series=osu-lat&amp;test=osu_latency"`
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), want) {
+		t.Errorf("%d: the run page lacks %s\n%s", w.Code, want, w.Body)
+	}
+	if w := get(t, New(store, testr.New(t)), http.MethodGet, "/runs/hpc/MPIBenchmark/osu-lat/7f2e-22/"); strings.Contains(w.Body.String(), "history?") {
+		t.Error("without a results database, the run page links to a history")
 	}
 }

@@ -170,7 +170,11 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 	if s := run.Summary; s != nil {
 		page.Nodes = s.Nodes
 		for _, sum := range s.Summaries {
-			page.Rows = append(page.Rows, rowOf(sum))
+			row := rowOf(sum)
+			if h.history != nil && results.Headline(sum.Metric) {
+				row.HistoryHref = root + "history?" + historyLink(s, sum).Encode()
+			}
+			page.Rows = append(page.Rows, row)
 		}
 	}
 	h.render(w, runTemplate, page)
@@ -231,7 +235,12 @@ func stamp(t time.Time) string {
 }
 
 // summaryRow is one figure of summary.json.
-type summaryRow struct{ Test, Metric, Labels, Unit, Median, Min, Max, CV, N string }
+type summaryRow struct {
+	Test, Metric, Labels, Unit, Median, Min, Max, CV, N string
+	// HistoryHref is the history of the figure's configuration, when the
+	// server has a results database and the figure is a headline one.
+	HistoryHref string
+}
 
 func rowOf(s results.Summary) summaryRow {
 	labels := make([]string, 0, len(s.Labels))

@@ -52,6 +52,7 @@ const (
 //	                                        raw/<rep>/<pod>.log
 //	/campaigns/<ns>/<campaign>/report.<fmt> a campaign's report: html, md or csv
 //	/api/history?metric=...                 the history of configurations (JSON)
+//	/history?metric=...                     the same as a page: plots, change points
 //
 // Only GET and HEAD are allowed (405 otherwise), except PUT of a campaign's
 // report on a publishing handler, for a bearer token the Authorizer accepts.
@@ -145,6 +146,8 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.file(w, r, strings.TrimPrefix(p, "/files/"))
 	case p == HistoryPath:
 		h.serveHistory(w, r)
+	case p == HistoryPagePath:
+		h.serveHistoryPage(w, r)
 	default:
 		http.NotFound(w, r)
 	}

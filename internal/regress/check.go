@@ -23,7 +23,7 @@ type Options struct {
 	// Tolerance is the smallest relative change that counts (default 2 %):
 	// a significant change smaller than that is Steady.
 	Tolerance float64
-	// Alpha is each method's significance level (default 0.002).
+	// Alpha is each method's significance level (DefaultAlpha).
 	Alpha float64
 	// Window is how many runs before the new one the step compares it with
 	// (default 20), none before the last change point.
@@ -43,7 +43,7 @@ func (o Options) withDefaults() Options {
 		o.Tolerance = 0.02
 	}
 	if o.Alpha == 0 {
-		o.Alpha = 0.002
+		o.Alpha = DefaultAlpha
 	}
 	if o.Window == 0 {
 		o.Window = 20
@@ -59,6 +59,9 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// DefaultAlpha is each method's significance level by default.
+const DefaultAlpha = 0.002
 
 // DefaultMinRuns is the fewest earlier runs a check needs by default.
 const DefaultMinRuns = 4

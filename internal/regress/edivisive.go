@@ -117,3 +117,26 @@ func lastChange(x []float64, alpha float64, perms int) (changePoint, bool) {
 	}
 	return found, ok
 }
+
+// ChangePoints are every significant change point of series (E-divisive
+// means, bisected on both sides of each one found), in order: the indexes
+// of the first point after each change. For a history's plot.
+func ChangePoints(series []float64, opts Options) []int {
+	o := opts.withDefaults()
+	var out []int
+	var split func(from, to int)
+	split = func(from, to int) {
+		if to-from < 2*minSegment {
+			return
+		}
+		cp, ok := testSplit(series[from:to], o.Alpha, o.Permutations)
+		if !ok || cp.p > o.Alpha {
+			return
+		}
+		split(from, from+cp.at)
+		out = append(out, from+cp.at)
+		split(from+cp.at, to)
+	}
+	split(0, len(series))
+	return out
+}
