@@ -58,3 +58,34 @@ func TestMigrations(t *testing.T) {
 
 // pgPasswordForTests is util's test server password, which no message may show.
 const pgPasswordForTests = "bench-pw-0"
+
+// A migration that cannot be applied leaves the database at the version
+// before, and Open says which step failed and why.
+func TestAMigrationThatFailsAppliesNothing(t *testing.T) {
+	eachEngineRaw(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		raw, err := open(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		// Something else's table where version 1 puts configs.
+		if err := raw.exec(ctx, raw.sql, `CREATE TABLE configs (x INTEGER)`); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Open(ctx, url)
+		if err == nil || !strings.Contains(err.Error(), "migrating the schema to version 1") || !strings.Contains(err.Error(), "configs") {
+			t.Fatalf("Open over a conflicting table: %v", err)
+		}
+		t.Logf("Open: %v", err)
+		var runs int
+		if err := raw.sql.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&runs); err != nil || runs != 0 {
+			t.Errorf("%d versions recorded (%v), want none", runs, err)
+		}
+		for _, table := range []string{"runs", "samples", "config_runs"} {
+			if _, err := raw.sql.Exec(`SELECT COUNT(*) FROM ` + table); err == nil {
+				t.Errorf("table %s exists: the failed migration was half applied", table)
+			}
+		}
+	})
+}

@@ -63,3 +63,11 @@ func eachEngine(t *testing.T, f func(t *testing.T, db *DB, url string)) {
 		})
 	}
 }
+
+// eachEngineRaw runs f on the URL of a new, empty database of each engine,
+// unopened.
+func eachEngineRaw(t *testing.T, f func(t *testing.T, url string)) {
+	for engine, url := range engines(t) {
+		t.Run(engine, func(t *testing.T) { f(t, url) })
+	}
+}

@@ -134,7 +134,8 @@ func (db *DB) version(ctx context.Context, q querier) (int, error) {
 func (db *DB) execScript(ctx context.Context, tx *sql.Tx, script string) error {
 	for _, stmt := range splitStatements(script) {
 		if err := db.exec(ctx, tx, stmt); err != nil {
-			return fmt.Errorf("%w in: %s", err, stmt)
+			first, _, _ := strings.Cut(stmt, "\n")
+			return fmt.Errorf("%w, in %q", err, strings.TrimSpace(first))
 		}
 	}
 	return nil

@@ -71,38 +71,17 @@ func TestStorageBenchmarkRegressedAgainstItsHistory(t *testing.T) {
 		e.ResultsDB = db
 		return (&storagebenchmark.Reconciler{Env: e, Image: "registry.example/fio:test"}).SetupWithManager(mgr)
 	}, kubelet.run)
-	env := &storageEnv{ns: ns, kubelet: kubelet}
 	spec := strings.Replace(smallFio, "repetitions: 2", "repetitions: 1", 1)
 	run := func(i int, s float64) metav1.Condition {
 		mu.Lock()
 		scale = s
 		mu.Unlock()
-		b := waitFinished(t, env.createBenchmark(t, "nightly", spec), 60*time.Second)
+		b := runAgain(t, ns, "nightly", spec)
 		c := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionRegressed)
-		if !meta.IsStatusConditionTrue(b.Status.Conditions, benchv1.ConditionSucceeded) || c == nil {
-			t.Fatalf("run %d: %+v", i, b.Status.Conditions)
+		if c == nil {
+			t.Fatalf("run %d: no Regressed condition: %+v", i, b.Status.Conditions)
 		}
 		t.Logf("run %d (IOPS x%.3f): Regressed=%s %s: %s", i, s, c.Status, c.Reason, c.Message)
-		// envtest has no garbage collector: the Job and pod go by hand,
-		// so that the next run's Job can take the same name.
-		if err := k8sClient.Delete(context.Background(), b); err != nil {
-			t.Fatal(err)
-		}
-		util.WaitFor(t, 30*time.Second, "the benchmark gone", func() (bool, string) {
-			err := k8sClient.Get(context.Background(), clientKey(b), b)
-			return apierrors.IsNotFound(err), fmt.Sprint(err)
-		})
-		for _, o := range []client.Object{&batchv1.Job{}, &corev1.Pod{}} {
-			if err := k8sClient.DeleteAllOf(context.Background(), o, client.InNamespace(ns), client.GracePeriodSeconds(0),
-				client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		util.WaitFor(t, 30*time.Second, "the run's Job gone", func() (bool, string) {
-			var jobs batchv1.JobList
-			err := k8sClient.List(context.Background(), &jobs, client.InNamespace(ns))
-			return err == nil && len(jobs.Items) == 0, fmt.Sprintf("%d jobs, %v", len(jobs.Items), err)
-		})
 		return *c
 	}
 	for i, s := range []float64{1, 1.003, 0.998, 1.002, 0.997} {
@@ -125,4 +104,98 @@ func TestStorageBenchmarkRegressedAgainstItsHistory(t *testing.T) {
 		}
 	}
 	waitEvents(t, ns, "nightly", "Warning/Regressed")
+}
+
+// runAgain runs a StorageBenchmark under a name used before (one series in
+// the results database) until it succeeds, then deletes it and, as envtest
+// has no garbage collector, its Job and pod, so that the next run's Job can
+// take the same name. It returns the benchmark as it ended.
+func runAgain(t *testing.T, ns, name, spec string) *benchv1.StorageBenchmark {
+	t.Helper()
+	env := &storageEnv{ns: ns}
+	b := waitFinished(t, env.createBenchmark(t, name, spec), 60*time.Second)
+	if !meta.IsStatusConditionTrue(b.Status.Conditions, benchv1.ConditionSucceeded) {
+		t.Fatalf("%s did not succeed: %+v", name, b.Status.Conditions)
+	}
+	if err := k8sClient.Delete(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	util.WaitFor(t, 30*time.Second, "the benchmark gone", func() (bool, string) {
+		err := k8sClient.Get(context.Background(), clientKey(b), &benchv1.StorageBenchmark{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	for _, o := range []client.Object{&batchv1.Job{}, &corev1.Pod{}} {
+		if err := k8sClient.DeleteAllOf(context.Background(), o, client.InNamespace(ns), client.GracePeriodSeconds(0),
+			client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	util.WaitFor(t, 30*time.Second, "the run's Job gone", func() (bool, string) {
+		var jobs batchv1.JobList
+		err := k8sClient.List(context.Background(), &jobs, client.InNamespace(ns))
+		return err == nil && len(jobs.Items) == 0, fmt.Sprintf("%d jobs, %v", len(jobs.Items), err)
+	})
+	return b
+}
+
+// The results database down (a real PostgreSQL server, stopped): the run
+// still succeeds with its files stored, its Regressed condition says the
+// history could not be read, and an event says it is not indexed yet. The
+// server back, a backfill indexes it, once.
+func TestResultsDatabaseDownLosesNothing(t *testing.T) {
+	requireTool(t, "fio")
+	createNode(t, "node-a", "n2-standard-4")
+	pg, err := util.StartPostgres()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pg.Stop)
+	ctx := context.Background()
+	db, err := resultsdb.Open(ctx, pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	ns := testNamespace(t, "sb-")
+	kubelet := newFakeKubelet(t, ns)
+	store := startController(t, ns, func(mgr ctrl.Manager, store *artifacts.Store) error {
+		e := benchrun.NewEnv(mgr, "storagebenchmark-controller", kubelet, store)
+		e.ResultsDB = db
+		return (&storagebenchmark.Reconciler{Env: e, Image: "registry.example/fio:test"}).SetupWithManager(mgr)
+	}, kubelet.run)
+	spec := strings.Replace(smallFio, "repetitions: 2", "repetitions: 1", 1)
+
+	first := runAgain(t, ns, "nightly", spec)
+	if has, err := db.Has(ctx, string(first.UID)); err != nil || !has {
+		t.Fatalf("the first run is not indexed: %v", err)
+	}
+	pg.Halt()
+	second := runAgain(t, ns, "nightly", spec)
+	c := meta.FindStatusCondition(second.Status.Conditions, benchv1.ConditionRegressed)
+	if c == nil || c.Status != metav1.ConditionUnknown || c.Reason != benchv1.ReasonHistoryUnavailable {
+		t.Fatalf("with the database down: %+v", c)
+	}
+	t.Logf("with the database down: Regressed=%s %s: %s", c.Status, c.Reason, c.Message)
+	waitEvents(t, ns, "nightly", "Warning/IndexFailed")
+	prefix, _ := artifacts.Location{Namespace: ns, Kind: "StorageBenchmark", Name: "nightly", UID: string(second.UID)}.Prefix()
+	for _, f := range []string{"summary.json", "samples.ndjson", "outcome.json"} {
+		if ok, err := store.Exists(ctx, prefix+f); err != nil || !ok {
+			t.Errorf("%s of the run made while the database was down: %v, %v", f, ok, err)
+		}
+	}
+
+	if err := pg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := resultsdb.Backfill(ctx, db, store)
+	if err != nil || res.Indexed != 1 || res.Known != 1 || res.Failed != 0 {
+		t.Fatalf("the backfill once the database is back: %+v, %v; want the second run indexed", res, err)
+	}
+	if res, err := resultsdb.Backfill(ctx, db, store); err != nil || res.Indexed != 0 || res.Known != 2 {
+		t.Errorf("a second backfill: %+v, %v; want nothing indexed twice", res, err)
+	}
+	hs, err := db.History(ctx, resultsdb.Query{Metric: "read_iops", Namespace: ns})
+	if err != nil || len(hs) != 1 || len(hs[0].Points) != 2 || hs[0].Points[1].RunUID != string(second.UID) {
+		t.Errorf("the history after the outage: %+v, %v", hs, err)
+	}
 }

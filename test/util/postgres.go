@@ -19,9 +19,9 @@ import (
 // test run in a directory of its own and listening only on a Unix socket
 // there, with password (SCRAM) authentication.
 type Postgres struct {
-	dir  string
-	cmd  *exec.Cmd
-	exit chan error
+	dir, bin string
+	cmd      *exec.Cmd
+	exit     chan error
 	// URL reaches it as its superuser, password in the URL.
 	URL string
 }
@@ -42,14 +42,8 @@ func StartPostgres() (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{dir: dir, exit: make(chan error, 1)}
-	run := func(name string, args ...string) *exec.Cmd {
-		path := filepath.Join(bin, name)
-		if os.Geteuid() == 0 {
-			return exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
-		}
-		return exec.Command(path, args...)
-	}
+	p := &Postgres{dir: dir, bin: bin}
+	run := p.command
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -69,50 +63,78 @@ func StartPostgres() (*Postgres, error) {
 	if out, err := run("initdb", "-D", data, "-U", "bench", "--auth=scram-sha-256", "--pwfile="+pwfile, "-E", "UTF8", "--no-locale").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
-	p.cmd = run("postgres", "-D", data, "-k", dir, "-c", "listen_addresses=", "-c", "fsync=off", "-p", "5432")
-	log, err := os.Create(filepath.Join(dir, "postgres.log"))
-	if err != nil {
+	p.URL = (&url.URL{Scheme: "postgres", User: url.UserPassword("bench", pgPassword), Path: "/postgres",
+		RawQuery: url.Values{"host": {dir}, "sslmode": {"disable"}}.Encode()}).String()
+	if err := p.Start(); err != nil {
+		p.Stop()
 		return nil, err
 	}
+	return p, nil
+}
+
+// command runs one of PostgreSQL's programs, as the postgres user when root.
+func (p *Postgres) command(name string, args ...string) *exec.Cmd {
+	path := filepath.Join(p.bin, name)
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
+	}
+	return exec.Command(path, args...)
+}
+
+// Start starts the server on its data, and waits until it takes connections.
+func (p *Postgres) Start() error {
+	p.cmd = p.command("postgres", "-D", filepath.Join(p.dir, "data"), "-k", p.dir, "-c", "listen_addresses=", "-c", "fsync=off", "-p", "5432")
+	log, err := os.OpenFile(filepath.Join(p.dir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
-	go func() { p.exit <- p.cmd.Wait() }()
-	p.URL = (&url.URL{Scheme: "postgres", User: url.UserPassword("bench", pgPassword), Path: "/postgres",
-		RawQuery: url.Values{"host": {dir}, "sslmode": {"disable"}}.Encode()}).String()
+	exit := make(chan error, 1)
+	p.exit = exit
+	go func() { exit <- p.cmd.Wait() }()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-p.exit:
+		case err := <-exit:
 			out, _ := os.ReadFile(log.Name())
-			return nil, fmt.Errorf("postgres exited: %v\n%s", err, out)
+			return fmt.Errorf("postgres exited: %v\n%s", err, out)
 		case <-time.After(100 * time.Millisecond):
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".s.PGSQL.5432")); err == nil {
-			if out, err := run("pg_isready", "-h", dir, "-p", "5432").CombinedOutput(); err == nil {
-				return p, nil
+		if _, err := os.Stat(filepath.Join(p.dir, ".s.PGSQL.5432")); err == nil {
+			if out, err := p.command("pg_isready", "-h", p.dir, "-p", "5432").CombinedOutput(); err == nil {
+				return nil
 			} else if strings.Contains(string(out), "no response") {
 				continue
 			}
 		}
 	}
-	p.Stop()
-	return nil, errors.New("postgres did not accept connections within 30 s")
+	p.Halt()
+	return errors.New("postgres did not accept connections within 30 s")
 }
 
-// Stop stops the server (fast shutdown) and removes its directory.
-func (p *Postgres) Stop() {
-	if p.cmd != nil && p.cmd.Process != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
-		select {
-		case <-p.exit:
-		case <-time.After(20 * time.Second):
-			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-			<-p.exit
-		}
+// Halt stops the server (fast shutdown), keeping its data for Start.
+func (p *Postgres) Halt() {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return
 	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
+	select {
+	case <-p.exit:
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.exit
+	}
+	p.cmd = nil
+}
+
+// Stop stops the server and removes its directory.
+func (p *Postgres) Stop() {
+	p.Halt()
 	_ = os.RemoveAll(p.dir)
 }
 
