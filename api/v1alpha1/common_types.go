@@ -353,13 +353,21 @@ type Expectation struct {
 
 // RelativeExpectation compares a figure with the same figure of a baseline:
 // within a tolerance of it, or as a ratio (figure / baseline's figure)
-// between atLeast and atMost. It is checked once both have succeeded,
-// whichever ends last.
+// between atLeast and atMost. The baseline is another benchmark (checked
+// once both have succeeded, whichever ends last), or the figure's own
+// history in the results database.
 // +kubebuilder:validation:XValidation:rule="!has(self.atLeast) || !has(self.atMost) || self.atLeast <= self.atMost",message="relative.atLeast is above relative.atMost: no ratio can hold"
+// +kubebuilder:validation:XValidation:rule="has(self.baseline) != has(self.history)",message="relative needs one baseline: another benchmark (baseline) or the figure's own earlier runs (history), not both"
 type RelativeExpectation struct {
 	// baseline names a benchmark of the same kind in the same namespace.
-	// +required
-	Baseline BenchmarkName `json:"baseline"`
+	// +optional
+	Baseline BenchmarkName `json:"baseline,omitempty"`
+
+	// history is the figure's own earlier runs: the median of their medians,
+	// in the results database (the manager's --results-db). The first run
+	// of a configuration has none: its expectation is Unknown.
+	// +optional
+	History *HistoryBaseline `json:"history,omitempty"`
 
 	// atLeast is the lowest acceptable ratio of the figure to the baseline's,
 	// e.g. 2.6 for "at least 2.6x the baseline's read IOPS". With atLeast or
@@ -386,6 +394,25 @@ type RelativeExpectation struct {
 	// metrics, HigherIsBetter otherwise.
 	// +optional
 	Direction ExpectationDirection `json:"direction,omitempty"`
+}
+
+// GetBaseline is the named baseline, "" for none (or a nil expectation).
+func (r *RelativeExpectation) GetBaseline() BenchmarkName {
+	if r == nil {
+		return ""
+	}
+	return r.Baseline
+}
+
+// HistoryBaseline is a figure's earlier runs: the runs of the benchmark's
+// configuration (its name, pool, tuning and setup) before this one.
+type HistoryBaseline struct {
+	// runs is how many of the newest earlier runs make the baseline.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	Runs int32 `json:"runs,omitempty"`
 }
 
 // EnvVar is an environment variable passed to the benchmark tool (argv-safe: no

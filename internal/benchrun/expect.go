@@ -27,10 +27,15 @@ func (m *machine) expect(ctx context.Context, summaries []results.Summary) error
 	if len(exps) == 0 {
 		return nil
 	}
-	checks, err := results.Evaluate(exps, summaries, func(name string) ([]results.Summary, error) {
-		return m.baselineSummaries(ctx, name)
+	checks, err := results.Evaluate(exps, summaries, results.Baselines{
+		Named:   func(name string) ([]results.Summary, error) { return m.baselineSummaries(ctx, name) },
+		History: m.historyBaseline(ctx, summaries),
 	})
 	switch {
+	case errors.Is(err, results.ErrNoHistory):
+		m.setCondition(benchv1.ConditionMeetsExpectations, metav1.ConditionUnknown, benchv1.ReasonBaselineMissing,
+			clip("a history expectation has no baseline: "+err.Error()))
+		return nil
 	case errors.Is(err, results.ErrNoBaseline):
 		m.setCondition(benchv1.ConditionMeetsExpectations, metav1.ConditionUnknown, benchv1.ReasonBaselineMissing,
 			"a relative expectation's baseline has not succeeded yet (or does not exist) in this namespace: checked again when it succeeds")

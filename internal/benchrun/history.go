@@ -167,3 +167,45 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// historyBaseline looks up a history expectation's baseline: the median of
+// the figure's medians over the newest earlier runs of the run's
+// configuration, the run being indexed already. The figure is the one
+// results.Figure picks from summaries (its message size, if any).
+func (m *machine) historyBaseline(ctx context.Context, summaries []results.Summary) func(benchv1.Expectation, int) (float64, int, error) {
+	return func(e benchv1.Expectation, runs int) (float64, int, error) {
+		if m.ResultsDB == nil {
+			return 0, 0, fmt.Errorf("%w (the manager runs without --results-db)", results.ErrNoHistory)
+		}
+		fig, ok := results.Figure(summaries, e.Test, e.Metric, e.MessageSize)
+		if !ok {
+			return 0, 0, fmt.Errorf("%w (the run has no such figure)", results.ErrNoHistory)
+		}
+		uid := string(m.b.GetUID())
+		size := fig.Labels[results.LabelMsgSize]
+		hs, err := m.ResultsDB.RunHistories(ctx, uid, runs+1, func(c resultsdb.Config) bool {
+			return c.Test == e.Test && c.Metric == e.Metric && c.Labels[results.LabelMsgSize] == size
+		}, historyConfigs)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%w (%v)", results.ErrNoHistory, err)
+		}
+		for _, h := range hs {
+			i := slices.IndexFunc(h.Points, func(p resultsdb.Point) bool { return p.RunUID == uid })
+			if i <= 0 {
+				continue
+			}
+			earlier := h.Points[max(0, i-runs):i]
+			medians := make([]float64, len(earlier))
+			for j, p := range earlier {
+				medians[j] = p.Median
+			}
+			slices.Sort(medians)
+			n := len(medians)
+			if n%2 == 1 {
+				return medians[n/2], n, nil
+			}
+			return (medians[n/2-1] + medians[n/2]) / 2, n, nil
+		}
+		return 0, 0, results.ErrNoHistory
+	}
+}

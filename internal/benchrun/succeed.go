@@ -23,14 +23,16 @@ func (m *machine) succeed(ctx context.Context, summaries []results.Summary, note
 	msg := fmt.Sprintf("%d repetition(s) completed; results in %s", m.spec.Repetitions, m.st.ArtifactURI)
 	m.setRunning(metav1.ConditionFalse, benchv1.ReasonCompleted, msg)
 	m.setCondition(benchv1.ConditionSucceeded, metav1.ConditionTrue, benchv1.ReasonCompleted, msg)
-	if err := m.expect(ctx, summaries); err != nil {
-		return err
-	}
 	run := m.run()
 	if err := run.PutSucceeded(ctx, now.Time); err != nil {
 		return err
 	}
-	m.index(ctx, run)
+	indexErr := m.index(ctx, run)
+	// After indexing: a history expectation reads the runs before this one.
+	if err := m.expect(ctx, summaries); err != nil {
+		return err
+	}
+	m.checkHistory(ctx, run.Location.UID, indexErr)
 	if err := run.WriteReport(ctx); err != nil {
 		// The figures are stored; a report that cannot be drawn does not fail them.
 		m.Recorder.Eventf(m.b, corev1.EventTypeWarning, "ReportFailed", "report.html not written: %v", err)
@@ -39,13 +41,13 @@ func (m *machine) succeed(ctx context.Context, summaries []results.Summary, note
 	return nil
 }
 
-// index adds the run to the results database and checks it against its
-// history. A database that cannot take it does not fail the figures: an
-// event and the Regressed condition say so, and the manager's next backfill
-// adds the run (its outcome.json is stored).
-func (m *machine) index(ctx context.Context, run runstore.Run) {
+// index adds the run to the results database. A database that cannot take
+// it does not fail the figures: an event and the Regressed condition say
+// so, and the manager's next backfill adds the run (its outcome.json is
+// stored).
+func (m *machine) index(ctx context.Context, run runstore.Run) error {
 	if m.ResultsDB == nil {
-		return
+		return nil
 	}
 	prefix, err := run.Location.Prefix()
 	if err == nil {
@@ -54,5 +56,5 @@ func (m *machine) index(ctx context.Context, run runstore.Run) {
 	if err != nil {
 		m.Recorder.Eventf(m.b, corev1.EventTypeWarning, "IndexFailed", "not in the results database yet (the next backfill adds it): %v", err)
 	}
-	m.checkHistory(ctx, run.Location.UID, err)
+	return err
 }

@@ -18,14 +18,18 @@ func PrintExpectations(w io.Writer, exps []benchv1.Expectation, summaries []resu
 	var absolute []benchv1.Expectation
 	for _, e := range exps {
 		if e.Relative != nil {
-			if _, err := fmt.Fprintf(w, "  not checked here: %s %s relative to %s (baselines are runs in a cluster)\n", e.Test, e.Metric, e.Relative.Baseline); err != nil {
+			against := string(e.Relative.Baseline)
+			if e.Relative.History != nil {
+				against = "its own earlier runs"
+			}
+			if _, err := fmt.Fprintf(w, "  not checked here: %s %s relative to %s (baselines are runs in a cluster)\n", e.Test, e.Metric, against); err != nil {
 				return err
 			}
 			continue
 		}
 		absolute = append(absolute, e)
 	}
-	checks, err := results.Evaluate(absolute, summaries, func(string) ([]results.Summary, error) { return nil, results.ErrNoBaseline })
+	checks, err := results.Evaluate(absolute, summaries, results.Baselines{Named: func(string) ([]results.Summary, error) { return nil, results.ErrNoBaseline }})
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,10 @@ type Check struct {
 	// Value is the figure (median over counted repetitions) and Unit its unit.
 	Value float64
 	Unit  string
-	// Baseline is the baseline's figure, for relative expectations.
-	Baseline float64
+	// Baseline is the baseline's figure, for relative expectations; a
+	// history's is the median of BaselineRuns runs' medians.
+	Baseline     float64
+	BaselineRuns int
 	// Met tells whether it holds; Problem says why not, or what is missing.
 	Met     bool
 	Problem string
@@ -33,12 +35,17 @@ func (c Check) Describe() string {
 		return what + ": " + c.Problem
 	}
 	figure := fmt.Sprintf("%s = %s %s", what, strconv.FormatFloat(c.Value, 'g', 6, 64), c.Unit)
+	base, owner := "baseline "+string(e.Relative.GetBaseline()), "baseline "+string(e.Relative.GetBaseline())+"'s"
+	if e.Relative != nil && e.Relative.History != nil {
+		base = fmt.Sprintf("the median of its last %d run(s)", c.BaselineRuns)
+		owner = fmt.Sprintf("its last %d run(s)' median", c.BaselineRuns)
+	}
 	switch {
 	case e.Relative != nil && (e.Relative.AtLeast != nil || e.Relative.AtMost != nil):
-		figure += fmt.Sprintf(" (%sx baseline %s's %s; %s)", ratioText(c.Value, c.Baseline), e.Relative.Baseline,
+		figure += fmt.Sprintf(" (%sx %s %s; %s)", ratioText(c.Value, c.Baseline), owner,
 			strconv.FormatFloat(c.Baseline, 'g', 6, 64), ratioBounds(e.Relative))
 	case e.Relative != nil:
-		figure += fmt.Sprintf(" (baseline %s: %s, tolerance %s)", e.Relative.Baseline, strconv.FormatFloat(c.Baseline, 'g', 6, 64), tolerance(e.Relative))
+		figure += fmt.Sprintf(" (%s: %s, tolerance %s)", base, strconv.FormatFloat(c.Baseline, 'g', 6, 64), tolerance(e.Relative))
 	case e.AtLeast != nil && e.AtMost != nil:
 		figure += fmt.Sprintf(" (between %g and %g)", *e.AtLeast, *e.AtMost)
 	case e.AtLeast != nil:
@@ -56,10 +63,23 @@ func (c Check) Describe() string {
 // baseline run.
 var ErrNoBaseline = fmt.Errorf("no finished baseline")
 
-// Evaluate holds every expectation against the summaries of a run. baseline
-// returns the summaries of a named baseline run (relative expectations);
-// ErrNoBaseline means it has not finished (or does not exist).
-func Evaluate(exps []benchv1.Expectation, summaries []Summary, baseline func(name string) ([]Summary, error)) ([]Check, error) {
+// ErrNoHistory is returned by a history lookup that finds no earlier run
+// of the figure (or no database to look in); it is an ErrNoBaseline.
+var ErrNoHistory = fmt.Errorf("%w: no earlier runs of the figure in the results database", ErrNoBaseline)
+
+// Baselines look up what relative expectations compare with.
+type Baselines struct {
+	// Named returns the summaries of a named baseline run; ErrNoBaseline:
+	// it has not finished (or does not exist).
+	Named func(name string) ([]Summary, error)
+	// History returns the median of the expectation's figure over its
+	// newest runs earlier runs (each run's median), and how many there
+	// were; ErrNoBaseline: none yet.
+	History func(e benchv1.Expectation, runs int) (float64, int, error)
+}
+
+// Evaluate holds every expectation against the summaries of a run.
+func Evaluate(exps []benchv1.Expectation, summaries []Summary, baselines Baselines) ([]Check, error) {
 	var out []Check
 	for _, e := range exps {
 		c := Check{Expectation: e}
@@ -71,8 +91,18 @@ func Evaluate(exps []benchv1.Expectation, summaries []Summary, baseline func(nam
 		}
 		c.Value, c.Unit = s.Stats.Median, s.Unit
 		switch {
+		case e.Relative != nil && e.Relative.History != nil:
+			if baselines.History == nil {
+				return nil, ErrNoBaseline
+			}
+			v, n, err := baselines.History(e, int(max(1, e.Relative.History.Runs)))
+			if err != nil {
+				return nil, err
+			}
+			c.Baseline, c.BaselineRuns = v, n
+			c.Met, c.Problem = relative(e, c.Value, c.Baseline)
 		case e.Relative != nil:
-			base, err := baseline(string(e.Relative.Baseline))
+			base, err := baselines.Named(string(e.Relative.Baseline))
 			if err != nil {
 				return nil, err
 			}

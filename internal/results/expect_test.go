@@ -58,7 +58,7 @@ func TestEvaluate(t *testing.T) {
 		{"ratio between", benchv1.Expectation{Test: "osu_latency", Metric: "latency", Relative: &benchv1.RelativeExpectation{Baseline: "c2", AtLeast: ptr.To(1.1), AtMost: ptr.To(1.2)}}, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checks, err := Evaluate([]benchv1.Expectation{tc.exp}, run, lookup)
+			checks, err := Evaluate([]benchv1.Expectation{tc.exp}, run, Baselines{Named: lookup})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,16 +68,49 @@ func TestEvaluate(t *testing.T) {
 			}
 		})
 	}
-	_, err := Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c9"}}}, run, lookup)
+	_, err := Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c9"}}}, run, Baselines{Named: lookup})
 	if !errors.Is(err, ErrNoBaseline) {
 		t.Errorf("missing baseline: %v", err)
 	}
-	checks, _ := Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c2", AtLeast: ptr.To(2.6)}}}, run, lookup)
+	checks, _ := Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", Relative: &benchv1.RelativeExpectation{Baseline: "c2", AtLeast: ptr.To(2.6)}}}, run, Baselines{Named: lookup})
 	if d := checks[0].Describe(); d != "randread read_iops = 41000 IOPS (1.02x baseline c2's 40000; at least 2.6x): 1.02x the baseline, below 2.6x" {
 		t.Errorf("Describe: %q", d)
 	}
-	checks, _ = Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", AtLeast: ptr.To(50000.0)}}, run, lookup)
+	checks, _ = Evaluate([]benchv1.Expectation{{Test: "randread", Metric: "read_iops", AtLeast: ptr.To(50000.0)}}, run, Baselines{Named: lookup})
 	if d := checks[0].Describe(); !strings.HasPrefix(d, "randread read_iops = 41000 IOPS (at least 50000): below 50000") {
 		t.Errorf("Describe: %q", d)
+	}
+}
+
+// A history expectation compares with the median of the figure's earlier
+// runs, says so, and is not checked (ErrNoHistory) without them.
+func TestEvaluateAgainstHistory(t *testing.T) {
+	run := []Summary{summary("randread", "read_iops", "IOPS", "", 41000)}
+	history := func(medians ...float64) Baselines {
+		return Baselines{History: func(e benchv1.Expectation, runs int) (float64, int, error) {
+			if len(medians) == 0 {
+				return 0, 0, ErrNoHistory
+			}
+			return medians[0], min(runs, len(medians)), nil
+		}}
+	}
+	exp := benchv1.Expectation{Test: "randread", Metric: "read_iops",
+		Relative: &benchv1.RelativeExpectation{History: &benchv1.HistoryBaseline{Runs: 10}, Tolerance: "5%"}}
+	checks, err := Evaluate([]benchv1.Expectation{exp}, run, history(45000, 1, 1))
+	if err != nil || len(checks) != 1 || checks[0].Met || checks[0].BaselineRuns != 3 {
+		t.Fatalf("%+v, %v", checks, err)
+	}
+	want := "randread read_iops = 41000 IOPS (the median of its last 3 run(s): 45000, tolerance 5%): 8.9% lower than the baseline (higher is better)"
+	if got := checks[0].Describe(); got != want {
+		t.Errorf("Describe:\n got %s\nwant %s", got, want)
+	}
+	if checks, _ := Evaluate([]benchv1.Expectation{exp}, run, history(42000)); !checks[0].Met {
+		t.Errorf("2.4%% below the history's median, 5%% allowed: %s", checks[0].Describe())
+	}
+	if _, err := Evaluate([]benchv1.Expectation{exp}, run, history()); !errors.Is(err, ErrNoHistory) || !errors.Is(err, ErrNoBaseline) {
+		t.Errorf("no earlier runs: %v", err)
+	}
+	if _, err := Evaluate([]benchv1.Expectation{exp}, run, Baselines{}); !errors.Is(err, ErrNoBaseline) {
+		t.Errorf("no history lookup: %v", err)
 	}
 }

@@ -71,7 +71,9 @@ func TestStorageBenchmarkRegressedAgainstItsHistory(t *testing.T) {
 		e.ResultsDB = db
 		return (&storagebenchmark.Reconciler{Env: e, Image: "registry.example/fio:test"}).SetupWithManager(mgr)
 	}, kubelet.run)
-	spec := strings.Replace(smallFio, "repetitions: 2", "repetitions: 1", 1)
+	spec := strings.Replace(smallFio, "repetitions: 2", "repetitions: 1", 1) + `expectations:
+- {test: randread-4k-qd4, metric: read_iops, relative: {history: {runs: 10}, tolerance: "5%"}}
+`
 	run := func(i int, s float64) metav1.Condition {
 		mu.Lock()
 		scale = s
@@ -82,6 +84,21 @@ func TestStorageBenchmarkRegressedAgainstItsHistory(t *testing.T) {
 			t.Fatalf("run %d: no Regressed condition: %+v", i, b.Status.Conditions)
 		}
 		t.Logf("run %d (IOPS x%.3f): Regressed=%s %s: %s", i, s, c.Status, c.Reason, c.Message)
+		// The expectation against the figure's own history: none at first,
+		// within 5 % of the earlier runs' median, then 20 % under it.
+		e := meta.FindStatusCondition(b.Status.Conditions, benchv1.ConditionMeetsExpectations)
+		want := map[bool]metav1.ConditionStatus{true: metav1.ConditionTrue, false: metav1.ConditionFalse}[s > 0.9]
+		if i == 1 {
+			want = metav1.ConditionUnknown
+		}
+		if e == nil || e.Status != want {
+			t.Errorf("run %d: MeetsExpectations %+v, want %s", i, e, want)
+		} else {
+			t.Logf("run %d: MeetsExpectations=%s %s: %s", i, e.Status, e.Reason, e.Message)
+		}
+		if i == 6 && !strings.Contains(e.Message, "(the median of its last 5 run(s): ") {
+			t.Errorf("run 6's expectation does not name its baseline: %s", e.Message)
+		}
 		return *c
 	}
 	for i, s := range []float64{1, 1.003, 0.998, 1.002, 0.997} {

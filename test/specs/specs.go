@@ -282,6 +282,12 @@ expectations: [{test: t, metric: read_iops, atLeast: 10, atMost: 5}]`, "atLeast 
 expectations: [{test: osu_latency, metric: latency, atMost: 10, relative: {baseline: b}}]`, "relative cannot be combined with atLeast or atMost"},
 	{"expectation tolerance without %", "MPIBenchmark", MPISpec + `
 expectations: [{test: osu_latency, metric: latency, relative: {baseline: b, tolerance: "0.05"}}]`, "tolerance must be a percentage such as 5% or 2.5%"},
+	{"expectation relative to a benchmark and its history", "MPIBenchmark", MPISpec + `
+expectations: [{test: osu_latency, metric: latency, relative: {baseline: b, history: {runs: 5}}}]`, "relative needs one baseline: another benchmark (baseline) or the figure's own earlier runs (history), not both"},
+	{"expectation relative to nothing", "MPIBenchmark", MPISpec + `
+expectations: [{test: osu_latency, metric: latency, relative: {tolerance: 5%}}]`, "relative needs one baseline"},
+	{"expectation history of 0 runs", "MPIBenchmark", MPISpec + `
+expectations: [{test: osu_latency, metric: latency, relative: {history: {runs: 0}}}]`, "spec.expectations[0].relative.history.runs"},
 
 	// MPIBenchmark.
 	{"osu_latency with 4 ranks", "MPIBenchmark", `
