@@ -24,58 +24,14 @@ import (
 	"github.com/benchwright/benchwright/test/util"
 )
 
-// The manager indexes each succeeded run in its results database (the
-// chart's default: SQLite on its artifact volume), and `benchwright
-// history` reads the runs of a configuration through its own port-forward:
-// the same benchmark run twice is one configuration with two runs.
-func TestHistoryOfRealRuns(t *testing.T) {
-	ns := newNamespace(t)
-	spec := `
-nodeSelector: {kubernetes.io/os: linux}
-repetitions: 2
-volumes: {emptyDir: {}}
-fio:
-  size: 16M
-  runtime: 2s
-  jobs:
-  - {name: hist-randread, rw: randread, blockSize: 4k}
-`
-	var uids []string
-	for range 2 {
-		b := storageBenchmark(t, ns, "nightly-fio", spec)
-		waitSucceeded(t, b, &b.Status.BenchmarkStatusCommon, 3*time.Minute)
-		uids = append(uids, string(b.UID))
-		util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
-	}
-	cli := buildCLI(t)
-	history := func(format string) []byte {
-		out, err := exec.Command(cli, "history", "--metric", "read_iops", "--test", "hist-randread", "-n", ns, "--format", format,
-			"--kubeconfig", env["KUBECONFIG"], "--manager", env["SYSTEM_NAMESPACE"]+"/benchwright-manager").CombinedOutput()
-		if err != nil {
-			t.Fatalf("benchwright history --format %s: %v\n%s", format, err, out)
-		}
-		return out
-	}
-	t.Logf("benchwright history --metric read_iops --test hist-randread -n %s:\n%s", ns, history("text"))
-	var hs []resultsdb.History
-	if err := json.Unmarshal(history("json"), &hs); err != nil {
-		t.Fatal(err)
-	}
-	if len(hs) != 1 || hs[0].Config.Series != "nightly-fio" || hs[0].Config.Namespace != ns || len(hs[0].Points) != 2 {
-		t.Fatalf("want one configuration with two runs: %+v", hs)
-	}
-	for i, p := range hs[0].Points {
-		if p.RunUID != uids[i] || p.N != 2 || p.Median <= 0 {
-			t.Errorf("point %d: %+v, want run %s's median of 2 repetitions", i, p, uids[i])
-		}
-	}
-}
-
 // recurring runs a benchmark again and again under one name (one series),
 // each time from spec, and returns the Regressed condition of each run.
-func recurring(t *testing.T, ns, name string, specs []string) []metav1.Condition {
+func recurring(t *testing.T, ns, name string, specs []string) ([]metav1.Condition, []string) {
 	t.Helper()
-	var out []metav1.Condition
+	var (
+		out  []metav1.Condition
+		uids []string
+	)
 	for i, spec := range specs {
 		b := storageBenchmark(t, ns, name, spec)
 		waitSucceeded(t, b, &b.Status.BenchmarkStatusCommon, 3*time.Minute)
@@ -84,22 +40,24 @@ func recurring(t *testing.T, ns, name string, specs []string) []metav1.Condition
 			t.Fatalf("run %d has no Regressed condition: %+v", i+1, b.Status.Conditions)
 		}
 		t.Logf("run %d: Regressed=%s %s: %s", i+1, c.Status, c.Reason, c.Message)
-		out = append(out, *c)
+		out, uids = append(out, *c), append(uids, string(b.UID))
 		util.DeleteAndWaitGone(t, k8s, b, 2*time.Minute)
 	}
-	return out
+	return out, uids
 }
 
-// A slowdown injected into a benchmark that runs again and again is flagged
-// Regressed by the manager, naming the figure and the runs compared: five
-// runs of fio capped at 1000 IOPS, then one capped at 800 (fio's rate_iops,
-// the throttle a noisy neighbour or a smaller disk would be).
+// The manager indexes each succeeded run in its results database (the
+// chart's default: SQLite on its artifact volume), and a slowdown injected
+// into a benchmark that runs again and again is flagged Regressed, naming
+// the figure and the runs compared: five runs of fio capped at 1000 IOPS,
+// then one capped at 800 (fio's rate_iops, the throttle a noisy neighbour
+// or a smaller disk would be).
 func TestRegressedOnRealRuns(t *testing.T) {
 	ns := newNamespace(t)
 	spec := func(rate int) string {
 		return fmt.Sprintf(`
 nodeSelector: {kubernetes.io/os: linux}
-repetitions: 2
+repetitions: 1
 volumes: {emptyDir: {}}
 fio:
   size: 16M
@@ -108,7 +66,7 @@ fio:
   - {name: capped-randread, rw: randread, blockSize: 4k, rateIOPS: %d}
 `, rate)
 	}
-	conds := recurring(t, ns, "capped-fio", []string{spec(1000), spec(1000), spec(1000), spec(1000), spec(1000), spec(800)})
+	conds, uids := recurring(t, ns, "capped-fio", []string{spec(1000), spec(1000), spec(1000), spec(1000), spec(1000), spec(800)})
 	for i, c := range conds[:5] {
 		if c.Reason != benchv1.ReasonTooFewRuns && c.Reason != benchv1.ReasonSteady {
 			t.Errorf("steady run %d: %s %s", i+1, c.Reason, c.Message)
@@ -125,6 +83,31 @@ fio:
 	}
 	if !slices.ContainsFunc(events.Items, func(e corev1.Event) bool { return e.Reason == benchv1.ReasonRegressed && e.Type == corev1.EventTypeWarning }) {
 		t.Error("no Regressed event")
+	}
+
+	// `benchwright history` reads the six runs through its own port-forward
+	// to the manager: one configuration, oldest first.
+	cli := buildCLI(t)
+	history := func(format string) []byte {
+		out, err := exec.Command(cli, "history", "--metric", "read_iops", "--test", "capped-randread", "-n", ns, "--format", format,
+			"--kubeconfig", env["KUBECONFIG"], "--manager", env["SYSTEM_NAMESPACE"]+"/benchwright-manager").CombinedOutput()
+		if err != nil {
+			t.Fatalf("benchwright history --format %s: %v\n%s", format, err, out)
+		}
+		return out
+	}
+	t.Logf("benchwright history --metric read_iops --test capped-randread -n %s:\n%s", ns, history("text"))
+	var hs []resultsdb.History
+	if err := json.Unmarshal(history("json"), &hs); err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != 1 || hs[0].Config.Series != "capped-fio" || hs[0].Config.Namespace != ns || len(hs[0].Points) != 6 {
+		t.Fatalf("want one configuration with six runs: %+v", hs)
+	}
+	for i, p := range hs[0].Points {
+		if p.RunUID != uids[i] || p.N != 1 || p.Median <= 0 {
+			t.Errorf("point %d: %+v, want run %s's median", i, p, uids[i])
+		}
 	}
 }
 
