@@ -22,4 +22,4 @@ trap 'rm -rf "$out"' EXIT
 # rendered template must not either.
 sed -i '/^  namespace: /d' "$out/workflowtemplate.yaml"
 
-"$ARGO" lint --offline --no-color "$out/workflowtemplate.yaml" "$ROOT"/examples/campaigns/*.yaml
+"$ARGO" lint --offline --no-color "$out/workflowtemplate.yaml" "$ROOT"/examples/campaigns/*.yaml "$ROOT"/examples/cron/*.yaml

@@ -31,6 +31,30 @@ func examples(t *testing.T) map[string]*unstructured.Unstructured {
 		rel, _ := filepath.Rel(util.RepoRoot(), f)
 		out[rel] = readObject(t, rel)
 	}
+	// A CronWorkflow's Workflows, as it makes them: its workflowSpec, named
+	// after it.
+	for rel, cron := range cronExamples(t) {
+		spec, _, _ := unstructured.NestedMap(cron.Object, "spec", "workflowSpec")
+		wf := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+		wf.SetAPIVersion("argoproj.io/v1alpha1")
+		wf.SetKind("Workflow")
+		wf.SetGenerateName(cron.GetName() + "-")
+		out[rel] = wf
+	}
+	return out
+}
+
+// cronExamples are examples/cron/*.yaml: campaigns on a schedule.
+func cronExamples(t *testing.T) map[string]*unstructured.Unstructured {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(util.RepoRoot(), "examples", "cron", "*.yaml"))
+	out := map[string]*unstructured.Unstructured{}
+	for _, f := range files {
+		rel, _ := filepath.Rel(util.RepoRoot(), f)
+		if out[rel] = readObject(t, rel); out[rel].GetKind() != "CronWorkflow" {
+			t.Fatalf("%s is a %s, want a CronWorkflow", rel, out[rel].GetKind())
+		}
+	}
 	return out
 }
 
@@ -72,6 +96,16 @@ func TestAcceptedByAPIServer(t *testing.T) {
 	for name, wf := range examples(t) {
 		wf.SetNamespace(campaigns)
 		if err := k8sClient.Create(ctx, wf, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	crons := cronExamples(t)
+	if len(crons) == 0 {
+		t.Error("no examples/cron/*.yaml")
+	}
+	for name, cron := range crons {
+		cron.SetNamespace(campaigns)
+		if err := k8sClient.Create(ctx, cron, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

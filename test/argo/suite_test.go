@@ -96,7 +96,7 @@ func argoCRDs() (string, error) {
 // object schema, and the steps of a step group the schema of a DAG task, which
 // has every field of a step (and two more).
 func installArgoCRDs(ctx context.Context, dir string) error {
-	for _, kind := range []string{"workflows", "workflowtemplates"} {
+	for _, kind := range []string{"workflows", "workflowtemplates", "cronworkflows"} {
 		data, err := os.ReadFile(filepath.Join(dir, "argoproj.io_"+kind+".yaml"))
 		if err != nil {
 			return err
