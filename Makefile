@@ -149,11 +149,15 @@ chaos: ## On a local control plane with kwok nodes (AUDIT=1, 6 nodes): 50 benchm
 
 .PHONY: test-real
 test-real: ## On a real cluster here (root) with Argo Workflows: brings it up, runs real fio, dd, MPI, fabtests, the tuner and campaigns (a 2x2x3 matrix, a failed cell retried, a Workflow deleted mid-run, a node lost mid-campaign) through the chart's manager pod and WorkflowTemplate, tears it down.
-	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 60m -skip '^(TestSeed|TestRunToRunNoise)' ./test/real/
+	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 60m -skip '^(TestSeed|TestRunToRunNoise|TestCronCampaign)' ./test/real/
 
 .PHONY: campaigns-real
 campaigns-real: ## On a real cluster here (root) with Argo Workflows: the seeds' example campaigns (examples/campaigns), their pools named after the seeds' machine types on the two real nodes; each report's figures checked against the stored samples. Not in CI (time); SEEDS='S1|S4' picks.
 	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 120m -run '^TestSeed($(or $(SEEDS),.*))$$' -v ./test/real/
+
+.PHONY: cron-real
+cron-real: ## On a real cluster here (root) with Argo Workflows: examples/cron/s1-nightly.yaml every minute with one fio cell, until two scheduled campaigns succeed; the history holds both (about 5 minutes; not in CI).
+	ARGO=1 REAL_ARGO=1 go test -tags real -count=1 -timeout 30m -run '^TestCronCampaign$$' -v ./test/real/
 
 .PHONY: history-noise-real
 history-noise-real: ## On a real cluster here (root): fio 4k random reads RUNS times (default 8) under one name, and the run-to-run coefficient of variation of their medians, from the results database (the noise the regression detector's synthetic figures use).
