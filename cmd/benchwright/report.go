@@ -24,6 +24,7 @@ func newReportCommand() *cobra.Command {
 	var cluster clusterFlags
 	var pub publishFlags
 	var matrix campaign.Params
+	history := true
 	cmd := &cobra.Command{
 		Use:   "report FILE|DIR...|-l SELECTOR [-o report.html] [--publish]",
 		Short: "Write a report of runs: tables, comparison and plots",
@@ -120,6 +121,9 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			if err != nil {
 				return err
 			}
+			if history && cluster.selector != "" {
+				opts.Trends = cluster.trends(cmd.Context(), runs, cmd.ErrOrStderr())
+			}
 			// The dimensions --baseline names lead, then the campaign's.
 			opts.Cells, opts.Campaign, opts.Lead = view.cells, view.campaign, append(baseline.lead(), view.lead...)
 			// The campaign's baselines were checked with its matrix: one its
@@ -154,6 +158,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title")
 	baseline.register(cmd)
 	cmd.Flags().BoolVar(&opts.All, "all", false, "compare every metric, not only the headline ones")
+	cmd.Flags().BoolVar(&history, "history", history, "with -l: each run's headline figures among the earlier runs of their configurations, from the manager's results database (a section \"Over time\")")
 	registerRatioFlags(cmd, &opts.Ratio, &opts.MaxCV)
 	cmd.Flags().StringVar(&matrix.Pools, "campaign-pools", "", "with -l "+benchv1.CampaignLabel+"=WORKFLOW: the campaign's pools parameter; with --campaign-benchmarks (and --campaign-tunings) the report lists the benchmarks of cells that never made them")
 	cmd.Flags().StringVar(&matrix.Tunings, "campaign-tunings", "", "the campaign's tunings parameter (JSON)")

@@ -10,13 +10,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 )
 
 // HistoryReader answers history queries (*resultsdb.DB).
 type HistoryReader interface {
 	History(ctx context.Context, q resultsdb.Query) ([]resultsdb.History, error)
+	RunHistories(ctx context.Context, uid string, runs int, keep func(resultsdb.Config) bool, maxConfigs int) ([]resultsdb.History, error)
 }
+
+// Bounds of a run's histories (?run=UID): its headline figures' (or the
+// metric's) configurations, each's newest runs.
+const (
+	runHistoryRuns    = 30
+	runHistoryConfigs = 50
+)
 
 // WithHistory makes h serve /api/history from db and returns h.
 func (h *Handler) WithHistory(db HistoryReader) *Handler {
@@ -28,16 +37,18 @@ func (h *Handler) WithHistory(db HistoryReader) *Handler {
 const HistoryPath = "/api/history"
 
 // ParseHistoryQuery reads a history query from URL parameters: metric
-// (needed), test, kind, namespace, series, label (k=v, repeated), since
-// (RFC 3339), runs, identity (label keys, repeated).
+// (needed, unless run names a run), test, kind, namespace, series, label
+// (k=v, repeated), since (RFC 3339), runs, identity (label keys, repeated).
+// With run=UID, the histories are those of the run's configurations (its
+// headline figures', or the metric's).
 func ParseHistoryQuery(v url.Values) (resultsdb.Query, error) {
 	q := resultsdb.Query{
 		Metric: v.Get("metric"), Test: v.Get("test"), Kind: v.Get("kind"),
-		Namespace: v.Get("namespace"), Series: v.Get("series"),
+		Namespace: v.Get("namespace"), Series: v.Get("series"), RunUID: v.Get("run"),
 		Identity: resultsdb.Identity{Extra: v["identity"]},
 	}
-	if q.Metric == "" {
-		return q, fmt.Errorf("metric is needed (e.g. ?metric=read_iops)")
+	if q.Metric == "" && q.RunUID == "" {
+		return q, fmt.Errorf("metric is needed (e.g. ?metric=read_iops), or run (a run's UID)")
 	}
 	for _, l := range v["label"] {
 		k, val, ok := strings.Cut(l, "=")
@@ -69,7 +80,7 @@ func ParseHistoryQuery(v url.Values) (resultsdb.Query, error) {
 // HistoryValues are the URL parameters of q (ParseHistoryQuery's inverse).
 func HistoryValues(q resultsdb.Query) url.Values {
 	v := url.Values{}
-	for k, s := range map[string]string{"metric": q.Metric, "test": q.Test, "kind": q.Kind, "namespace": q.Namespace, "series": q.Series} {
+	for k, s := range map[string]string{"metric": q.Metric, "test": q.Test, "kind": q.Kind, "namespace": q.Namespace, "series": q.Series, "run": q.RunUID} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -124,7 +135,12 @@ func (h *Handler) readHistory(w http.ResponseWriter, r *http.Request) ([]results
 			return nil, q, false
 		}
 	}
-	hs, err := h.history.History(r.Context(), q)
+	var hs []resultsdb.History
+	if q.RunUID != "" {
+		hs, err = h.runHistories(r, q)
+	} else {
+		hs, err = h.history.History(r.Context(), q)
+	}
 	if err != nil {
 		if r.Context().Err() == nil {
 			h.log.Error(err, "reading a history", "query", r.URL.RawQuery)
@@ -133,4 +149,26 @@ func (h *Handler) readHistory(w http.ResponseWriter, r *http.Request) ([]results
 		return nil, q, false
 	}
 	return hs, q, true
+}
+
+// runHistories are the histories of a run's configurations: its headline
+// figures' (or q.Metric's, q.Test's), and where q names a namespace or kind
+// (a token's reads always do), only configurations of those.
+func (h *Handler) runHistories(r *http.Request, q resultsdb.Query) ([]resultsdb.History, error) {
+	runs := q.Runs
+	if runs == 0 {
+		runs = runHistoryRuns
+	}
+	hs, err := h.history.RunHistories(r.Context(), q.RunUID, runs, func(c resultsdb.Config) bool {
+		switch {
+		case q.Namespace != "" && c.Namespace != q.Namespace, q.Kind != "" && c.Kind != q.Kind:
+			return false
+		case q.Test != "" && c.Test != q.Test:
+			return false
+		case q.Metric != "":
+			return c.Metric == q.Metric
+		}
+		return results.Headline(c.Metric)
+	}, runHistoryConfigs)
+	return hs, err
 }

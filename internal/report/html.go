@@ -194,6 +194,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		"NodesHead":    nodesHeading,
 		"NodesNote":    nodesNote,
 		"LimitNote":    limitsNote,
+		"Trends":       trendSections(r.Trends),
+		"TrendsHead":   trendsHeading,
+		"TrendsNote":   trendsNote,
 	})
 	if err != nil {
 		return err

@@ -100,6 +100,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if err := r.writeAlongMarkdown(w); err != nil {
 		return err
 	}
+	if err := r.writeTrendsMarkdown(w); err != nil {
+		return err
+	}
 	if _, err := io.WriteString(w, "\n## Runs\n\n"); err != nil {
 		return err
 	}

@@ -32,6 +32,9 @@ type Options struct {
 	// (a campaign's answer: those its baselines name); the rest follow in
 	// the dimensions' order.
 	Lead []string
+	// Trends are the runs' figures in their histories (the results
+	// database): each run of their configurations over time.
+	Trends []Trend
 }
 
 // Report is what the renderers draw: runs, their figures, the comparisons.
@@ -49,6 +52,7 @@ type Report struct {
 	Comparison []CompareRow // against Runs[Baseline], where it makes sense (see New); else nil
 	Fits       []Fit        // figures against the numeric labels the runs differ in
 	Cells      []Cell       // a campaign's benchmarks, cell by cell
+	Trends     []Trend      // the runs' figures in their histories
 }
 
 // New builds the report of runs. Runs are compared along each dimension
@@ -66,7 +70,7 @@ func New(runs []Run, opts Options) (*Report, error) {
 	}
 	baseline := runs[opts.Baseline].Name
 	runs = inCampaignOrder(runs, opts.Campaign)
-	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Fits: Fits(runs), Cells: opts.Cells}
+	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Fits: Fits(runs), Cells: opts.Cells, Trends: opts.Trends}
 	r.Baseline = slices.IndexFunc(runs, func(run Run) bool { return run.Name == baseline })
 	if r.Title == "" {
 		r.Title = "benchwright report"

@@ -28,6 +28,9 @@ type Query struct {
 	Runs int
 	// Identity tells the configurations apart.
 	Identity Identity
+	// RunUID, for a server's queries, asks for the histories of one run's
+	// configurations (RunHistories) instead.
+	RunUID string
 }
 
 // DefaultRuns is how many of a configuration's newest runs a query keeps.
