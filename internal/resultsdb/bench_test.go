@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,12 +42,33 @@ func BenchmarkIndex100kSamples(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
+			// The heap while indexing, sampled every 10 ms: the samples
+			// themselves (held here, as the store would stream them) and
+			// what the indexing adds.
+			var peak atomic.Uint64
+			stop := make(chan struct{})
+			go func() {
+				var m runtime.MemStats
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
+					runtime.ReadMemStats(&m)
+					if m.HeapInuse > peak.Load() {
+						peak.Store(m.HeapInuse)
+					}
+				}
+			}()
 			for i := 0; b.Loop(); i++ {
 				run, samples := bigRun(fmt.Sprintf("big-%d", i), 100_000)
 				if added, err := db.Index(context.Background(), run, SamplesOf(samples)); err != nil || !added {
 					b.Fatal(added, err)
 				}
 			}
+			close(stop)
+			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
 		})
 	}
 }
