@@ -3,8 +3,8 @@ package artifactserver
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"

@@ -187,7 +187,7 @@ func (m *machine) historyBaseline(ctx context.Context, summaries []results.Summa
 			return c.Test == e.Test && c.Metric == e.Metric && c.Labels[results.LabelMsgSize] == size
 		}, historyConfigs)
 		if err != nil {
-			return 0, 0, fmt.Errorf("%w (%v)", results.ErrNoHistory, err)
+			return 0, 0, fmt.Errorf("%w (%w)", results.ErrNoHistory, err)
 		}
 		for _, h := range hs {
 			i := slices.IndexFunc(h.Points, func(p resultsdb.Point) bool { return p.RunUID == uid })

@@ -81,7 +81,9 @@ fio:
 	if err := k8s.List(ctx(), &events, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(events.Items, func(e corev1.Event) bool { return e.Reason == benchv1.ReasonRegressed && e.Type == corev1.EventTypeWarning }) {
+	if !slices.ContainsFunc(events.Items, func(e corev1.Event) bool {
+		return e.Reason == benchv1.ReasonRegressed && e.Type == corev1.EventTypeWarning
+	}) {
 		t.Error("no Regressed event")
 	}
 

@@ -61,7 +61,7 @@ func StartPostgres() (*Postgres, error) {
 	}
 	data := filepath.Join(dir, "data")
 	if out, err := run("initdb", "-D", data, "-U", "bench", "--auth=scram-sha-256", "--pwfile="+pwfile, "-E", "UTF8", "--no-locale").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+		return nil, fmt.Errorf("initdb: %w\n%s", err, out)
 	}
 	p.URL = (&url.URL{Scheme: "postgres", User: url.UserPassword("bench", pgPassword), Path: "/postgres",
 		RawQuery: url.Values{"host": {dir}, "sslmode": {"disable"}}.Encode()}).String()
@@ -102,7 +102,7 @@ func (p *Postgres) Start() error {
 		select {
 		case err := <-exit:
 			out, _ := os.ReadFile(log.Name())
-			return fmt.Errorf("postgres exited: %v\n%s", err, out)
+			return fmt.Errorf("postgres exited: %w\n%s", err, out)
 		case <-time.After(100 * time.Millisecond):
 		}
 		if _, err := os.Stat(filepath.Join(p.dir, ".s.PGSQL.5432")); err == nil {
@@ -124,10 +124,12 @@ func (p *Postgres) Halt() {
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
 	select {
-	case <-p.exit:
+	case err := <-p.exit:
+		_ = err // the server's exit status after SIGINT says nothing
 	case <-time.After(20 * time.Second):
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.exit
+		err := <-p.exit
+		_ = err
 	}
 	p.cmd = nil
 }
