@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/sampler"
 )
 
 // headlineOf is a run's headline figure for the run list, "88,314 IOPS
@@ -17,7 +18,7 @@ func headlineOf(s *results.RunSummary) string {
 	var best *results.Summary
 	for i := range s.Summaries {
 		c := &s.Summaries[i]
-		if !results.Headline(c.Metric) || c.Stats.N == 0 {
+		if !results.Headline(c.Metric) || c.Stats.N == 0 || c.Labels[sampler.LabelSource] == sampler.SourceValue {
 			continue
 		}
 		if best == nil {

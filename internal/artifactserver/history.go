@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 )
 
@@ -168,7 +167,7 @@ func (h *Handler) runHistories(r *http.Request, q resultsdb.Query) ([]resultsdb.
 		case q.Metric != "":
 			return c.Metric == q.Metric
 		}
-		return results.Headline(c.Metric)
+		return c.Figure()
 	}, runHistoryConfigs)
 	return hs, err
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/sampler"
 )
 
 // The index is built from a bounded listing of the store, at most every
@@ -171,7 +172,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 		page.Nodes = s.Nodes
 		for _, sum := range s.Summaries {
 			row := rowOf(sum)
-			if h.history != nil && results.Headline(sum.Metric) {
+			if h.history != nil && results.Headline(sum.Metric) && sum.Labels[sampler.LabelSource] != sampler.SourceValue {
 				row.HistoryHref = root + "history?" + historyLink(s, sum).Encode()
 			}
 			page.Rows = append(page.Rows, row)

@@ -59,7 +59,7 @@ func (m *machine) historyVerdict(ctx context.Context, uid string, indexErr error
 	if indexErr != nil {
 		return benchv1.ReasonHistoryUnavailable, fmt.Sprintf("the results database did not take the run, so it was not checked against its history: %v", indexErr)
 	}
-	hs, err := m.ResultsDB.RunHistories(ctx, uid, historyRuns, func(c resultsdb.Config) bool { return results.Headline(c.Metric) }, historyConfigs)
+	hs, err := m.ResultsDB.RunHistories(ctx, uid, historyRuns, resultsdb.Config.Figure, historyConfigs)
 	if err != nil {
 		return benchv1.ReasonHistoryUnavailable, fmt.Sprintf("reading the run's history: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/sampler"
 )
 
 // Config is a configuration: what makes two runs' figures comparable. Its
@@ -44,6 +45,16 @@ var DefaultIdentity = defaultIdentity{
 	results.LabelMPI, results.LabelMsgSize, results.LabelRW, results.LabelBlockSize,
 	results.LabelIODepth, results.LabelNumJobs, results.LabelProcesses,
 	results.LabelDirection, results.LabelTool,
+	// What the nodes did (the sampler's summaries): apart from the tool's
+	// figures, per device, interface and side.
+	sampler.LabelSource, sampler.LabelDevice, sampler.LabelIface, sampler.LabelSide,
+}
+
+// Figure says whether a configuration is one of the tool's headline
+// figures (IOPS, bandwidth, latency...), not the sampler's summary of what
+// the nodes did: what histories are checked and drawn for.
+func (c Config) Figure() bool {
+	return results.Headline(c.Metric) && c.Labels[sampler.LabelSource] != sampler.SourceValue
 }
 
 // Identity tells configurations apart: the database keys every sample by

@@ -220,3 +220,31 @@ func TestEnginesAgree(t *testing.T) {
 		}
 	}
 }
+
+// The sampler's summaries of what the nodes did are configurations of their
+// own (per device), never figures: no history check or plot takes them.
+func TestSamplerSummariesAreNoFigures(t *testing.T) {
+	run, samples := fioRun("s1", "fio", 0, map[string]string{results.LabelMachineType: "c3"}, 1000)
+	for _, dev := range []string{"nvme0n1", "nvme1n1"} {
+		samples = append(samples, results.Sample{Test: "randread-4k", Metric: "disk_iops", Unit: "IOPS", Value: 500,
+			Labels: map[string]string{"source": "sampler", "device": dev}})
+	}
+	eachEngine(t, func(t *testing.T, db *DB, _ string) {
+		index(t, db, run, samples)
+		hs, err := db.RunHistories(context.Background(), "s1", 10, Config.Figure, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var metrics []string
+		for _, h := range hs {
+			metrics = append(metrics, h.Config.Metric)
+		}
+		if !reflect.DeepEqual(metrics, []string{"read_bw", "read_iops"}) {
+			t.Errorf("the run's figures: %v, want read_bw and read_iops, not the sampler's disk_iops", metrics)
+		}
+		all, _ := db.History(context.Background(), Query{Metric: "disk_iops"})
+		if len(all) != 2 {
+			t.Errorf("the sampler's disk_iops: %d configurations, want one per device", len(all))
+		}
+	})
+}
