@@ -117,10 +117,11 @@ func TrendSVG(t Trend) (template.HTML, error) {
 		span = math.Max(math.Abs(hi)*0.05, 1)
 	}
 	c.p.Y.Min, c.p.Y.Max = math.Max(0, lo-0.15*span), hi+0.2*span
-	if len(t.Points) == 1 {
-		x := float64(t.Points[0].Finished.Unix())
-		c.p.X.Min, c.p.X.Max = x-3600, x+3600
-	}
+	// A margin on both sides, so that the first and last runs' marks show
+	// whole.
+	x0, x1 := float64(t.Points[0].Finished.Unix()), float64(t.Points[len(t.Points)-1].Finished.Unix())
+	pad := math.Max((x1-x0)*0.04, 60)
+	c.p.X.Min, c.p.X.Max = x0-pad, x1+pad
 	return c.svg()
 }
 
