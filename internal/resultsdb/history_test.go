@@ -2,12 +2,15 @@ package resultsdb
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -245,6 +248,50 @@ func TestSamplerSummariesAreNoFigures(t *testing.T) {
 		all, _ := db.History(context.Background(), Query{Metric: "disk_iops"})
 		if len(all) != 2 {
 			t.Errorf("the sampler's disk_iops: %d configurations, want one per device", len(all))
+		}
+	})
+}
+
+// Hostile labels are bounded and stored as data: a label value holding SQL,
+// quotes comes back as it was (without its NUL, which PostgreSQL's text
+// cannot hold), a 10 KiB value clipped, 500 labels cut to 128, those a
+// history reads kept; a test name with a NUL is indexed without it.
+func TestHostileLabelsAreBoundedAndStoredSafely(t *testing.T) {
+	labels := map[string]string{
+		results.LabelMachineType: `c3'); DROP TABLE samples; --`,
+		"x-quote":                "\"'`\x00\n",
+		"huge":                   strings.Repeat("é", 5000),
+	}
+	for i := range 500 {
+		labels[fmt.Sprintf("k%03d", i)] = "v"
+	}
+	run, samples := fioRun("hostile", "fio", 0, labels, 1000)
+	samples = append(samples, results.Sample{Test: "bad\x00test", Metric: "read_iops", Unit: "IOPS", Value: 1})
+	eachEngine(t, func(t *testing.T, db *DB, _ string) {
+		index(t, db, run, samples)
+		hs, err := db.History(context.Background(), Query{Metric: "read_iops", Labels: map[string]string{results.LabelMachineType: labels[results.LabelMachineType]}})
+		if err != nil || len(hs) != 1 || hs[0].Points[0].Median != 1000 {
+			t.Fatalf("the run with hostile labels: %+v, %v", hs, err)
+		}
+		if hs, err := db.History(context.Background(), Query{Metric: "read_iops", Test: "badtest"}); err != nil || len(hs) != 1 {
+			t.Errorf("the test name with a NUL: %+v, %v", hs, err)
+		}
+		var stored string
+		if err := db.sql.QueryRow(`SELECT labels FROM samples WHERE run_uid = 'hostile' AND seq = 1`).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]string
+		if err := json.Unmarshal([]byte(stored), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != maxLabels {
+			t.Errorf("%d labels stored, want %d", len(got), maxLabels)
+		}
+		if h, ok := got["huge"]; ok && (len(h) > maxTextBytes || !strings.HasSuffix(h, truncatedMark) || !utf8.ValidString(h)) {
+			t.Errorf("the huge label: %d bytes, valid UTF-8 %v", len(h), utf8.ValidString(h))
+		}
+		if got["x-quote"] != "\"'`\n" || got[results.LabelMachineType] != labels[results.LabelMachineType] {
+			t.Errorf("the labels a history reads came back as %q and %q", got["x-quote"], got[results.LabelMachineType])
 		}
 	})
 }

@@ -196,18 +196,22 @@ const (
 	truncatedMark = "…"
 )
 
-// bounded is s with at most maxLabels labels (the first by key) and every
-// string at most maxTextBytes, cut at a rune boundary and marked.
+// bounded is s with at most maxLabels labels and every string at most
+// maxTextBytes, cut at a rune boundary and marked. The labels kept are those
+// a history reads first (the identity's, pool, tuning, campaign, node,
+// warm-up), then the others by key.
 func bounded(s results.Sample) results.Sample {
 	s.Test, s.Metric, s.Unit = clip(s.Test), clip(s.Metric), clip(s.Unit)
 	within := len(s.Labels) <= maxLabels
 	for k, v := range s.Labels {
-		within = within && len(k) <= maxTextBytes && len(v) <= maxTextBytes
+		within = within && len(k) <= maxTextBytes && len(v) <= maxTextBytes && !strings.Contains(k+v, "\x00")
 	}
 	if within {
 		return s
 	}
-	keys := slices.Sorted(maps.Keys(s.Labels))
+	keys := slices.SortedFunc(maps.Keys(s.Labels), func(a, b string) int {
+		return cmp.Or(cmp.Compare(labelRank(a), labelRank(b)), cmp.Compare(a, b))
+	})
 	if len(keys) > maxLabels {
 		keys = keys[:maxLabels]
 	}
@@ -220,6 +224,8 @@ func bounded(s results.Sample) results.Sample {
 }
 
 func clip(v string) string {
+	// PostgreSQL's text holds no NUL; a name with one is garbage anyway.
+	v = strings.ReplaceAll(v, "\x00", "")
 	if len(v) <= maxTextBytes {
 		return v
 	}
@@ -247,4 +253,14 @@ func (db *DB) Forget(ctx context.Context, uid string) error {
 		}
 		return nil
 	})
+}
+
+// labelRank is 0 for the labels a history reads, 1 for the others.
+func labelRank(k string) int {
+	switch {
+	case isIdentity(k), k == results.LabelPool, k == results.LabelTuning, k == results.LabelCampaign,
+		k == results.LabelNode, k == results.LabelWarmup, k == results.LabelAttempt:
+		return 0
+	}
+	return 1
 }

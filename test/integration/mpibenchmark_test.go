@@ -152,10 +152,10 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 	prefix, _ := artifacts.Location{Namespace: b.Namespace, Kind: "MPIBenchmark", Name: b.Name, UID: string(b.UID)}.Prefix()
 	keys, err := env.store.List(context.Background(), prefix)
 	series := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return !strings.Contains(k, "/monitor/") })
-	// 2 raw logs, samples x2, summary, nodes, report, steps; and the series
-	// of the 2 workers in each of the 2 repetitions (the fake MPI Operator
-	// runs the workers' samplers, not the launcher's).
-	if err != nil || len(keys)-len(series) != 8 || len(series) != 4 {
+	// 2 raw logs, samples x2, summary, nodes, report, steps, outcome; and
+	// the series of the 2 workers in each of the 2 repetitions (the fake
+	// MPI Operator runs the workers' samplers, not the launcher's).
+	if err != nil || len(keys)-len(series) != 9 || len(series) != 4 {
 		t.Errorf("stored %v (%v)", keys, err)
 	}
 	// The workers' node-facts steps ran; their facts, kept on the MPIJob,

@@ -118,6 +118,11 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 	if launcher == nil {
 		return
 	}
+	// The launcher starts once every worker exists, as the MPI Operator
+	// starts it: a worker made after it would be a replacement. (Taken at
+	// the start, with the workers' node-facts steps running one after
+	// another, a second could tick between them and a worker look replaced.)
+	launched := metav1.Now()
 	o.mu.Lock()
 	o.logs[launcher.Name+"/launcher"] = fate.log
 	o.mu.Unlock()
@@ -130,8 +135,8 @@ func (o *fakeMPIOperator) handle(ctx context.Context, job *mpiv2.MPIJob) {
 	if fate.failReason != "" {
 		code, phase = 1, corev1.PodFailed
 	}
-	launcher.Status = corev1.PodStatus{Phase: phase, StartTime: &now, ContainerStatuses: []corev1.ContainerStatus{{
-		Name: "launcher", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: now, FinishedAt: end}},
+	launcher.Status = corev1.PodStatus{Phase: phase, StartTime: &launched, ContainerStatuses: []corev1.ContainerStatus{{
+		Name: "launcher", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: launched, FinishedAt: end}},
 	}}}
 	o.report(ctx, "launcher status: %v", k8sClient.Status().Update(ctx, launcher))
 	running := job.Status.Conditions[1]
