@@ -341,7 +341,8 @@ func checkStored(t *testing.T, c *chaosCounts, bench benchmark, kind, id string,
 	if want := "file://" + dir + "/"; st.ArtifactURI != want {
 		t.Errorf("%s: artifactURI %q, want %q", id, st.ArtifactURI, want)
 	}
-	for _, f := range []string{"summary.json", "samples.csv", "nodes.json", "report.html"} {
+	// outcome.json: the run succeeded, so the results database indexes it.
+	for _, f := range []string{"summary.json", "samples.csv", "nodes.json", "report.html", "outcome.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: %v", id, err)
 		}
@@ -395,10 +396,10 @@ func checkStored(t *testing.T, c *chaosCounts, bench benchmark, kind, id string,
 	}
 }
 
-// runFile is what a run's directory may hold: the results, the inputs
-// (job.fio, steps.json), the raw logs and the file store's .attrs beside
-// each.
-var runFile = regexp.MustCompile(`^((samples\.ndjson|samples\.csv|summary\.json|nodes\.json|report\.html|job\.fio|steps\.json)|raw/[0-9]+/[^/]+\.log)(\.attrs)?$`)
+// runFile is what a run's directory may hold: the results, the outcome, the
+// inputs (job.fio, steps.json), the raw logs and the file store's .attrs
+// beside each.
+var runFile = regexp.MustCompile(`^((samples\.ndjson|samples\.csv|summary\.json|nodes\.json|report\.html|outcome\.json|job\.fio|steps\.json)|raw/[0-9]+/[^/]+\.log)(\.attrs)?$`)
 
 // strayFiles reports and counts the files of a run's directory that are no
 // object the manager stores (a half-written upload's temporary file, say).
