@@ -214,11 +214,7 @@ func writeHistory(w io.Writer, format string, hs []resultsdb.History) error {
 // runName is a run as a person finds it: its object's name and the start
 // of its UID (a campaign's cells share a series, not a name).
 func runName(p resultsdb.Point) string {
-	uid := strings.TrimPrefix(p.RunUID, "local-") // benchwright run's
-	if len(uid) > 8 {
-		uid = uid[:8]
-	}
-	return p.Name + " " + uid
+	return p.Name + " " + resultsdb.ShortUID(p.RunUID)
 }
 
 func cv(p resultsdb.Point) string {

@@ -72,7 +72,7 @@ func historyConfigOf(hist resultsdb.History) historyConfig {
 	}
 	for i, p := range hist.Points {
 		row := historyRow{
-			Finished: p.Finished.Format("2006-01-02 15:04:05"), Name: p.Name, UID: shortID(p.RunUID),
+			Finished: p.Finished.Format("2006-01-02 15:04:05"), Name: p.Name, UID: resultsdb.ShortUID(p.RunUID),
 			Href: "runs/" + url.PathEscape(hist.Config.Namespace) + "/" + url.PathEscape(hist.Config.Kind) + "/" +
 				url.PathEscape(p.Name) + "/" + url.PathEscape(p.RunUID) + "/",
 			N: fmt.Sprint(p.N), Median: num(p.Median), Min: num(p.Min), Max: num(p.Max),
@@ -91,13 +91,6 @@ func historyConfigOf(hist resultsdb.History) historyConfig {
 		c.Rows = append(c.Rows, row)
 	}
 	return c
-}
-
-func shortID(uid string) string {
-	if len(uid) > 8 {
-		return uid[:8]
-	}
-	return uid
 }
 
 // historyLink is the history query of a run's figure: its series (a

@@ -143,19 +143,12 @@ func describeRuns(points []resultsdb.Point, idx []int) string {
 		return "no run"
 	}
 	first, last := points[idx[0]], points[idx[len(idx)-1]]
-	name := func(p resultsdb.Point) string { return p.Name + " " + shortUID(p.RunUID) }
+	name := func(p resultsdb.Point) string { return p.Name + " " + resultsdb.ShortUID(p.RunUID) }
 	if len(idx) == 1 {
 		return fmt.Sprintf("run %s (%s)", name(first), first.Finished.Format("2006-01-02 15:04"))
 	}
 	return fmt.Sprintf("%d runs from %s (%s) to %s (%s)", len(idx), name(first), first.Finished.Format("2006-01-02 15:04"),
 		name(last), last.Finished.Format("2006-01-02 15:04"))
-}
-
-func shortUID(uid string) string {
-	if len(uid) > 8 {
-		return uid[:8]
-	}
-	return uid
 }
 
 func cmpFloat(a, b float64) int {
@@ -199,12 +192,7 @@ func (m *machine) historyBaseline(ctx context.Context, summaries []results.Summa
 			for j, p := range earlier {
 				medians[j] = p.Median
 			}
-			slices.Sort(medians)
-			n := len(medians)
-			if n%2 == 1 {
-				return medians[n/2], n, nil
-			}
-			return (medians[n/2-1] + medians[n/2]) / 2, n, nil
+			return results.Compute(medians).Median, len(medians), nil
 		}
 		return 0, 0, results.ErrNoHistory
 	}

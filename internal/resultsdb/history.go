@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -293,26 +292,18 @@ func anys(ss []string) []any {
 }
 
 func (p *Point) summarize() {
-	v := slices.Clone(p.Values)
-	slices.Sort(v)
-	p.N, p.Min, p.Max = len(v), v[0], v[len(v)-1]
-	if len(v)%2 == 1 {
-		p.Median = v[len(v)/2]
-	} else {
-		p.Median = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	st := results.Compute(p.Values)
+	p.N, p.Median, p.Mean, p.StdDev, p.Min, p.Max = st.N, st.Median, st.Mean, st.Stddev, st.Min, st.Max
+}
+
+// ShortUID is the start of a run's UID, as people tell runs apart
+// (benchwright run's "local-" left out).
+func ShortUID(uid string) string {
+	uid = strings.TrimPrefix(uid, "local-")
+	if len(uid) > 8 {
+		return uid[:8]
 	}
-	var sum float64
-	for _, x := range v {
-		sum += x
-	}
-	p.Mean = sum / float64(len(v))
-	if len(v) > 1 {
-		var ss float64
-		for _, x := range v {
-			ss += (x - p.Mean) * (x - p.Mean)
-		}
-		p.StdDev = math.Sqrt(ss / float64(len(v)-1))
-	}
+	return uid
 }
 
 // RunHistories are the histories of the configurations the run has figures

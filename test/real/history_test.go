@@ -5,7 +5,6 @@ package real
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -154,30 +154,5 @@ fio:
 	}
 	t.Logf("fio randread 4k QD16 read_iops, %d runs' medians: %v", runs, medians)
 	t.Logf("run-to-run CV of the medians: %.1f %%; CV within a run (3 repetitions), median over runs: %.1f %%",
-		100*stddevOf(medians)/meanOf(medians), 100*medianOfValues(withinCV))
-}
-
-func meanOf(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
-
-func stddevOf(x []float64) float64 {
-	m, ss := meanOf(x), 0.0
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return math.Sqrt(ss / float64(len(x)-1))
-}
-
-func medianOfValues(x []float64) float64 {
-	v := slices.Clone(x)
-	slices.Sort(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		results.Compute(medians).CV, 100*results.Compute(withinCV).Median)
 }
