@@ -152,7 +152,7 @@ test-real: ## On a real cluster here (root) with Argo Workflows: brings it up, r
 	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 60m -skip '^(TestSeed|TestRunToRunNoise|TestCronCampaign)' ./test/real/
 
 .PHONY: campaigns-real
-campaigns-real: ## On a real cluster here (root) with Argo Workflows: the seeds' example campaigns (examples/campaigns), their pools named after the seeds' machine types on the two real nodes; each report's figures checked against the stored samples. Not in CI (time); SEEDS='S1|S4' picks.
+campaigns-real: ## On a real cluster here (root) with Argo Workflows: the seeds' example campaigns (examples/campaigns), their pools named after the seeds' machine types on the two real nodes; each report's figures checked against the stored samples. Not in CI (time); SEEDS='S1|S4' picks (S0Storage, S0MPI, S1, S2, S3, S4).
 	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 120m -run '^TestSeed($(or $(SEEDS),.*))$$' -v ./test/real/
 
 .PHONY: cron-real

@@ -282,14 +282,21 @@ func campaignSysctls(t *testing.T) []benchv1.Sysctl {
 	t.Helper()
 	example := &benchv1.TuningProfile{}
 	util.LoadExample(t, "tuning/network-latency.yaml", example)
+	out := inNodeNetns(example.Spec.Sysctls)
+	if len(out) == 0 {
+		t.Fatal("examples/tuning/network-latency.yaml has no net.* sysctl of a node's network namespace")
+	}
+	return out
+}
+
+// inNodeNetns are the net.* sysctls a real node's network namespace has of
+// its own (the rest are this machine's, which both nodes share).
+func inNodeNetns(sysctls []benchv1.Sysctl) []benchv1.Sysctl {
 	var out []benchv1.Sysctl
-	for _, s := range example.Spec.Sysctls {
+	for _, s := range sysctls {
 		if strings.HasPrefix(s.Name, "net.") && exec.Command("nsenter", "--net=/run/netns/"+nodeNetns(0), "sysctl", "-n", s.Name).Run() == nil {
 			out = append(out, s)
 		}
-	}
-	if len(out) == 0 {
-		t.Fatal("examples/tuning/network-latency.yaml has no net.* sysctl of a node's network namespace")
 	}
 	return out
 }
