@@ -158,7 +158,25 @@ func cellOf(b benchmark, kind string) report.Cell {
 		c.Result = headline(b)
 	}
 	c.Expectations, c.ExpectationsFailed = expectationsOf(st)
+	c.History, c.Regressed = historyOf(st)
 	return c
+}
+
+// historyOf says how a run stands against its configuration's history,
+// from its Regressed condition; empty without one (no results database).
+func historyOf(st *benchv1.BenchmarkStatusCommon) (string, bool) {
+	cond := meta.FindStatusCondition(st.Conditions, benchv1.ConditionRegressed)
+	switch {
+	case cond == nil:
+		return "", false
+	case cond.Status == metav1.ConditionTrue:
+		return "regressed: " + cond.Message, true
+	case cond.Reason == benchv1.ReasonImproved:
+		return "improved: " + cond.Message, false
+	case cond.Status == metav1.ConditionFalse:
+		return "steady: " + cond.Message, false
+	}
+	return "not judged: " + cond.Message, false
 }
 
 // expectationsOf says how a benchmark's expectations stand, from its

@@ -3,6 +3,9 @@ package main
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/campaign"
 )
 
@@ -26,5 +29,29 @@ func TestCampaignOf(t *testing.T) {
 	}
 	if c := campaignOf(nil, places); len(c.Dimensions) != 3 || c.Dimensions[0].Values != nil {
 		t.Errorf("without the matrix, the values are the report's to find: %+v", c.Dimensions)
+	}
+}
+
+// A cell's history column reads the run's Regressed condition: regressed
+// (marked), improved, steady, or not judged; nothing without one.
+func TestHistoryOf(t *testing.T) {
+	cond := func(status metav1.ConditionStatus, reason, msg string) *benchv1.BenchmarkStatusCommon {
+		return &benchv1.BenchmarkStatusCommon{Conditions: []metav1.Condition{{Type: benchv1.ConditionRegressed, Status: status, Reason: reason, Message: msg}}}
+	}
+	for _, c := range []struct {
+		st        *benchv1.BenchmarkStatusCommon
+		want      string
+		regressed bool
+	}{
+		{&benchv1.BenchmarkStatusCommon{}, "", false},
+		{cond(metav1.ConditionTrue, benchv1.ReasonRegressed, "read_iops -20.0%"), "regressed: read_iops -20.0%", true},
+		{cond(metav1.ConditionFalse, benchv1.ReasonImproved, "read_iops +9.1%"), "improved: read_iops +9.1%", false},
+		{cond(metav1.ConditionFalse, benchv1.ReasonSteady, "no figure changed"), "steady: no figure changed", false},
+		{cond(metav1.ConditionUnknown, benchv1.ReasonTooFewRuns, "2 earlier runs"), "not judged: 2 earlier runs", false},
+		{cond(metav1.ConditionUnknown, benchv1.ReasonHistoryUnavailable, "database down"), "not judged: database down", false},
+	} {
+		if got, regressed := historyOf(c.st); got != c.want || regressed != c.regressed {
+			t.Errorf("historyOf(%v) = %q, %v; want %q, %v", c.st.Conditions, got, regressed, c.want, c.regressed)
+		}
 	}
 }

@@ -23,6 +23,12 @@ type Cell struct {
 	Expectations string
 	// ExpectationsFailed marks expectations that do not hold.
 	ExpectationsFailed bool
+	// History is the run against its configuration's earlier runs in the
+	// results database ("regressed: ...", "improved: ...", "steady: ...",
+	// "not judged: ..."); empty without a results database.
+	History string
+	// Regressed marks a run that regressed against its history.
+	Regressed bool
 }
 
 // Succeeded says whether the cell's benchmark has figures in the report.
@@ -34,9 +40,13 @@ func cellsGrid(cells []Cell) *grid {
 		return nil
 	}
 	expects := slices.ContainsFunc(cells, func(c Cell) bool { return c.Expectations != "" })
+	history := slices.ContainsFunc(cells, func(c Cell) bool { return c.History != "" })
 	g := &grid{header: []string{"pool", "tuning", "benchmark", "kind", "state", "result"}}
 	if expects {
-		g.header = append(g.header, "expectations")
+		g.header = append(g.header, colExpectations)
+	}
+	if history {
+		g.header = append(g.header, colHistory)
 	}
 	g.right = make([]bool, len(g.header))
 	for _, c := range cells {
@@ -44,9 +54,25 @@ func cellsGrid(cells []Cell) *grid {
 		if expects {
 			row = append(row, orDash(truncateRunes(c.Expectations, 600)))
 		}
+		if history {
+			row = append(row, orDash(truncateRunes(c.History, 600)))
+		}
 		g.add(row...)
 	}
 	return g
+}
+
+// The cells table's columns that a cell can fail in.
+const (
+	colExpectations = "expectations"
+	colHistory      = "against its history"
+)
+
+// cellFailsAt says whether the cell's entry in the cells table's column
+// col (by header) is a failure: a failed cell in every column, expectations
+// that do not hold, a run that regressed.
+func cellFailsAt(c Cell, column string) bool {
+	return !c.Succeeded() || column == colExpectations && c.ExpectationsFailed || column == colHistory && c.Regressed
 }
 
 // failedCells counts the cells without figures.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,51 @@ func TestCellsShowExpectations(t *testing.T) {
 	cells[1].Expectations, cells[2].Expectations = "", ""
 	if g := cellsGrid(cells); len(g.header) != 6 {
 		t.Errorf("cells without expectations have columns %v", g.header)
+	}
+}
+
+// Each cell's run against its history (the Regressed condition) is a
+// column of the cells' table, marked where the run regressed, next to the
+// expectations; without a results database there is no column.
+func TestCellsShowHistory(t *testing.T) {
+	fio := parseFixture(t, "fio", "fio/fio3.1_randread_4k_qd16_nj1_sata_dup0.00keys.json")
+	runs := group(t, newRun("StorageBenchmark").add(fio, "c2-none-fio", "c2", "", 0, 1).obj())
+	cells := []Cell{
+		{Pool: "c2", Tuning: "none", Benchmark: "fio", State: "Succeeded", Result: "88k IOPS",
+			History: "steady: randread-4k read_iops +0.4% against 6 runs"},
+		{Pool: "c3", Tuning: "none", Benchmark: "fio", State: "Succeeded", Result: "70k IOPS",
+			Expectations: "hold: 1 expectations hold", History: "regressed: randread-4k read_iops Regressed -20.0% (step, p = 1.1e-12, 1 run(s) against 5)", Regressed: true},
+		{Pool: "c2d", Tuning: "none", Benchmark: "fio", State: "Succeeded", Result: "90k IOPS",
+			History: "not judged: 2 earlier runs, 4 needed"},
+	}
+	rep, err := New(runs, Options{Cells: cells})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var html, md bytes.Buffer
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(md.String()), " ")
+	if !strings.Contains(flat, "| expectations | against its history |") || !strings.Contains(flat, "Regressed -20.0% (step") {
+		t.Errorf("the markdown cells lack the history:\n%s", md.String())
+	}
+	page := html.String()
+	if !strings.Contains(page, `<td class="worse">regressed: randread-4k read_iops Regressed -20.0%`) {
+		t.Error("the regressed run is not marked in the page")
+	}
+	for _, calm := range []string{`<td>steady: randread-4k`, `<td>not judged: 2 earlier runs`, `<td>hold: 1 expectations hold</td>`} {
+		if !strings.Contains(page, calm) {
+			t.Errorf("the page lacks %q unmarked", calm)
+		}
+	}
+	for i := range cells {
+		cells[i].History = ""
+	}
+	if g := cellsGrid(cells); slices.Contains(g.header, colHistory) {
+		t.Errorf("cells without a history have columns %v", g.header)
 	}
 }

@@ -73,14 +73,15 @@ func fitsTable(r *Report) *htmlTable {
 }
 
 // cellsTable is the table of a campaign's cells, nil without any; the
-// failed ones marked, and the expectations that do not hold.
+// failed ones marked, the expectations that do not hold and the runs that
+// regressed.
 func cellsTable(cells []Cell) *htmlTable {
 	g := cellsGrid(cells)
 	if g == nil {
 		return nil
 	}
 	t := htmlGrid(g, func(row, col int) string {
-		if !cells[row].Succeeded() || col == 6 && cells[row].ExpectationsFailed {
+		if cellFailsAt(cells[row], g.header[col]) {
 			return "worse"
 		}
 		return ""
