@@ -40,10 +40,11 @@ the table's schema to DIR/schema.json, in BigQuery's JSON schema format. It
 prints the bq load command that loads them. Samples whose value is NaN or
 infinite are left out (JSON has no such number) and counted.
 
-The export reads a database given with --db: a SQLite file (sqlite:///path,
-e.g. a copy of the manager's, taken with sqlite3's .backup) or a PostgreSQL
-server (postgres://..., the password from PGPASSWORD). The manager's artifact
-server serves histories, not exports: there is no port-forward way here.`,
+The export reads the database given with --db only: a SQLite file
+(sqlite:///path) or a PostgreSQL server (postgres://..., the password from
+PGPASSWORD), such as the managers' shared one. Unlike history, it does not go
+through a port-forward to the manager: the artifact server serves histories,
+not exports, so a manager's own SQLite file is exported from a copy of it.`,
 		Example: `  benchwright export --db sqlite:///tmp/results.db --out export/
   benchwright export --db postgres://bench@db.internal/results --out export/ --since 720h --kind StorageBenchmark
   bq load --source_format=NEWLINE_DELIMITED_JSON perf.samples export/samples.ndjson export/schema.json`,
