@@ -32,7 +32,7 @@ func newExportCommand() *cobra.Command {
 		Use:   "export --db URL --out DIR [--since 720h]",
 		Short: "Write the results database's samples in BigQuery's load format",
 		Long: `Write every sample of the results database's runs (or of those finished
-since --since, of one namespace or kind) to DIR/samples.ndjson, one
+since --since, of one --run-namespace or --kind) to DIR/samples.ndjson, one
 newline-delimited JSON row per sample with its run's metadata (UID, kind,
 namespace, benchmark, campaign, pool, tuning, start and finish, nodes) and its
 configuration, test, metric, value, unit, repetition, warm-up and labels; and
@@ -58,7 +58,8 @@ not exports, so a manager's own SQLite file is exported from a copy of it.`,
 	f.StringVar(&flags.out, "out", "", "the directory to write samples.ndjson and schema.json in (made if missing; required)")
 	f.StringVar(&flags.db, "db", "", "the results database: sqlite:///path/results.db or postgres://user@host/db (required)")
 	f.StringVar(&flags.since, "since", "", "runs finished since: a duration back from now (720h) or a date (2026-11-01, RFC 3339)")
-	f.StringVarP(&flags.filter.Namespace, "namespace", "n", "", "only this namespace's runs (default: every namespace)")
+	// Not -n: kubectl's flags are for the commands that read a cluster.
+	f.StringVar(&flags.filter.Namespace, "run-namespace", "", "only the runs of this namespace (default: every namespace)")
 	f.StringVar(&flags.filter.Kind, "kind", "", "only runs of this kind: StorageBenchmark, MPIBenchmark or NetworkBenchmark")
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagRequired("db")

@@ -51,8 +51,8 @@ func TestExportBigQuery(t *testing.T) {
 	}{
 		{[]string{"--since", "2026-11-22"}, 6},
 		{[]string{"--kind", "MPIBenchmark"}, 0},
-		{[]string{"-n", "perf", "--kind", "StorageBenchmark"}, 12},
-		{[]string{"-n", "elsewhere"}, 0},
+		{[]string{"--run-namespace", "perf", "--kind", "StorageBenchmark"}, 12},
+		{[]string{"--run-namespace", "elsewhere"}, 0},
 	} {
 		if _, stderr, err := runCLI(t, append([]string{"export", "--db", db, "--out", out}, tc.args...)...); err != nil {
 			t.Fatalf("%v: %v\n%s", tc.args, err, stderr)
