@@ -91,11 +91,11 @@ func manyRuns(b *testing.B) map[string]string {
 				b.Fatal(err)
 			}
 			for night := range 100 {
-				err := db.inTx(context.Background(), func(tx *sql.Tx) error {
+				err := db.inConnTx(context.Background(), func(conn *sql.Conn, tx *sql.Tx) error {
 					for bench := range 1000 {
 						run, samples := fioRun(fmt.Sprintf("n%03d-b%04d", night, bench), fmt.Sprintf("fio-%04d", bench), night,
 							map[string]string{results.LabelMachineType: "c3-standard-8"}, 1000+float64(bench), 1010, 990)
-						if _, err := db.indexTx(context.Background(), tx, run, "[]", SamplesOf(samples)); err != nil {
+						if _, err := db.indexTx(context.Background(), conn, tx, run, "[]", SamplesOf(samples)); err != nil {
 							return err
 						}
 					}

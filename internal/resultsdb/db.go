@@ -146,11 +146,22 @@ type execer interface {
 
 // inTx runs f in a transaction, committed when f returns nil.
 func (db *DB) inTx(ctx context.Context, f func(*sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	return db.inConnTx(ctx, func(_ *sql.Conn, tx *sql.Tx) error { return f(tx) })
+}
+
+// inConnTx is inTx that hands f the connection the transaction runs on too:
+// PostgreSQL's COPY is spoken on the connection itself (copy.go).
+func (db *DB) inConnTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) error {
+	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	if err := f(tx); err != nil {
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(conn, tx); err != nil {
 		return errors.Join(err, tx.Rollback())
 	}
 	return tx.Commit()

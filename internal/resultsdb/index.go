@@ -39,10 +39,6 @@ type Run struct {
 // them; an error from add stops it.
 type SampleSource func(add func(results.Sample) error) error
 
-// insertBatch is how many samples one INSERT carries (8 parameters each:
-// well under SQLite's 32 766 and PostgreSQL's 65 535).
-const insertBatch = 500
-
 // Index adds a finished run and its samples in one transaction, and reports
 // whether it added them: a run already there (same UID) is left as it is, so
 // indexing again, from the manager and from a backfill at once, adds nothing.
@@ -55,9 +51,9 @@ func (db *DB) Index(ctx context.Context, run Run, samples SampleSource) (added b
 		return false, err
 	}
 	run.Series = cmp.Or(run.Series, run.Name)
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inConnTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
 		var err error
-		added, err = db.indexTx(ctx, tx, run, string(nodes), samples)
+		added, err = db.indexTx(ctx, conn, tx, run, string(nodes), samples)
 		return err
 	})
 	if err != nil {
@@ -66,8 +62,8 @@ func (db *DB) Index(ctx context.Context, run Run, samples SampleSource) (added b
 	return added, nil
 }
 
-// indexTx is Index in tx.
-func (db *DB) indexTx(ctx context.Context, tx *sql.Tx, run Run, nodes string, samples SampleSource) (bool, error) {
+// indexTx is Index in tx, which runs on conn.
+func (db *DB) indexTx(ctx context.Context, conn *sql.Conn, tx *sql.Tx, run Run, nodes string, samples SampleSource) (bool, error) {
 	res, err := tx.ExecContext(ctx, db.rebind(`INSERT INTO runs
 		(run_uid, kind, namespace, name, campaign, series, pool, tuning, started_ns, finished_ns, location, nodes, indexed_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_uid) DO NOTHING`),
@@ -79,7 +75,7 @@ func (db *DB) indexTx(ctx context.Context, tx *sql.Tx, run Run, nodes string, sa
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return false, err // there already
 	}
-	seen, err := db.insertSamples(ctx, tx, run, samples)
+	seen, err := db.insertSamples(ctx, tx, db.rowWriter(conn, tx, run.UID), run, samples)
 	if err != nil {
 		return false, err
 	}
@@ -90,44 +86,16 @@ func (db *DB) indexTx(ctx context.Context, tx *sql.Tx, run Run, nodes string, sa
 		cmp.Or(run.Pool, seen[results.LabelPool]), cmp.Or(run.Tuning, seen[results.LabelTuning]), run.UID)
 }
 
-// insertSamples inserts the run's samples in batches, and each
-// configuration they belong to, and returns the first campaign, pool and
-// tuning labels they carry.
-func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples SampleSource) (map[string]string, error) {
+// insertSamples writes the run's samples through w, and each configuration
+// they belong to, and returns the first campaign, pool and tuning labels
+// they carry.
+func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, w rowWriter, run Run, samples SampleSource) (map[string]string, error) {
+	defer w.close()
 	var (
 		seen    = map[string]string{}
 		configs = map[string]string{} // sampleKey -> id
-		batch   []any
-		n, seq  int
+		seq     int
 	)
-	insert := func(rows int) string {
-		return db.rebind(`INSERT INTO samples (run_uid, seq, config, value, repetition, warmup, ts_ns, labels) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", rows), ", "))
-	}
-	var full *sql.Stmt // a whole batch's, prepared once
-	defer func() {
-		if full != nil {
-			_ = full.Close()
-		}
-	}()
-	flush := func() error {
-		var err error
-		switch {
-		case n == 0:
-			return nil
-		case n < insertBatch:
-			_, err = tx.ExecContext(ctx, insert(n), batch...)
-		default:
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, insert(insertBatch)); err != nil {
-					return err
-				}
-			}
-			_, err = full.ExecContext(ctx, batch...)
-		}
-		batch, n = batch[:0], 0
-		return err
-	}
 	err := samples(func(s results.Sample) error {
 		s = bounded(s)
 		for _, k := range []string{results.LabelCampaign, results.LabelPool, results.LabelTuning} {
@@ -161,16 +129,13 @@ func (db *DB) insertSamples(ctx context.Context, tx *sql.Tx, run Run, samples Sa
 			warmup = 1
 		}
 		seq++
-		batch = append(batch, run.UID, seq, id, s.Value, s.Repetition, warmup, ts, string(labels))
-		if n++; n == insertBatch {
-			return flush()
-		}
-		return nil
+		return w.add(ctx, sampleRow{seq: seq, config: id, value: s.Value, repetition: s.Repetition,
+			warmup: warmup, ts: ts, labels: string(labels)})
 	})
 	if err != nil {
 		return nil, err
 	}
-	return seen, flush()
+	return seen, w.flush(ctx)
 }
 
 // addConfig records a configuration (once for every run) and that the run
