@@ -194,8 +194,13 @@ func checkRealOSU(t *testing.T, res *Result, impl benchv1.MPIImplementation) {
 	}
 	for _, s := range res.Samples {
 		key := strconv.Itoa(s.Repetition) + "/" + s.Test + "/" + s.Metric + "/" + s.Labels[results.LabelMsgSize]
-		if v, ok := logged[key]; !ok || v != s.Value || v <= 0 {
+		// osu_bw prints 0.00 below 0.005 MB/s: a 1-byte message on a
+		// loaded machine (two unbound MPICH ranks waiting for one core) can.
+		if v, ok := logged[key]; !ok || v != s.Value || v < 0 || v == 0 && s.Metric != "bandwidth" {
 			t.Errorf("%s = %v, the raw log has %v (present %v)", key, s.Value, v, ok)
+		}
+		if s.Metric == "bandwidth" && s.Labels[results.LabelMsgSize] == "65536" && s.Value <= 0 {
+			t.Errorf("%s = %v: no bandwidth at 64 KiB", key, s.Value)
 		}
 		l := s.Labels
 		if s.Kind != "MPIBenchmark" || s.Benchmark != "osu" || s.RunUID != res.RunUID || l[results.LabelMPI] != string(impl) ||
