@@ -95,9 +95,13 @@ type htmlAlong struct {
 	Table           htmlTable
 	Plots           []Plot // its ratios against message size
 	// Rows counts the table's rows; Open shows it unfolded: short, or
-	// without plots that draw it.
+	// without plots that draw it nor a summary.
 	Rows int
 	Open bool
+	// Summary is, for a long comparison without message sizes, each
+	// test's first headline figure (see alongSummary), shown before the
+	// folded table.
+	Summary *htmlTable
 }
 
 // openAlongRows is how many rows a comparison's table may have to be shown
@@ -122,9 +126,15 @@ func alongTables(r *Report) []htmlAlong {
 			plots[j].ID = id + "-plot-" + strconv.Itoa(j+1)
 		}
 		rows := len(classes)
-		out = append(out, htmlAlong{ID: id, Title: a.Title(), Note: alongNote(a),
+		h := htmlAlong{ID: id, Title: a.Title(), Note: alongNote(a),
 			Table: htmlGrid(g, func(row, col int) string { return classes[row][col] }), Plots: plots,
-			Rows: rows, Open: rows <= openAlongRows || len(plots) == 0})
+			Rows: rows, Open: rows <= openAlongRows || len(plots) == 0}
+		if s, ok := alongSummary(a); ok && len(plots) == 0 {
+			sg, scls, _ := alongGrid(s)
+			t := htmlGrid(sg, func(row, col int) string { return scls[row][col] })
+			h.Summary, h.Open = &t, false
+		}
+		out = append(out, h)
 	}
 	return out
 }
