@@ -112,6 +112,22 @@ func placeOf(l map[string]string) map[string]string {
 		campaign.DimBenchmark: l[campaign.BenchmarkLabel]}
 }
 
+// storedCampaign is the campaign of stored runs, from the benchmark labels
+// their summaries keep: nil when none of them was a campaign's cell.
+func storedCampaign(ctx context.Context, src report.Source, runs []report.Run) (*report.Campaign, error) {
+	labels, err := report.RunLabels(ctx, src, runs)
+	if err != nil {
+		return nil, err
+	}
+	places := map[string]map[string]string{}
+	for i, l := range labels {
+		if p := placeOf(l); p != nil {
+			places[runs[i].Name] = p
+		}
+	}
+	return campaignOf(nil, places), nil
+}
+
 // campaignOf is the report's view of a campaign's dimensions: as the matrix
 // lists them when there is one; else their values in the order the report
 // finds them. Nil when neither a matrix nor a campaign's benchmark is there.

@@ -121,6 +121,13 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			if err != nil {
 				return err
 			}
+			if view.campaign == nil {
+				// Stored runs of a campaign (its objects may be long gone):
+				// their cells from the labels their summaries keep.
+				if view.campaign, err = storedCampaign(cmd.Context(), src, runs); err != nil {
+					return err
+				}
+			}
 			if history && cluster.selector != "" {
 				opts.Trends = cluster.trends(cmd.Context(), runs, cmd.ErrOrStderr())
 			}

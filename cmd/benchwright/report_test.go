@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/campaign"
 )
 
 func TestReportCommand(t *testing.T) {
@@ -113,5 +117,50 @@ func TestBaselineFlag(t *testing.T) {
 		if err != nil || run != tc.run || !maps.Equal(dims, tc.dims) {
 			t.Errorf("%q: %q %v %v", tc.args, run, dims, err)
 		}
+	}
+}
+
+// Stored runs of a campaign (its Workflow and benchmarks gone) are compared
+// along the campaign's own dimensions, read from the benchmark labels each
+// run's summary.json keeps: a summary without them, garbled, or missing
+// leaves its run to its samples' labels.
+func TestReportOfStoredCampaignRuns(t *testing.T) {
+	dir := t.TempDir()
+	cell := func(name, pool, bench string, iops float64) string {
+		path := writeRun(t, dir, name, "n2-standard-2", 1, iops, iops, iops)
+		summary := fmt.Sprintf(`{"labels": {%q: "wf", %q: %q, %q: "none", %q: %q}}`, benchv1.CampaignLabel,
+			campaign.PoolLabel, pool, campaign.TuningLabel, campaign.BenchmarkLabel, bench)
+		if err := os.WriteFile(filepath.Join(path, "summary.json"), []byte(summary), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cell("wf-c2-none-1pd", "c2", "1pd", 100000)
+	cell("wf-c2-none-10pd", "c2", "10pd", 300000)
+	cell("wf-c3-none-1pd", "c3", "1pd", 260000)
+	cell("wf-c3-none-10pd", "c3", "10pd", 500000)
+	out, _, err := runCLI(t, "report", "--format", "md", "--baseline", "benchmark=1pd", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### benchmark: 10pd / 1pd, per pool", "### pool: c3 / c2, per benchmark", "2.60x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	// Without the campaign's labels, the runs differ in no label: nothing
+	// is compared along a dimension.
+	for _, name := range []string{"wf-c2-none-1pd", "wf-c2-none-10pd", "wf-c3-none-1pd"} {
+		_ = os.Remove(filepath.Join(dir, name, "summary.json"))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wf-c3-none-10pd", "summary.json"), []byte(`{"labels": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCLI(t, "report", "--format", "md", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "### pool:") || strings.Contains(out, "### benchmark:") {
+		t.Errorf("runs without their campaign's labels are compared along its dimensions:\n%s", out)
 	}
 }
