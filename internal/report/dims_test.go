@@ -471,3 +471,38 @@ func TestCampaignPlotsItsOwnDimensions(t *testing.T) {
 		t.Errorf("outside a campaign, a label's comparison has %d plots, want 1", len(tables[1].Plots))
 	}
 }
+
+// A ladder of tunings on one shared pool (sharePool): the TuningProfile is
+// named after the pool for every tuning, so the runs' own tuning label does
+// not change from tcp-memory to tcp. The report names each run's tuning as
+// the campaign does, and the steps are a ladder, each against the one
+// before.
+func TestAlongTuningLadderOnASharedPool(t *testing.T) {
+	b := newCampaign([]string{"default"}, []string{"none", "tcp-memory", "tcp"}, []string{"osu"})
+	lat := map[string]float64{"none": 28, "tcp-memory": 20, "tcp": 16}
+	for _, tuning := range []string{"none", "tcp-memory", "tcp"} {
+		labels := map[string]string{results.LabelFirewallRules: "12"}
+		if tuning != "none" {
+			labels[results.LabelTuning] = "wf-default" // the shared pool's profile
+		}
+		b.cell("default", tuning, "osu", "c2-standard-60", "osu_latency", "latency", "us", map[string]float64{"8": lat[tuning]}, labels)
+	}
+	runs, c := b.runs(t)
+	rep, md := newReport(t, runs, Options{Campaign: c})
+	tuning := alongOf(t, rep, DimTuning)
+	if !tuning.Ladder {
+		t.Fatal("three tunings of a shared pool are no ladder")
+	}
+	g := groupOf(t, tuning, nil)
+	step := row(t, g.Steps, "osu_latency", "latency", "8")
+	if !near(step.Speedups[1], 28.0/20) || !near(step.Speedups[2], 20.0/16) {
+		t.Errorf("steps %v, want 1.4x and 1.25x", step.Speedups)
+	}
+	_, steps := ladderOf(rep.Runs)
+	if len(steps) != 3 || !slices.Equal(steps[2].changes, []string{"tuning tcp-memory → tcp"}) {
+		t.Errorf("the ladder table's steps %+v, want the last to change the tuning tcp-memory → tcp", steps)
+	}
+	if !strings.Contains(md, "tcp speedup vs tcp-memory (step before)") {
+		t.Errorf("markdown lacks the step before:\n%s", md)
+	}
+}

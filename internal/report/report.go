@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // Options shape a report.
@@ -69,7 +72,7 @@ func New(runs []Run, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("baseline %d out of range: %d run(s)", opts.Baseline, len(runs))
 	}
 	baseline := runs[opts.Baseline].Name
-	runs = inCampaignOrder(runs, opts.Campaign)
+	runs = withCampaignTunings(inCampaignOrder(runs, opts.Campaign), opts.Campaign)
 	r := &Report{Title: opts.Title, Runs: runs, Rows: Table(runs, true), Fits: Fits(runs), Cells: opts.Cells, Trends: opts.Trends}
 	r.Baseline = slices.IndexFunc(runs, func(run Run) bool { return run.Name == baseline })
 	if r.Title == "" {
@@ -125,6 +128,29 @@ func inCampaignOrder(runs []Run, c *Campaign) []Run {
 	}
 	out := slices.Clone(runs)
 	slices.SortStableFunc(out, func(a, b Run) int { return slices.Compare(rank(a), rank(b)) })
+	return out
+}
+
+// withCampaignTunings names each run's tuning as its campaign does ("none",
+// "tcp"): the TuningProfile it ran under has a generated name, the same for
+// every tuning of a shared pool (sharePool), so a tuning ladder on one
+// pool would record no change of tuning from step to step.
+func withCampaignTunings(runs []Run, c *Campaign) []Run {
+	if c == nil {
+		return runs
+	}
+	out := slices.Clone(runs)
+	for i, r := range out {
+		tuning := c.Places[r.Benchmark][DimTuning]
+		if tuning == "" {
+			continue
+		}
+		out[i].Labels = maps.Clone(r.Labels)
+		if out[i].Labels == nil {
+			out[i].Labels = map[string]string{}
+		}
+		out[i].Labels[results.LabelTuning] = tuning
+	}
 	return out
 }
 

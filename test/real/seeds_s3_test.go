@@ -94,7 +94,7 @@ func TestSeedS3(t *testing.T) {
 	t.Logf("the ladder, osu_latency at 8 B: %s (seed 003 on GCE: 28 -> 8 µs over its six rungs)", strings.Join(line, " -> "))
 	page := readPublished(t, name, "html")
 	for _, want := range []string{"tuning: tcp-memory / none and tcp / none", "each step also against the step before",
-		"firewall rules", "tuning — → "} {
+		"firewall rules", "tuning none → tcp-memory", "tuning tcp-memory → tcp"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the published page has no %q", want)
 		}
