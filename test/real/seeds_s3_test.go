@@ -34,6 +34,7 @@ func TestSeedS3(t *testing.T) {
 	needArgo(t)
 	needImage(t, "IMAGE_MPI_MPICH")
 	params := seedParams(t, "campaigns/s3-tuning-ladder.yaml")
+	title := params["title"]
 	onRealNodes(t, params, 1)
 	params["sharePool"] = "true"
 	var tunings []campaignTuning
@@ -64,7 +65,7 @@ func TestSeedS3(t *testing.T) {
 	spec["mpi"] = map[string]any{"implementation": "MPICH"}
 	spec["layout"].(map[string]any)["cpuBinding"] = map[string]any{"policy": "none"}
 	params["benchmarks"] = mustJSON(t, entries)
-	params["title"] += " (real cluster: MPICH over TCP, the rungs a node's network namespace can take; placement and SMT are GKE's)"
+	params["title"] = title + " (real cluster: MPICH over TCP between its two nodes, the rungs a node's network namespace can take; placement and SMT are GKE's)"
 	wf := submitCampaign(t, params, 1)
 	name := wf.GetName()
 	if phase := waitWorkflow(t, wf, 40*time.Minute); phase != "Succeeded" {
