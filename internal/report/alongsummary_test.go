@@ -36,8 +36,7 @@ func TestAlongSummaryOfALongComparison(t *testing.T) {
 	if start < 0 {
 		t.Fatalf("no comparison along pool")
 	}
-	section := page[start:]
-	section = section[:strings.Index(section, "</details>")]
+	section, _, _ := strings.Cut(page[start:], "</details>")
 	summary, full, ok := strings.Cut(section, "<details>")
 	if !ok || !strings.Contains(full, "The table: 64 rows, every figure of every test") {
 		t.Fatalf("the full table is not folded below a summary:\n%s", section)
