@@ -70,16 +70,7 @@ func ReadMonitors(ctx context.Context, src Source, runs []Run) error {
 	if !ok {
 		return nil
 	}
-	byInput := map[string][]int{}
-	var inputs []string
-	for i, r := range runs {
-		for _, in := range r.Origins {
-			if _, seen := byInput[in]; !seen {
-				inputs = append(inputs, in)
-			}
-			byInput[in] = append(byInput[in], i)
-		}
-	}
+	inputs, byInput := runInputs(runs)
 	done := map[string]bool{}
 	err := ms.MonitorFiles(ctx, inputs, func(input string, files []MonitorFile, err error) {
 		idx := byInput[input]
@@ -212,4 +203,19 @@ func readRecord(ctx context.Context, f MonitorFile) (sampler.Record, error) {
 		return sampler.Record{}, errors.New(ellipsis(err.Error(), 200))
 	}
 	return rec, nil
+}
+
+// runInputs are the inputs runs' samples came from, each once in the order
+// first met, and the runs each input holds (by index).
+func runInputs(runs []Run) (inputs []string, byInput map[string][]int) {
+	byInput = map[string][]int{}
+	for i, r := range runs {
+		for _, in := range r.Origins {
+			if _, seen := byInput[in]; !seen {
+				inputs = append(inputs, in)
+			}
+			byInput[in] = append(byInput[in], i)
+		}
+	}
+	return inputs, byInput
 }

@@ -99,10 +99,16 @@ func StoreMonitorFiles(ctx context.Context, store *artifacts.Store, prefix strin
 
 // MonitorFiles implements MonitorSource: each source's that is one.
 func (m multi) MonitorFiles(ctx context.Context, inputs []string, found func(string, []MonitorFile, error)) error {
+	return eachOf(ctx, m, func(ms MonitorSource) error { return ms.MonitorFiles(ctx, inputs, found) })
+}
+
+// eachOf calls read with each of m's sources that is an S, on after one
+// fails (the errors joined) until ctx ends.
+func eachOf[S any](ctx context.Context, m multi, read func(S) error) error {
 	var errs []error
 	for _, s := range m {
-		if ms, ok := s.(MonitorSource); ok {
-			if err := ms.MonitorFiles(ctx, inputs, found); err != nil {
+		if src, ok := s.(S); ok {
+			if err := read(src); err != nil {
 				if ctx.Err() != nil {
 					return err
 				}

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,16 +35,7 @@ func RunLabels(ctx context.Context, src Source, runs []Run) (map[int]map[string]
 	if !ok {
 		return nil, nil
 	}
-	byInput := map[string][]int{}
-	var inputs []string
-	for i, r := range runs {
-		for _, in := range r.Origins {
-			if _, seen := byInput[in]; !seen {
-				inputs = append(inputs, in)
-			}
-			byInput[in] = append(byInput[in], i)
-		}
-	}
+	inputs, byInput := runInputs(runs)
 	out := map[int]map[string]string{}
 	err := ls.RunLabels(ctx, inputs, func(input string, labels map[string]string) {
 		for _, i := range byInput[input] {
@@ -124,16 +114,5 @@ func (u StoreRuns) RunLabels(ctx context.Context, inputs []string, found func(st
 
 // RunLabels implements LabelSource: each source's that is one.
 func (m multi) RunLabels(ctx context.Context, inputs []string, found func(string, map[string]string)) error {
-	var errs []error
-	for _, s := range m {
-		if ls, ok := s.(LabelSource); ok {
-			if err := ls.RunLabels(ctx, inputs, found); err != nil {
-				if ctx.Err() != nil {
-					return err
-				}
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
+	return eachOf(ctx, m, func(ls LabelSource) error { return ls.RunLabels(ctx, inputs, found) })
 }
