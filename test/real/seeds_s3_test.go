@@ -3,7 +3,6 @@
 package real
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -120,16 +119,7 @@ type campaignTuning struct {
 // many lines it checked.
 func checkLadderCSV(t *testing.T, campaign, dimension string, rungs []string, medians map[string]map[string]float64) int {
 	t.Helper()
-	recs, err := csv.NewReader(strings.NewReader(readPublished(t, campaign, "csv"))).ReadAll()
-	if err != nil || len(recs) < 2 {
-		t.Fatalf("the published CSV: %v (%d lines)", err, len(recs))
-	}
-	col := func(rec []string, name string) string {
-		if i := slices.Index(recs[0], name); i >= 0 && i < len(rec) {
-			return rec[i]
-		}
-		return ""
-	}
+	recs, col := publishedCSV(t, campaign)
 	close := func(got string, want float64) bool {
 		g, err := strconv.ParseFloat(got, 64)
 		return err == nil && math.Abs(g-want) <= 1e-9*math.Abs(want)

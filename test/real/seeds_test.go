@@ -164,16 +164,7 @@ func sizedMedians(samples []results.Sample) map[string]float64 {
 // are exact. It returns how many lines it checked.
 func checkAlongCSV(t *testing.T, campaign, dimension, value string, want func(group, test, metric, size string) (float64, bool)) int {
 	t.Helper()
-	recs, err := csv.NewReader(strings.NewReader(readPublished(t, campaign, "csv"))).ReadAll()
-	if err != nil || len(recs) < 2 {
-		t.Fatalf("the published CSV: %v (%d lines)", err, len(recs))
-	}
-	col := func(rec []string, name string) string {
-		if i := slices.Index(recs[0], name); i >= 0 && i < len(rec) {
-			return rec[i]
-		}
-		return ""
-	}
+	recs, col := publishedCSV(t, campaign)
 	checked := 0
 	for _, rec := range recs[1:] {
 		if col(rec, "dimension") != dimension || col(rec, "value") != value {
@@ -195,6 +186,22 @@ func checkAlongCSV(t *testing.T, campaign, dimension, value string, want func(gr
 	}
 	t.Logf("the published report's %s ratios along %s (%d figures) equal the stored samples'", value, dimension, checked)
 	return checked
+}
+
+// publishedCSV is the campaign's published CSV, its lines after the
+// header, and a reader of a line's column by name.
+func publishedCSV(t *testing.T, campaign string) ([][]string, func(rec []string, name string) string) {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(readPublished(t, campaign, "csv"))).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("the published CSV: %v (%d lines)", err, len(recs))
+	}
+	return recs, func(rec []string, name string) string {
+		if i := slices.Index(recs[0], name); i >= 0 && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
 }
 
 // logCampaignTime logs the campaign's wall time and the share spent
