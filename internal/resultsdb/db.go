@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,9 +57,18 @@ func open(rawURL string) (*DB, error) {
 	}
 	switch scheme {
 	case "sqlite":
-		dsn, where, err := sqliteDSN(rest)
+		dsn, path, err := sqliteDSN(rest)
 		if err != nil {
 			return nil, err
+		}
+		where := "sqlite::memory:"
+		if path != "" {
+			where = "sqlite://" + path
+			// The driver creates the file, not its directory: a manager run
+			// on a fresh machine (not in the chart's volume) has none yet.
+			if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+				return nil, fmt.Errorf("results database %s: %w", where, err)
+			}
 		}
 		s, err := sql.Open("sqlite", dsn)
 		if err != nil {
@@ -86,17 +96,18 @@ func open(rawURL string) (*DB, error) {
 // do not wait for the writer) with synchronous=NORMAL (a power cut may lose
 // the last transactions, which the next backfill indexes again from the
 // store), a busy timeout, a 64 MiB page cache (an index
-// insert that misses it reads the file), statement journals in memory.
-func sqliteDSN(rest string) (dsn, where string, err error) {
+// insert that misses it reads the file), statement journals in memory. path
+// is the database file ("" for :memory:).
+func sqliteDSN(rest string) (dsn, path string, err error) {
 	const pragmas = "_pragma=busy_timeout(10000)&_pragma=cache_size(-65536)&_pragma=temp_store(memory)&_txlock=immediate"
 	if rest == ":memory:" {
-		return ":memory:?" + pragmas, "sqlite::memory:", nil
+		return ":memory:?" + pragmas, "", nil
 	}
 	path, ok := strings.CutPrefix(rest, "//")
 	if !ok || !filepath.IsAbs(path) || strings.ContainsAny(path, "?#") {
 		return "", "", fmt.Errorf("results database sqlite:%s: want sqlite:///an/absolute/path.db", rest)
 	}
-	return "file:" + path + "?" + pragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", "sqlite://" + path, nil
+	return "file:" + path + "?" + pragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", path, nil
 }
 
 func redact(raw string) string {

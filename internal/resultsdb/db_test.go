@@ -2,6 +2,8 @@ package resultsdb
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -21,6 +23,24 @@ func TestOpenRefusesBadURLs(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "secret") {
 			t.Errorf("Open(%q): the error shows the password: %v", tc.url, err)
 		}
+	}
+}
+
+// A manager run outside the chart's volume, on a fresh machine, has no
+// directory for its database yet: Open makes it (the driver makes only the
+// file).
+func TestOpenMakesTheDatabasesDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "var", "lib", "benchwright", "results.db")
+	db, err := Open(context.Background(), "sqlite://"+path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer func() { _ = db.Close() }()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the database file: %v", err)
+	}
+	if got, want := db.String(), "sqlite://"+path; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
 
