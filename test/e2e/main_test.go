@@ -69,12 +69,8 @@ func run(m *testing.M) int {
 	default:
 		// Idempotent: on a running dev cluster it only rebuilds and restarts
 		// the manager if its code changed.
-		began := time.Now()
-		if err := util.RunScript(script, "up"); err != nil {
-			fmt.Fprintf(os.Stderr, "e2e: %s up: %v\n", script, err)
-			return 1
-		}
-		fmt.Fprintf(os.Stderr, "e2e: %s up took %s\n", script, time.Since(began).Round(100*time.Millisecond))
+		// Down runs when this run brought the cluster up, also after an up
+		// that failed halfway (its processes would outlive the test).
 		if !existed && os.Getenv("E2E_KEEP") == "" {
 			defer func() {
 				if err := util.RunScript(script, "down"); err != nil {
@@ -82,6 +78,12 @@ func run(m *testing.M) int {
 				}
 			}()
 		}
+		began := time.Now()
+		if err := util.RunScript(script, "up"); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %s up: %v\n", script, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "e2e: %s up took %s\n", script, time.Since(began).Round(100*time.Millisecond))
 	}
 	var ok bool
 	if env, ok = util.ScriptEnv(script); !ok {

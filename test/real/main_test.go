@@ -60,12 +60,8 @@ func run(m *testing.M) int {
 			return 1
 		}
 	} else {
-		began := time.Now()
-		if err := util.RunScript(script, "up"); err != nil {
-			fmt.Fprintf(os.Stderr, "real: %s up: %v\n", script, err)
-			return 1
-		}
-		fmt.Fprintf(os.Stderr, "real: %s up took %s\n", script, time.Since(began).Round(100*time.Millisecond))
+		// Down runs when this run brought the cluster up, also after an up
+		// that failed halfway (its processes would outlive the test).
 		if !existed && os.Getenv("REAL_KEEP") == "" {
 			defer func() {
 				if err := util.RunScript(script, "down"); err != nil {
@@ -73,6 +69,12 @@ func run(m *testing.M) int {
 				}
 			}()
 		}
+		began := time.Now()
+		if err := util.RunScript(script, "up"); err != nil {
+			fmt.Fprintf(os.Stderr, "real: %s up: %v\n", script, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "real: %s up took %s\n", script, time.Since(began).Round(100*time.Millisecond))
 	}
 	var ok bool
 	if env, ok = util.ScriptEnv(script); !ok {
