@@ -64,7 +64,7 @@ func ladderOf(runs []Run) ([]ladderFact, []ladderStep) {
 			if i == 0 {
 				continue
 			}
-			if before := orValue(runs[i-1].Labels[f.label]); before != s.values[j] {
+			if before := orValue(runs[i-1].Labels[f.label]); before != s.values[j] && !unread(before) && !unread(s.values[j]) {
 				s.changed[j], changed = true, true
 				s.changes = append(s.changes, fmt.Sprintf("%s %s → %s", f.name, before, s.values[j]))
 			}
@@ -75,6 +75,13 @@ func ladderOf(runs []Run) ([]ladderFact, []ladderStep) {
 		return nil, nil
 	}
 	return facts, steps
+}
+
+// unread is a fact the node could not report (the firewall's rules are
+// counted only where the privileged tuner ran, so an untuned first step has
+// none): a value beside it is no change the step made.
+func unread(v string) bool {
+	return v == results.FirewallUnknown
 }
 
 func orValue(v string) string {
