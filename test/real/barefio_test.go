@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/benchwright/benchwright/internal/children"
 	"github.com/benchwright/benchwright/internal/fio"
 	"github.com/benchwright/benchwright/test/util"
 	"github.com/benchwright/benchwright/test/wrappers"
@@ -48,6 +49,11 @@ func runBareFio(tb testing.TB, ns, node, jobFile string) bareRun {
 		Containers: []corev1.Container{{
 			Name: "fio", Image: env["IMAGE_FIO"], ImagePullPolicy: corev1.PullIfNotPresent,
 			Command: []string{"fio", "--output-format=json", "--eta=never", "/etc/benchwright/job.fio"},
+			// The benchmark's pod is Burstable through its sampler's requests,
+			// so its cgroup outweighs a BestEffort pod's when the node's two
+			// cores are contended: the same requests (not the sampler's CPU
+			// limit) put both pods in one QoS class with one CPU weight.
+			Resources: corev1.ResourceRequirements{Requests: children.SamplerResources.Requests.DeepCopy()},
 			VolumeMounts: []corev1.VolumeMount{
 				{Name: "data", MountPath: "/data/0"}, {Name: "job", MountPath: "/etc/benchwright"}, {Name: "tmp", MountPath: "/tmp"},
 			},
