@@ -67,8 +67,6 @@ func run(m *testing.M) int {
 			return 1
 		}
 	default:
-		// Idempotent: on a running dev cluster it only rebuilds and restarts
-		// the manager if its code changed.
 		// Down runs when this run brought the cluster up, also after an up
 		// that failed halfway (its processes would outlive the test).
 		if !existed && os.Getenv("E2E_KEEP") == "" {
@@ -78,6 +76,8 @@ func run(m *testing.M) int {
 				}
 			}()
 		}
+		// Idempotent: on a running dev cluster it only rebuilds and restarts
+		// the manager if its code changed.
 		began := time.Now()
 		if err := util.RunScript(script, "up"); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: %s up: %v\n", script, err)

@@ -188,8 +188,8 @@ func checkAlongCSV(t *testing.T, campaign, dimension, value string, want func(gr
 	return checked
 }
 
-// publishedCSV is the campaign's published CSV, its lines after the
-// header, and a reader of a line's column by name.
+// publishedCSV is the campaign's published CSV (its header first) and a
+// reader of a line's column by name.
 func publishedCSV(t *testing.T, campaign string) ([][]string, func(rec []string, name string) string) {
 	t.Helper()
 	recs, err := csv.NewReader(strings.NewReader(readPublished(t, campaign, "csv"))).ReadAll()
