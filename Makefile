@@ -180,8 +180,8 @@ bench-resultsdb: ## The results database on SQLite and a real PostgreSQL: indexi
 	go test ./internal/resultsdb/ -run '^$$' -bench . -benchtime 5x -count 1 -v -timeout 30m
 
 .PHONY: bench-real-sampler
-bench-real-sampler: ## What the sampler sidecar costs, on a real cluster, with it on and off, alternated (PAIRS=5): fio's IOPS ratio and OSU's 8 B latency and bandwidth ratios.
-	go test -tags real ./test/real/ -run '^$$' -bench 'SamplerOnVsOff' -benchtime=1x -count=1 -timeout 60m
+bench-real-sampler: ## What the sampler sidecar costs, on a real cluster, alternated pairs: fio's IOPS and OSU's 8 B latency and bandwidth with it on and off (PAIRS=5), and osu_latency in the same pods with the samplers running and stopped (15 pairs).
+	go test -tags real ./test/real/ -run '^$$' -bench 'SamplerOnVsOff|SamplerPausedVsRunning' -benchtime=1x -count=1 -timeout 90m
 
 .PHONY: bench-real-campaign
 bench-real-campaign: ## A one-cell campaign under the real Argo controller vs the same pool and fio StorageBenchmark created directly, alternated (PAIRS=5): what the campaign adds, and a cell's own overhead.

@@ -124,13 +124,14 @@ const maxFetchedBytes = 256 << 20
 // server: over TLS with the campaign's token (report --publish), or through
 // `kubectl port-forward` to its plain port (--artifact-server). The API
 // server's service proxy no longer reaches it: it forwards no identity, so
-// the server could not tell its readers from any pod's.
+// the server could not tell its readers from any pod's. The run's series
+// (monitor/) come the same way, for the report to draw (managerRun).
 func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) {
 	elems := strings.Split(strings.TrimSuffix(b.uri, "/"), "/")
 	if len(elems) < 4 {
 		return nil, fmt.Errorf("%s %s/%s: %s is not a run's location", b.kind, b.namespace, b.name, b.uri)
 	}
-	path := "files/" + strings.Join(elems[len(elems)-4:], "/") + "/" + report.SamplesFile
+	runPath := "files/" + strings.Join(elems[len(elems)-4:], "/") + "/"
 	rd := f.reader
 	if rd == nil {
 		if f.artifactServer != "" && !strings.HasPrefix(f.artifactServer, "http://") {
@@ -138,25 +139,50 @@ func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) 
 		}
 		rd = &artifactReader{server: strings.TrimSuffix(f.artifactServer, "/"), client: &http.Client{Timeout: 5 * time.Minute}}
 	}
+	server := func(context.Context) (string, error) { return rd.server, nil }
 	if rd.server == "" {
 		// No --artifact-server: the command forwards the manager's port
 		// itself, on the first read.
-		return report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
-			server, err := f.forwarded(ctx)
+		server = func(ctx context.Context) (string, error) {
+			s, err := f.forwarded(ctx)
 			if err != nil {
-				return nil, fmt.Errorf("%s %s/%s is in the manager's own store (%s), read through a port-forward to the manager: %w", b.kind, b.namespace, b.name, b.uri, err)
+				return "", fmt.Errorf("%s %s/%s is in the manager's own store (%s), read through a port-forward to the manager: %w", b.kind, b.namespace, b.name, b.uri, err)
 			}
-			return rd.get(ctx, server+"/"+path)
-		}}, nil
+			return s, nil
+		}
 	}
-	target := rd.server + "/" + path
-	return report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
-		return rd.get(ctx, target)
-	}}, nil
+	return managerRun{
+		Fetched: report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
+			s, err := server(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return rd.get(ctx, s+"/"+runPath+report.SamplesFile)
+		}},
+		reader: rd, server: server, runPath: runPath,
+	}, nil
 }
 
-// get reads target, with the reader's token if it has one.
+// get reads target whole, at most maxFetchedBytes of it.
 func (rd *artifactReader) get(ctx context.Context, target string) ([]byte, error) {
+	body, err := rd.open(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = body.Close() }()
+	data, err := io.ReadAll(io.LimitReader(body, maxFetchedBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", target, err)
+	}
+	if len(data) > maxFetchedBytes {
+		return nil, fmt.Errorf("reading %s: more than %d MiB", target, maxFetchedBytes>>20)
+	}
+	return data, nil
+}
+
+// open starts reading target, with the reader's token if it has one: the
+// body of a 200, which the caller reads bounded and closes.
+func (rd *artifactReader) open(ctx context.Context, target string) (io.ReadCloser, error) {
 	resp, err := doRetrying(ctx, rd.client, func() (*http.Request, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 		if err == nil && rd.token != "" {
@@ -167,19 +193,12 @@ func (rd *artifactReader) get(ctx context.Context, target string) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("reading it from the manager's artifact server: %w", err)
 	}
-	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
+		defer func() { _ = resp.Body.Close() }()
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		return nil, fmt.Errorf("reading %s: the manager's artifact server answered %s: %s", target, resp.Status, strings.TrimSpace(string(msg)))
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxFetchedBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", target, err)
-	}
-	if len(data) > maxFetchedBytes {
-		return nil, fmt.Errorf("reading %s: more than %d MiB", target, maxFetchedBytes>>20)
-	}
-	return data, nil
+	return resp.Body, nil
 }
 
 // busyRetries is how often a request the artifact server answered 429 (all

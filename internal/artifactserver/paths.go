@@ -7,13 +7,15 @@ import (
 	"unicode"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/sampler"
 )
 
 // errBadPath is a path no run or file of the layout can have.
 var errBadPath = errors.New("not a path of the artifact layout")
 
 // runFiles are the files at the top of a run, by name, as the layout names
-// them; raw/<repetition>/<pod>.log are the others.
+// them; raw/<repetition>/<pod>.log and monitor/<repetition>/<pod>.json are
+// the others.
 var runFiles = map[string]func(artifacts.Location) (string, error){
 	"samples.ndjson": artifacts.Location.SamplesNDJSON,
 	"samples.csv":    artifacts.Location.SamplesCSV,
@@ -62,6 +64,12 @@ func parseKey(path string) (loc artifacts.Location, key string, err error) {
 			return loc, "", errBadPath
 		}
 		key, err = loc.RawLog(rep, strings.TrimSuffix(file[2], ".log"))
+	case len(file) == 3 && file[0] == sampler.MonitorDir && strings.HasSuffix(file[2], ".json"):
+		rep, perr := strconv.Atoi(file[1])
+		if perr != nil {
+			return loc, "", errBadPath
+		}
+		key, err = loc.Monitor(rep, strings.TrimSuffix(file[2], ".json"))
 	default:
 		return loc, "", errBadPath
 	}

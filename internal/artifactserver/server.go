@@ -25,6 +25,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/bearer"
+	"github.com/benchwright/benchwright/internal/sampler"
 )
 
 // Store is what the server reads of the artifact store (*artifacts.Store):
@@ -49,7 +50,8 @@ const (
 //	/files/<ns>/<Kind>/<name>/<uid>/<file>  a file of the layout: summary.json,
 //	                                        nodes.json, samples.csv, samples.ndjson,
 //	                                        report.html, job.fio, steps.json,
-//	                                        raw/<rep>/<pod>.log
+//	                                        raw/<rep>/<pod>.log, monitor/<rep>/<pod>.json
+//	/files/<ns>/<Kind>/<name>/<uid>/monitor/ the run's monitor/ files (MonitorListing, JSON)
 //	/campaigns/<ns>/<campaign>/report.<fmt> a campaign's report: html, md or csv
 //	/api/history?metric=...                 the history of configurations (JSON)
 //	/history?metric=...                     the same as a page: plots, change points
@@ -188,8 +190,13 @@ func (h *Handler) authError(w http.ResponseWriter, err error) {
 	}
 }
 
-// file serves one file of a run with its content type.
+// file serves one file of a run with its content type, or the listing of
+// its series (monitorListing).
 func (h *Handler) file(w http.ResponseWriter, r *http.Request, path string) {
+	if run, ok := strings.CutSuffix(path, "/"+sampler.MonitorDir+"/"); ok {
+		h.monitorListing(w, r, run)
+		return
+	}
 	loc, key, err := parseKey(path)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

@@ -173,7 +173,7 @@ func TestSamplerKilledMidRun(t *testing.T) {
 
 // samplerPID is the host pid of the sampler of the pod with that UID (the
 // real nodes' containers are this host's processes), 0 when none runs.
-func samplerPID(t *testing.T, podUID string) int {
+func samplerPID(t testing.TB, podUID string) int {
 	t.Helper()
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	uid := strings.ReplaceAll(podUID, "-", "_")

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/benchwright/benchwright/internal/artifactserver"
+	"github.com/benchwright/benchwright/internal/report"
+)
+
+// managerRun is a run of the manager's own store read through its artifact
+// server: its samples (Fetched), and its series (report.MonitorSource),
+// listed by GET .../monitor/ and each read as one of the run's files.
+type managerRun struct {
+	report.Fetched
+	reader  *artifactReader
+	server  func(context.Context) (string, error)
+	runPath string // files/<ns>/<Kind>/<name>/<uid>/
+}
+
+// maxListingBytes bounds a monitor/ listing: MaxMonitorFiles names of a
+// few hundred bytes at most.
+const maxListingBytes = 1 << 20
+
+// MonitorFiles implements report.MonitorSource for the run's own input.
+func (m managerRun) MonitorFiles(ctx context.Context, inputs []string, found func(string, []report.MonitorFile, error)) error {
+	if !slices.Contains(inputs, m.Name) {
+		return nil
+	}
+	files, err := m.monitorFiles(ctx)
+	found(m.Name, files, err)
+	return ctx.Err()
+}
+
+// monitorFiles lists the run's series files; each opens with a GET of its
+// own, read bounded by the report (it treats what it reads as hostile).
+func (m managerRun) monitorFiles(ctx context.Context) ([]report.MonitorFile, error) {
+	server, err := m.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	body, err := m.reader.open(ctx, server+"/"+m.runPath+"monitor/")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = body.Close() }()
+	var list artifactserver.MonitorListing
+	if err := json.NewDecoder(io.LimitReader(body, maxListingBytes)).Decode(&list); err != nil {
+		return nil, fmt.Errorf("the manager's listing of the run's series: %w", err)
+	}
+	if len(list.Files) > artifactserver.MaxMonitorFiles {
+		list.Files = list.Files[:artifactserver.MaxMonitorFiles]
+	}
+	files := make([]report.MonitorFile, 0, len(list.Files))
+	for _, name := range list.Files {
+		elems := strings.Split(name, "/")
+		for i, e := range elems {
+			elems[i] = url.PathEscape(e)
+		}
+		target := server + "/" + m.runPath + strings.Join(elems, "/")
+		files = append(files, report.MonitorFile{Name: name,
+			Open: func(ctx context.Context) (io.ReadCloser, error) { return m.reader.open(ctx, target) }})
+	}
+	return files, nil
+}
