@@ -180,7 +180,7 @@ bench-resultsdb: ## The results database on SQLite and a real PostgreSQL: indexi
 	go test ./internal/resultsdb/ -run '^$$' -bench . -benchtime 5x -count 1 -v -timeout 30m
 
 .PHONY: bench-real-sampler
-bench-real-sampler: ## What the sampler sidecar costs, on a real cluster, alternated pairs: fio's IOPS and OSU's 8 B latency and bandwidth with it on and off (PAIRS=5), and osu_latency in the same pods with the samplers running and stopped (15 pairs).
+bench-real-sampler: ## What the sampler sidecar costs, on a real cluster, alternated pairs: fio's IOPS and OSU's 8 B latency and bandwidth with it on and off (PAIRS=5), and osu_latency and fio again and again in a twin of the benchmark's pods with the samplers running and stopped (15 pairs); PAIRS=N sets both.
 	go test -tags real ./test/real/ -run '^$$' -bench 'SamplerOnVsOff|SamplerPausedVsRunning' -benchtime=1x -count=1 -timeout 90m
 
 .PHONY: bench-real-campaign

@@ -6,20 +6,14 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/children"
-	"github.com/benchwright/benchwright/internal/mpi"
-	"github.com/benchwright/benchwright/internal/mpi/osu"
-	"github.com/benchwright/benchwright/test/util"
 )
 
 // samplerPairs is PAIRS, default 5.
@@ -110,94 +104,4 @@ func BenchmarkOSUSamplerOnVsOff(b *testing.B) {
 	b.ReportMetric(median(bw), "bw-ratio")
 	fmt.Printf("%s, %s: OSU with / without the samplers over %d pairs: 8 B latency median ratio %.4f (%s), peak bandwidth %.4f (%s)\n",
 		spec.MPI.Implementation, describeOSULayout(spec), len(lat), median(lat), fmtAll(lat), median(bw), fmtAll(bw))
-}
-
-// BenchmarkOSUSamplerPausedVsRunning isolates what the sampler's readings
-// cost OSU, with nothing else changed: in the twin of a monitored
-// MPIBenchmark's MPIJob (same pods, samplers and QoS class; its launcher
-// sleeps), it runs osu_latency at 8 B (ITERATIONS, default 100000: about a
-// second of ping-pong, so each run spans a sampler tick) with kubectl exec,
-// alternately with the three samplers running and stopped (SIGSTOP from the
-// host: the real nodes' containers are this host's processes), PAIRS
-// (default 15) pairs seconds apart. It reports the median latency ratio,
-// running / stopped (the target: at most 1.01).
-//
-//	PAIRS=15 make bench-real-sampler
-func BenchmarkOSUSamplerPausedVsRunning(b *testing.B) {
-	spec := osuPairSpec(b, os.Getenv("LAYOUT"), os.Getenv("MPI"))
-	spec.Monitoring.Enabled = ptr.To(true)
-	ns, twinNS := newNamespace(b), newNamespace(b)
-	var twin string
-	osuThroughBenchmark(b, ns, spec, 0, func(job *mpiv2.MPIJob) { twin = makeTwin(b, twinNS, job) })
-	pids := twinSamplers(b, twinNS)
-	stop := func(sig syscall.Signal) {
-		for _, pid := range pids {
-			if err := syscall.Kill(pid, sig); err != nil {
-				b.Fatalf("signal %v to sampler %d: %v", sig, pid, err)
-			}
-		}
-	}
-	b.Cleanup(func() { stop(syscall.SIGCONT) })
-
-	iters := int32(100000)
-	if n, err := strconv.Atoi(os.Getenv("ITERATIONS")); err == nil && n > 0 {
-		iters = int32(n)
-	}
-	one := spec.DeepCopy()
-	one.Tests = []string{"osu_latency"}
-	one.MessageSizes = &benchv1.MessageSizes{Min: 8, Max: 8}
-	one.Iterations, one.WarmupIterations = ptr.To(iters), ptr.To(iters/10)
-	launch, err := mpi.BuildLaunch(one, mpi.Options{IORDir: "/data"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	argv := append([]string{"exec", "-n", twinNS, twin, "-c", "launcher", "--"}, launch.Steps[0].Argv...)
-	latency := func(running bool) float64 {
-		if !running {
-			stop(syscall.SIGSTOP)
-			defer stop(syscall.SIGCONT)
-		}
-		out := kc.Run(b, argv...)
-		parsed, err := osu.Parse([]byte(out))
-		if err != nil || len(parsed) != 1 {
-			b.Fatalf("osu_latency: %d samples (%v)\n%s", len(parsed), err, out)
-		}
-		return parsed[0].Value
-	}
-	pairs := samplerPairs()
-	if os.Getenv("PAIRS") == "" {
-		pairs = 15
-	}
-	var ratios []float64
-	for i := range pairs {
-		on, off, order := alternated(i, latency)
-		ratios = append(ratios, on/off)
-		fmt.Printf("pair %d (%s): 8 B latency with the samplers running %.2f µs, stopped %.2f µs; ratio %.4f\n", i+1, order, on, off, on/off)
-	}
-	b.ReportMetric(median(ratios), "latency-ratio")
-	fmt.Printf("%s, %s, %d iterations: osu_latency at 8 B, samplers running / stopped, in the same pods: median ratio %.4f over %d pairs (%s)\n",
-		spec.MPI.Implementation, describeOSULayout(spec), iters, median(ratios), len(ratios), fmtAll(ratios))
-}
-
-// twinSamplers are the host pids of the samplers of the twin's pods, once
-// each of its pods has one running.
-func twinSamplers(tb testing.TB, ns string) []int {
-	tb.Helper()
-	var pids []int
-	util.WaitFor(tb, 2*time.Minute, "the twin's samplers running", func() (bool, string) {
-		var pods corev1.PodList
-		if err := k8s.List(ctx(), &pods, client.InNamespace(ns), client.MatchingLabels{"training.kubeflow.org/job-name": "twin"}); err != nil {
-			return false, err.Error()
-		}
-		pids = pids[:0]
-		for _, p := range pods.Items {
-			pid := samplerPID(tb, string(p.UID))
-			if pid == 0 {
-				return false, "no sampler in " + p.Name
-			}
-			pids = append(pids, pid)
-		}
-		return len(pids) >= 2, fmt.Sprintf("%d pods", len(pods.Items))
-	})
-	return pids
 }

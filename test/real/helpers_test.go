@@ -60,7 +60,7 @@ func readExample(t *testing.T, name string) string {
 
 // waitFinished waits until the benchmark has condition Succeeded or Failed
 // and returns which, with its reason and message.
-func waitFinished(t *testing.T, b client.Object, st *benchv1.BenchmarkStatusCommon, timeout time.Duration) metav1.Condition {
+func waitFinished(t testing.TB, b client.Object, st *benchv1.BenchmarkStatusCommon, timeout time.Duration) metav1.Condition {
 	t.Helper()
 	began := time.Now()
 	var done metav1.Condition
@@ -81,7 +81,7 @@ func waitFinished(t *testing.T, b client.Object, st *benchv1.BenchmarkStatusComm
 }
 
 // waitSucceeded waits for Succeeded and fails the test on Failed.
-func waitSucceeded(t *testing.T, b client.Object, st *benchv1.BenchmarkStatusCommon, timeout time.Duration) {
+func waitSucceeded(t testing.TB, b client.Object, st *benchv1.BenchmarkStatusCommon, timeout time.Duration) {
 	t.Helper()
 	if c := waitFinished(t, b, st, timeout); c.Type != benchv1.ConditionSucceeded {
 		t.Fatalf("%s failed: %s: %s", b.GetName(), c.Reason, c.Message)
