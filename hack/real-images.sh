@@ -9,7 +9,9 @@
 #      time zones only);
 #   2. the real Dockerfiles of images/ with `buildah bud --pull=never`: manager,
 #      fio, tuner, and mpi-debian twice (MPI=openmpi, MPI=mpich), the benchmark
-#      sources (OSU, IMB, IOR, fabtests) taken from SOURCES (no download);
+#      sources (OSU, IMB, IOR, fabtests) taken from SOURCES (no download) and
+#      compiled in an image of their own (its bench stage, mpi-*-bench), which
+#      a change to the Go code leaves alone;
 #   3. the pod sandbox image (hack/pause), which a kubelet otherwise pulls;
 #   4. argoexec, Argo Workflows' executor (only when asked for: make
 #      real-cluster with ARGO=1): the distroless base with the static argoexec
@@ -255,13 +257,16 @@ argoexec() {
 GO_TREES=("$ROOT/go.mod" "$ROOT/go.sum" "$ROOT/api" "$ROOT/cmd" "$ROOT/controllers" "$ROOT/internal")
 
 # dockerfile NAME DOCKERFILE [--build-arg ...]: builds the Dockerfile from the
-# repository root as REPO/NAME, with the host's Go caches mounted so the Go
-# stages download and compile only what changed.
+# repository root as REPO/NAME (LAST_REF), with the host's Go caches mounted
+# so the Go stages download and compile only what changed.
 dockerfile() {
   local name=$1 file=$2; shift 2
   local key ref extra=() trees=()
-  # Images that build the Go code change with it.
-  grep -q '^COPY go.mod' "$ROOT/$file" && trees=("${GO_TREES[@]}")
+  # Images that build the Go code change with it (not a --target stage
+  # without it: the benchmarks' own).
+  if grep -q '^COPY go.mod' "$ROOT/$file" && [[ " $* " != *" --target "* ]]; then
+    trees=("${GO_TREES[@]}")
+  fi
   key=$(digest "$ROOT/$file" "$BASE_KEY" "$GO_KEY" "$*" ${trees[@]+"${trees[@]}"} ${SRC_FILES[@]+"${SRC_FILES[@]}"})
   ref="$REPO/$name:dev-$key"
   if ! load "$name" "$ref"; then
@@ -279,20 +284,22 @@ dockerfile() {
     save "$name" "$ref"
   fi
   BUILT+=("$ref")
+  LAST_REF=$ref
   echo "$name $ref $IMAGES/$name.oci.tar"
 }
 
 # prune: buildah's storage keeps, of the images asked for, only the ones this
 # run built or loaded, and no untagged image (a build's intermediate stages):
 # each manager build left 3.8 GB of them behind. The archives stay the cache;
-# the Go stages rebuild from the mounted Go caches.
+# the Go stages rebuild from the mounted Go caches, and the MPI images' from
+# their benchmarks' image (NAME-bench, kept like the image itself).
 prune() {
   local ref names
   names=$(IFS='|'; echo "${wanted[*]}")
   while read -r ref; do
     [[ " ${BUILT[*]} " == *" $ref "* ]] && continue
     "${B[@]}" rmi -f "$ref" >/dev/null 2>&1 || true
-  done < <("${B[@]}" images --format '{{.Name}}:{{.Tag}}' | grep -E "^$REPO/($names):dev-" || true)
+  done < <("${B[@]}" images --format '{{.Name}}:{{.Tag}}' | grep -E "^$REPO/($names)(-bench)?:dev-" || true)
   "${B[@]}" rmi --prune >/dev/null 2>&1 || true
 }
 
@@ -318,13 +325,18 @@ for n in "${wanted[@]}"; do
     mpi-openmpi | mpi-mpich)
       [[ -d "$SOURCES" ]] || die "no benchmark sources at $SOURCES (set SOURCES to the directory with $OSU_ARCHIVE, $IMB_ARCHIVE, $IOR_ARCHIVE, $FABTESTS_ARCHIVE)"
       SRC_FILES=("$SOURCES/$OSU_ARCHIVE" "$SOURCES/$IMB_ARCHIVE" "$SOURCES/$IOR_ARCHIVE" "$SOURCES/$FABTESTS_ARCHIVE")
-      dockerfile "$n" images/mpi-debian/Dockerfile --build-arg "MPI=${n#mpi-}" \
-        --build-arg "OSU_VERSION=$OSU_VERSION" --build-arg "OSU_SHA256=$OSU_SHA256" \
-        --build-arg "IMB_VERSION=$IMB_VERSION" --build-arg "IMB_SHA256=$IMB_SHA256" \
-        --build-arg "IOR_VERSION=$IOR_VERSION" --build-arg "IOR_SHA256=$IOR_SHA256" \
-        --build-arg "FABTESTS_VERSION=$FABTESTS_VERSION" --build-arg "FABTESTS_ARCHIVE=$FABTESTS_ARCHIVE" \
-        --build-arg "FABTESTS_SHA256=$FABTESTS_SHA256"
+      args=(--build-arg "MPI=${n#mpi-}"
+        --build-arg "OSU_VERSION=$OSU_VERSION" --build-arg "OSU_SHA256=$OSU_SHA256"
+        --build-arg "IMB_VERSION=$IMB_VERSION" --build-arg "IMB_SHA256=$IMB_SHA256"
+        --build-arg "IOR_VERSION=$IOR_VERSION" --build-arg "IOR_SHA256=$IOR_SHA256"
+        --build-arg "FABTESTS_VERSION=$FABTESTS_VERSION" --build-arg "FABTESTS_ARCHIVE=$FABTESTS_ARCHIVE"
+        --build-arg "FABTESTS_SHA256=$FABTESTS_SHA256")
+      # The benchmarks first, as an image of their own, which the Go code
+      # does not key: a Go change rebuilds only the CLI's stage and the last.
+      # (Not an image of the cluster: its line is not printed.)
+      dockerfile "$n-bench" images/mpi-debian/Dockerfile "${args[@]}" --target bench >/dev/null
       SRC_FILES=()
+      dockerfile "$n" images/mpi-debian/Dockerfile "${args[@]}" --build-arg "BENCH_IMAGE=$LAST_REF"
       ;;
   esac
 done
