@@ -262,12 +262,12 @@ GO_TREES=("$ROOT/go.mod" "$ROOT/go.sum" "$ROOT/api" "$ROOT/cmd" "$ROOT/controlle
 dockerfile() {
   local name=$1 file=$2; shift 2
   local key ref extra=() trees=()
-  # Images that build the Go code change with it (not a --target stage
-  # without it: the benchmarks' own).
+  # Images that build the Go code change with it and with Go (not a
+  # --target stage without it: the benchmarks' own).
   if grep -q '^COPY go.mod' "$ROOT/$file" && [[ " $* " != *" --target "* ]]; then
-    trees=("${GO_TREES[@]}")
+    trees=("$GO_KEY" "${GO_TREES[@]}")
   fi
-  key=$(digest "$ROOT/$file" "$BASE_KEY" "$GO_KEY" "$*" ${trees[@]+"${trees[@]}"} ${SRC_FILES[@]+"${SRC_FILES[@]}"})
+  key=$(digest "$ROOT/$file" "$BASE_KEY" "$*" ${trees[@]+"${trees[@]}"} ${SRC_FILES[@]+"${SRC_FILES[@]}"})
   ref="$REPO/$name:dev-$key"
   if ! load "$name" "$ref"; then
     log "buildah bud $file $* -> $ref"

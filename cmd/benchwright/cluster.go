@@ -196,9 +196,19 @@ func (rd *artifactReader) open(ctx context.Context, target string) (io.ReadClose
 	if resp.StatusCode != http.StatusOK {
 		defer func() { _ = resp.Body.Close() }()
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return nil, fmt.Errorf("reading %s: the manager's artifact server answered %s: %s", target, resp.Status, strings.TrimSpace(string(msg)))
+		return nil, &answerError{target: target, status: resp.Status, code: resp.StatusCode, msg: strings.TrimSpace(string(msg))}
 	}
 	return resp.Body, nil
+}
+
+// answerError is an answer of the artifact server other than 200.
+type answerError struct {
+	target, status, msg string
+	code                int
+}
+
+func (e *answerError) Error() string {
+	return fmt.Sprintf("reading %s: the manager's artifact server answered %s: %s", e.target, e.status, e.msg)
 }
 
 // busyRetries is how often a request the artifact server answered 429 (all

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -45,6 +47,12 @@ func (m managerRun) monitorFiles(ctx context.Context) ([]report.MonitorFile, err
 		return nil, err
 	}
 	body, err := m.reader.open(ctx, server+"/"+m.runPath+"monitor/")
+	var answer *answerError
+	if errors.As(err, &answer) && answer.code == http.StatusBadRequest {
+		// A manager older than the listing: the run's series are not
+		// to be had through it, which is no fault of the run's.
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

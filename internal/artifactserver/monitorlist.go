@@ -16,7 +16,8 @@ type MonitorListing struct {
 	// Files are monitor/<repetition>/<pod>.json, below the run, in the
 	// store's order; at most MaxMonitorFiles.
 	Files []string `json:"files"`
-	// Truncated says the run has more than MaxMonitorFiles of them.
+	// Truncated says the listing stopped at MaxMonitorFiles keys under
+	// monitor/ (of the layout or not).
 	Truncated bool `json:"truncated,omitempty"`
 }
 

@@ -21,7 +21,7 @@ type run struct {
 	// Summary is summary.json, nil when it is missing or unreadable.
 	Summary *results.RunSummary
 	// Files are the run's files of the layout: the top ones in the layout's
-	// order, then the raw logs by repetition.
+	// order, then each repetition's monitor/ records and raw logs.
 	Files []string
 }
 
@@ -56,7 +56,8 @@ func fileName(key string) string {
 // topFiles orders the files at the top of a run.
 var topFiles = []string{"report.html", "summary.json", "samples.csv", "samples.ndjson", "nodes.json", "job.fio", "steps.json"}
 
-// fileLess puts the top files first, then raw logs by repetition (numerically) and pod.
+// fileLess puts the top files first, then by repetition (numerically) the
+// monitor/ records and raw logs, by name.
 func fileLess(a, b string) bool {
 	ra, rb := rawRank(a), rawRank(b)
 	if ra != rb {

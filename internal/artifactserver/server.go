@@ -58,8 +58,9 @@ const (
 //
 // Only GET and HEAD are allowed (405 otherwise), except PUT of a campaign's
 // report on a publishing handler, for a bearer token the Authorizer accepts.
-// A path not of the layout is 400, a run or file that is not there 404:
-// nothing outside the layout is listed or served.
+// A path not of the layout is 400, a run or file that is not there 404 (the
+// listing of monitor/ is empty then): nothing outside the layout is listed
+// or served.
 type Handler struct {
 	store  Store
 	log    logr.Logger

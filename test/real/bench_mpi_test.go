@@ -248,13 +248,23 @@ func firstOutputAfter(tb testing.TB, ns, name string, created time.Time) time.Du
 
 // makeTwin creates MPIJob "twin" in ns, a copy of job whose launcher sleeps,
 // and returns its launcher pod once it runs. Its pods carry none of the
-// benchmark's labels; its launcher reads the benchmark's steps from the
-// annotation its template keeps.
+// benchmark's labels; its workers keep one node each through a label of
+// their own; its launcher reads the benchmark's steps from the annotation
+// its template keeps.
 func makeTwin(tb testing.TB, ns string, job *mpiv2.MPIJob) string {
 	tb.Helper()
 	twin := wrappers.MakeMPIJob("twin", ns).Spec(job.Spec).Obj()
-	for _, r := range twin.Spec.MPIReplicaSpecs {
+	for typ, r := range twin.Spec.MPIReplicaSpecs {
 		r.Template.Labels = nil
+		if a := r.Template.Spec.Affinity; typ == mpiv2.MPIReplicaTypeWorker && a != nil && a.PodAntiAffinity != nil {
+			// The benchmark's workers keep apart by its labels, which the
+			// twin's do not carry.
+			peers := map[string]string{"benchwright-twin": "worker"}
+			r.Template.Labels = peers
+			for i := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i].LabelSelector = &metav1.LabelSelector{MatchLabels: peers}
+			}
+		}
 	}
 	launcher := &twin.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec
 	launcher.Containers[0].Command = []string{"sleep", "infinity"}

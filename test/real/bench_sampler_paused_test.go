@@ -43,23 +43,34 @@ func pausedPairs() int {
 	return 15
 }
 
-// runningVsStopped measures pairs of measure() with the samplers (host
-// pids) running and stopped, alternated, and returns the ratios running /
-// stopped, printing each pair (what: the figure's name, unit: its unit).
-func runningVsStopped(tb testing.TB, pids []int, what, unit string, measure func() float64) []float64 {
+// runningVsStopped measures pairs of measure() with the samplers of the
+// pods (by UID) running and stopped, alternated, and returns the ratios
+// running / stopped, printing each pair (what: the figure's name, unit: its
+// unit). Each signal goes to the pid found for the pod's sampler just before
+// (samplerPID checks its command line and cgroup): a sampler the kubelet
+// restarted has another, and a pid found once could be another process's by
+// then.
+func runningVsStopped(tb testing.TB, pods []string, what, unit string, measure func() float64) []float64 {
 	tb.Helper()
-	signal := func(sig syscall.Signal) {
-		for _, pid := range pids {
-			if err := syscall.Kill(pid, sig); err != nil {
-				tb.Fatalf("signal %v to sampler %d: %v", sig, pid, err)
+	signal := func(sig syscall.Signal, must bool) {
+		for _, uid := range pods {
+			pid := samplerPID(tb, uid)
+			if pid == 0 {
+				if must {
+					tb.Fatalf("pod %s has no sampler running", uid)
+				}
+				continue
+			}
+			if err := syscall.Kill(pid, sig); err != nil && must {
+				tb.Fatalf("signal %v to the sampler of pod %s (pid %d): %v", sig, uid, pid, err)
 			}
 		}
 	}
-	tb.Cleanup(func() { signal(syscall.SIGCONT) })
+	tb.Cleanup(func() { signal(syscall.SIGCONT, false) })
 	run := func(running bool) float64 {
 		if !running {
-			signal(syscall.SIGSTOP)
-			defer signal(syscall.SIGCONT)
+			signal(syscall.SIGSTOP, true)
+			defer signal(syscall.SIGCONT, true)
 		}
 		return measure()
 	}
@@ -73,32 +84,37 @@ func runningVsStopped(tb testing.TB, pids []int, what, unit string, measure func
 	return ratios
 }
 
-// samplersOf are the host pids of the samplers of the pods of ns that
-// match labels, once each of at least want pods has one running.
-func samplersOf(tb testing.TB, ns string, labels client.MatchingLabels, want int) []int {
+// sampledPods are the pods of ns that match labels, once there are want of
+// them, each with its sampler running.
+func sampledPods(tb testing.TB, ns string, labels client.MatchingLabels, want int) []corev1.Pod {
 	tb.Helper()
-	var pids []int
+	var pods corev1.PodList
 	util.WaitFor(tb, 2*time.Minute, "the twin's samplers running", func() (bool, string) {
-		var pods corev1.PodList
 		if err := k8s.List(ctx(), &pods, client.InNamespace(ns), labels); err != nil {
 			return false, err.Error()
 		}
-		pids = pids[:0]
 		for _, p := range pods.Items {
-			pid := samplerPID(tb, string(p.UID))
-			if pid == 0 {
+			if samplerPID(tb, string(p.UID)) == 0 {
 				return false, "no sampler in " + p.Name
 			}
-			pids = append(pids, pid)
 		}
-		return len(pids) >= want, fmt.Sprintf("%d of %d pods", len(pids), want)
+		return len(pods.Items) == want, fmt.Sprintf("%d of %d pods", len(pods.Items), want)
 	})
-	return pids
+	return pods.Items
+}
+
+func uids(pods []corev1.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = string(p.UID)
+	}
+	return out
 }
 
 // BenchmarkOSUSamplerPausedVsRunning: osu_latency at 8 B (ITERATIONS,
-// default 100000: about a second of ping-pong, so each run spans a sampler
-// tick) in the launcher of the twin of a monitored MPIBenchmark's MPIJob
+// default 100000: off node, a few seconds of ping-pong over the nodes'
+// veths, so each run spans several sampler ticks; on node, through shared
+// memory, about 0.1 s, so give more) in the launcher of the twin of a monitored MPIBenchmark's MPIJob
 // (LAYOUT=off|on, MPI=openmpi|mpich as in bench-real-mpi), with the
 // launcher's and the workers' samplers running and stopped. It reports the
 // median latency ratio, running / stopped (the target: at most 1.01).
@@ -110,8 +126,17 @@ func BenchmarkOSUSamplerPausedVsRunning(b *testing.B) {
 	ns, twinNS := newNamespace(b), newNamespace(b)
 	var twin string
 	osuThroughBenchmark(b, ns, spec, 0, func(job *mpiv2.MPIJob) { twin = makeTwin(b, twinNS, job) })
-	pods := 1 + int(spec.Layout.Nodes) // the launcher and a worker per node
-	pids := samplersOf(b, twinNS, client.MatchingLabels{"training.kubeflow.org/job-name": "twin"}, pods)
+	// The launcher and a worker per node, each worker on a node of its own.
+	pods := sampledPods(b, twinNS, client.MatchingLabels{"training.kubeflow.org/job-name": "twin"}, 1+int(spec.Layout.Nodes))
+	workerNodes := map[string]bool{}
+	for _, p := range pods {
+		if p.Labels["training.kubeflow.org/job-role"] == "worker" {
+			workerNodes[p.Spec.NodeName] = true
+		}
+	}
+	if len(workerNodes) != int(spec.Layout.Nodes) {
+		b.Fatalf("the twin's workers are on %d node(s), want %d", len(workerNodes), spec.Layout.Nodes)
+	}
 
 	iters := int32(100000)
 	if n, err := strconv.Atoi(os.Getenv("ITERATIONS")); err == nil && n > 0 {
@@ -126,7 +151,7 @@ func BenchmarkOSUSamplerPausedVsRunning(b *testing.B) {
 		b.Fatal(err)
 	}
 	argv := append([]string{"exec", "-n", twinNS, twin, "-c", "launcher", "--"}, launch.Steps[0].Argv...)
-	ratios := runningVsStopped(b, pids, "8 B latency", "µs", func() float64 {
+	ratios := runningVsStopped(b, uids(pods), "8 B latency", "µs", func() float64 {
 		out := kc.Run(b, argv...)
 		parsed, err := osu.Parse([]byte(out))
 		if err != nil || len(parsed) != 1 {
@@ -175,9 +200,9 @@ func BenchmarkFioSamplerPausedVsRunning(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = k8s.Delete(ctx(), twin, client.GracePeriodSeconds(0)) })
-	pids := samplersOf(b, ns, client.MatchingLabels{"twin": "fio"}, 1)
+	pods := sampledPods(b, ns, client.MatchingLabels{"twin": "fio"}, 1)
 
-	ratios := runningVsStopped(b, pids, quickstartJob+" read", "IOPS", func() float64 {
+	ratios := runningVsStopped(b, uids(pods), quickstartJob+" read", "IOPS", func() float64 {
 		out := kc.Run(b, argv...)
 		samples, err := fio.ParseJSON([]byte(out))
 		if err != nil {

@@ -39,7 +39,11 @@ func alternated[T any](i int, run func(on bool) T) (on, off T, order string) {
 // PAIRS (default 5) pairs of the quickstart's fio jobs through a
 // StorageBenchmark on one node, with spec.monitoring on and off, in
 // alternating order. It reports the median ratio of the first job's read
-// IOPS, on / off (the target: at least 0.99).
+// IOPS, on / off (the target: at least 0.99). The unmonitored pod
+// has no requests (a StorageBenchmark gives its pods none), so it is
+// BestEffort where the monitored one is Burstable: under contention the
+// pair measures the QoS class too. BenchmarkFioSamplerPausedVsRunning has
+// one pod for both sides.
 //
 //	make bench-real-sampler
 func BenchmarkFioSamplerOnVsOff(b *testing.B) {
