@@ -35,7 +35,9 @@ func TestManagerRunReadsTheSeriesBounded(t *testing.T) {
 		reader: &artifactReader{client: srv.Client()}, runPath: strings.TrimPrefix(run, "/"),
 		server: func(context.Context) (string, error) { return srv.URL, nil }}
 	list := func(names ...string) func(http.ResponseWriter) {
-		return func(w http.ResponseWriter) { _ = json.NewEncoder(w).Encode(artifactserver.MonitorListing{Files: names}) }
+		return func(w http.ResponseWriter) {
+			_ = json.NewEncoder(w).Encode(artifactserver.MonitorListing{Files: names})
+		}
 	}
 	read := func() ([]report.MonitorFile, error) {
 		t.Helper()
