@@ -12,7 +12,8 @@
 #
 # Settings (environment):
 #   COLD_DIR   where the clone and the empty caches go (default: a new
-#              directory under /var/tmp); removed afterwards unless COLD_KEEP=1
+#              directory under /tmp; not under /var, whose host paths the
+#              real tests may not use); removed afterwards unless COLD_KEEP=1
 #   SOURCES    the benchmark sources (default ../shared/src beside this clone)
 # The real cluster must be down (make real-cluster-down): a cold .ci/run brings
 # up its own, with the same network namespaces.
@@ -24,7 +25,15 @@ if ip netns list 2>/dev/null | grep -qE '^bw-'; then
   log "a real cluster runs here (network namespaces bw-*): make real-cluster-down first"
   exit 1
 fi
-DIR=${COLD_DIR:-$(mktemp -d /var/tmp/benchwright-cold.XXXXXX)}
+DIR=${COLD_DIR:-$(mktemp -d /tmp/benchwright-cold.XXXXXX)}
+# The real tests give StorageBenchmarks host paths under the cache, and the
+# API server refuses host paths under system directories (/var, /usr, /opt,
+# /run, ...): a cold run there would fail those tests, not CI.
+case $DIR in
+  /var/* | /usr/* | /opt/* | /run/* | /etc/* | /home | /root | /srv/*)
+    log "COLD_DIR=$DIR: the real tests' host paths may not lie there; choose a directory under /tmp or /mnt"
+    exit 1 ;;
+esac
 mkdir -p "$DIR"
 if [[ -z "${COLD_KEEP:-}" ]]; then
   # Module cache files are read-only: make them writable to remove them.
