@@ -194,6 +194,7 @@ func BenchmarkFioSamplerPausedVsRunning(b *testing.B) {
 	twin := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "twin-fio", Labels: map[string]string{"twin": "fio"},
 		Annotations: tmpl.Annotations}, Spec: *tmpl.Spec.DeepCopy()}
 	tool := &twin.Spec.Containers[0]
+	toolName := tool.Name
 	argv := append(append([]string{"exec", "-n", ns, twin.Name, "-c", tool.Name, "--"}, tool.Command...), tool.Args...)
 	tool.Command, tool.Args = []string{"sleep", "infinity"}, nil
 	if err := k8s.Create(ctx(), twin); err != nil {
@@ -201,6 +202,21 @@ func BenchmarkFioSamplerPausedVsRunning(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = k8s.Delete(ctx(), twin, client.GracePeriodSeconds(0)) })
 	pods := sampledPods(b, ns, client.MatchingLabels{"twin": "fio"}, 1)
+	// The sampler starts first; the tool's container after the node-facts step.
+	util.WaitFor(b, 2*time.Minute, "the twin's fio container running", func() (bool, string) {
+		if err := k8s.Get(ctx(), client.ObjectKeyFromObject(twin), twin); err != nil {
+			return false, err.Error()
+		}
+		for _, st := range twin.Status.ContainerStatuses {
+			if st.Name == toolName && st.State.Terminated != nil {
+				b.Fatalf("the twin's %s container ended: %+v", toolName, st.State.Terminated)
+			}
+			if st.Name == toolName && st.State.Running != nil {
+				return true, ""
+			}
+		}
+		return false, "phase " + string(twin.Status.Phase)
+	})
 
 	ratios := runningVsStopped(b, uids(pods), quickstartJob+" read", "IOPS", func() float64 {
 		out := kc.Run(b, argv...)
