@@ -139,28 +139,23 @@ func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) 
 		}
 		rd = &artifactReader{server: strings.TrimSuffix(f.artifactServer, "/"), client: &http.Client{Timeout: 5 * time.Minute}}
 	}
-	server := func(context.Context) (string, error) { return rd.server, nil }
-	if rd.server == "" {
+	m := managerRun{reader: rd, runPath: runPath, forward: func(ctx context.Context) (string, error) {
 		// No --artifact-server: the command forwards the manager's port
 		// itself, on the first read.
-		server = func(ctx context.Context) (string, error) {
-			s, err := f.forwarded(ctx)
-			if err != nil {
-				return "", fmt.Errorf("%s %s/%s is in the manager's own store (%s), read through a port-forward to the manager: %w", b.kind, b.namespace, b.name, b.uri, err)
-			}
-			return s, nil
+		s, err := f.forwarded(ctx)
+		if err != nil {
+			return "", fmt.Errorf("%s %s/%s is in the manager's own store (%s), read through a port-forward to the manager: %w", b.kind, b.namespace, b.name, b.uri, err)
 		}
-	}
-	return managerRun{
-		Fetched: report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
-			s, err := server(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return rd.get(ctx, s+"/"+runPath+report.SamplesFile)
-		}},
-		reader: rd, server: server, runPath: runPath,
-	}, nil
+		return s, nil
+	}}
+	m.Fetched = report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
+		s, err := m.base(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return rd.get(ctx, s+"/"+runPath+report.SamplesFile)
+	}}
+	return m, nil
 }
 
 // get reads target whole, at most maxFetchedBytes of it.

@@ -20,9 +20,19 @@ import (
 // listed by GET .../monitor/ and each read as one of the run's files.
 type managerRun struct {
 	report.Fetched
-	reader  *artifactReader
-	server  func(context.Context) (string, error)
+	reader *artifactReader
+	// forward opens a port-forward to the manager and gives its URL, when
+	// the reader has no server.
+	forward func(context.Context) (string, error)
 	runPath string // files/<ns>/<Kind>/<name>/<uid>/
+}
+
+// base is the artifact server's URL: the reader's, else a port-forward's.
+func (m managerRun) base(ctx context.Context) (string, error) {
+	if m.reader.server != "" {
+		return m.reader.server, nil
+	}
+	return m.forward(ctx)
 }
 
 // maxListingBytes bounds a monitor/ listing: MaxMonitorFiles names of a
@@ -42,7 +52,7 @@ func (m managerRun) MonitorFiles(ctx context.Context, inputs []string, found fun
 // monitorFiles lists the run's series files; each opens with a GET of its
 // own, read bounded by the report (it treats what it reads as hostile).
 func (m managerRun) monitorFiles(ctx context.Context) ([]report.MonitorFile, error) {
-	server, err := m.server(ctx)
+	server, err := m.base(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -32,8 +32,7 @@ func TestManagerRunReadsTheSeriesBounded(t *testing.T) {
 	}))
 	defer srv.Close()
 	m := managerRun{Fetched: report.Fetched{Name: "file:///store/perf/StorageBenchmark/b/u1/samples.ndjson"},
-		reader: &artifactReader{client: srv.Client()}, runPath: strings.TrimPrefix(run, "/"),
-		server: func(context.Context) (string, error) { return srv.URL, nil }}
+		reader: &artifactReader{server: srv.URL, client: srv.Client()}, runPath: strings.TrimPrefix(run, "/")}
 	list := func(names ...string) func(http.ResponseWriter) {
 		return func(w http.ResponseWriter) {
 			_ = json.NewEncoder(w).Encode(artifactserver.MonitorListing{Files: names})
