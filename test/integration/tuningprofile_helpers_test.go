@@ -508,16 +508,25 @@ func waitGone(t *testing.T, obj client.Object, within time.Duration) {
 	})
 }
 
-// tunerPods are the pods in the env's namespace, by node.
+// tunerPods is each node's tuner pod, once no node has two: the DaemonSet
+// controller's pass that starts a rolled tuner's new pod terminates the old
+// one after it, so a list between the two sees both.
 func (e *tuningEnv) tunerPods(t *testing.T) map[string]corev1.Pod {
 	t.Helper()
-	var pods corev1.PodList
-	if err := k8sClient.List(context.Background(), &pods, client.InNamespace(e.ns)); err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]corev1.Pod{}
-	for _, p := range pods.Items {
-		out[p.Spec.NodeName] = p
-	}
+	util.WaitFor(t, 30*time.Second, "one tuner pod per node", func() (bool, string) {
+		var pods corev1.PodList
+		if err := k8sClient.List(context.Background(), &pods, client.InNamespace(e.ns)); err != nil {
+			return false, err.Error()
+		}
+		clear(out)
+		for _, p := range pods.Items {
+			if old, two := out[p.Spec.NodeName]; two {
+				return false, fmt.Sprintf("node %s has pods %s and %s", p.Spec.NodeName, old.Name, p.Name)
+			}
+			out[p.Spec.NodeName] = p
+		}
+		return true, ""
+	})
 	return out
 }
