@@ -33,12 +33,8 @@ func (h *Handler) monitorListing(w http.ResponseWriter, r *http.Request, run str
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if !h.mayRead(w, r, loc.Namespace, resourceOf(loc.Kind), loc.Name) {
-		return
-	}
-	prefix, err := loc.Prefix()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	prefix, ok := h.readablePrefix(w, r, loc)
+	if !ok {
 		return
 	}
 	keys, truncated, err := h.store.ListN(r.Context(), prefix+sampler.MonitorDir+"/", MaxMonitorFiles)

@@ -126,6 +126,20 @@ func (h *Handler) readFilter(r *http.Request) func(namespace, resource string) (
 	}
 }
 
+// readablePrefix is the store prefix of the run at loc, once the request
+// may read it; when not (ok false), the request has its answer.
+func (h *Handler) readablePrefix(w http.ResponseWriter, r *http.Request, loc artifacts.Location) (prefix string, ok bool) {
+	if !h.mayRead(w, r, loc.Namespace, resourceOf(loc.Kind), loc.Name) {
+		return "", false
+	}
+	prefix, err := loc.Prefix()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return "", false
+	}
+	return prefix, true
+}
+
 // run shows one run's figures, nodes and files.
 func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 	trimmed, slash := strings.CutSuffix(path, "/")
@@ -139,12 +153,8 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}
-	if !h.mayRead(w, r, loc.Namespace, resourceOf(loc.Kind), loc.Name) {
-		return
-	}
-	prefix, err := loc.Prefix()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	prefix, ok := h.readablePrefix(w, r, loc)
+	if !ok {
 		return
 	}
 	keys, _, err := h.store.ListN(r.Context(), prefix, maxRunKeys)
