@@ -35,14 +35,6 @@ import (
 // the pods, their placement and their start differ too, and on this 2-core
 // host that noise is 10-20 % a pair.
 
-// pausedPairs is PAIRS, default 15.
-func pausedPairs() int {
-	if p, err := strconv.Atoi(os.Getenv("PAIRS")); err == nil && p > 0 {
-		return p
-	}
-	return 15
-}
-
 // runningVsStopped measures pairs of measure() with the samplers of the
 // pods (by UID) running and stopped, alternated, and returns the ratios
 // running / stopped, printing each pair (what: the figure's name, unit: its
@@ -75,7 +67,7 @@ func runningVsStopped(tb testing.TB, pods []string, what, unit string, measure f
 		return measure()
 	}
 	var ratios []float64
-	for i := range pausedPairs() {
+	for i := range samplerPairs(15) {
 		on, off, order := alternated(i, run)
 		ratios = append(ratios, on/off)
 		order = map[string]string{"sampler on first": "running first", "sampler off first": "stopped first"}[order]

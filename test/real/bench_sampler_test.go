@@ -16,12 +16,12 @@ import (
 	"github.com/benchwright/benchwright/internal/children"
 )
 
-// samplerPairs is PAIRS, default 5.
-func samplerPairs() int {
+// samplerPairs is PAIRS, else def.
+func samplerPairs(def int) int {
 	if p, err := strconv.Atoi(os.Getenv("PAIRS")); err == nil && p > 0 {
 		return p
 	}
-	return 5
+	return def
 }
 
 // alternated runs pair i with the sampler on and off, on first in even
@@ -50,7 +50,7 @@ func BenchmarkFioSamplerOnVsOff(b *testing.B) {
 	node := nodes()[0]
 	ns := newNamespace(b)
 	var ratios []float64
-	for i := range samplerPairs() {
+	for i := range samplerPairs(5) {
 		run := func(on bool) float64 {
 			name := fmt.Sprintf("off-%d", i+1)
 			if on {
@@ -80,7 +80,7 @@ func BenchmarkOSUSamplerOnVsOff(b *testing.B) {
 	spec := osuPairSpec(b, os.Getenv("LAYOUT"), os.Getenv("MPI"))
 	onNS, offNS := newNamespace(b), newNamespace(b)
 	var lat, bw []float64
-	for i := range samplerPairs() {
+	for i := range samplerPairs(5) {
 		run := func(on bool) osuRun {
 			s := spec.DeepCopy()
 			s.Monitoring.Enabled = ptr.To(on)
