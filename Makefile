@@ -153,7 +153,7 @@ REAL_SKIP ?=
 
 .PHONY: test-real
 test-real: ## On a real cluster here (root) with Argo Workflows: brings it up, runs real fio, dd, MPI, fabtests, the tuner and campaigns (a 2x2x3 matrix, a failed cell retried, a Workflow deleted mid-run, a node lost mid-campaign) through the chart's manager pod and WorkflowTemplate, tears it down.
-	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 80m -skip '^(TestSeedS|TestRunToRunNoise|TestCronCampaign$(if $(REAL_SKIP),|$(REAL_SKIP)))' ./test/real/
+	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -v -timeout 80m -skip '^(TestSeedS|TestRunToRunNoise|TestCronCampaign$(if $(REAL_SKIP),|$(REAL_SKIP)))' ./test/real/
 
 .PHONY: campaigns-real
 campaigns-real: ## On a real cluster here (root) with Argo Workflows: the seeds' example campaigns (examples/campaigns), their pools named after the seeds' machine types on the two real nodes; each report's figures checked against the stored samples. Not in CI (time); SEEDS='S1|S4' picks (S0Storage, S0MPI, S1, S2, S3, S4).

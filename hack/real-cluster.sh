@@ -625,6 +625,9 @@ up() {
   if [[ -f "$DIR/nodes" && "$(<"$DIR/nodes")" != "$NODES" ]]; then
     die "the cluster runs with NODES=$(<"$DIR/nodes"): $0 down first"
   fi
+  if [[ -f "$DIR/env" ]] && ! running kube-apiserver; then
+    log "a cluster stopped without down is here (its processes gone): it starts again with its objects; $0 down first for an empty one"
+  fi
   echo "$NODES" >"$DIR/nodes"
   real_tools
   build_clusterkit "$DIR/run"

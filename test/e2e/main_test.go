@@ -79,7 +79,7 @@ func run(m *testing.M) int {
 		// Idempotent: on a running dev cluster it only rebuilds and restarts
 		// the manager if its code changed.
 		began := time.Now()
-		if err := util.RunScript(script, "up"); err != nil {
+		if err := util.UpCluster(script, existed); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: %s up: %v\n", script, err)
 			return 1
 		}

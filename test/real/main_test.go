@@ -70,7 +70,7 @@ func run(m *testing.M) int {
 			}()
 		}
 		began := time.Now()
-		if err := util.RunScript(script, "up"); err != nil {
+		if err := util.UpCluster(script, existed); err != nil {
 			fmt.Fprintf(os.Stderr, "real: %s up: %v\n", script, err)
 			return 1
 		}
@@ -99,6 +99,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	kc = util.Kubectl{Bin: env["KUBECTL"], Kubeconfig: env["KUBECONFIG"]}
+	if existed {
+		if err := sweepLeftovers(); err != nil {
+			fmt.Fprintf(os.Stderr, "real: %v\n", err)
+			return 1
+		}
+	}
 	began := time.Now()
 	code := m.Run()
 	fmt.Fprintf(os.Stderr, "real: tests took %s\n", time.Since(began).Round(100*time.Millisecond))

@@ -191,6 +191,27 @@ func RunScript(script string, args ...string) error {
 	return cmd.Run()
 }
 
+// UpFromNothing brings the cluster of script up after a down. A run killed
+// before its own down (CI's time limit, a session's end, ^C) leaves the
+// cluster's state behind with its processes gone, and up would start that
+// state again: its objects come back with it, a pool still holding both
+// nodes and benchmarks half run, and every test after waits on them.
+func UpFromNothing(script string) error {
+	if err := RunScript(script, "down"); err != nil {
+		return fmt.Errorf("down before up: %w", err)
+	}
+	return RunScript(script, "up")
+}
+
+// UpCluster brings the cluster of script up: on a running one, up alone
+// (idempotent); otherwise UpFromNothing.
+func UpCluster(script string, running bool) error {
+	if running {
+		return RunScript(script, "up")
+	}
+	return UpFromNothing(script)
+}
+
 // ScriptEnv is what `SCRIPT env` prints (export NAME=VALUE lines, values
 // quoted by bash's printf %q), if the cluster is up: ok tells KUBECONFIG is set.
 func ScriptEnv(script string) (vars map[string]string, ok bool) {
