@@ -9,62 +9,52 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
-// sweepLeftovers deletes what an earlier run on a cluster already up left when it
-// was killed before its cleanups (or kept with REAL_KEEP): the tests'
-// namespaces and campaign Workflows (real-...), every BenchmarkPool and
+// sweepLeftovers deletes what an earlier run on a cluster already up left
+// when it was killed before its cleanups (or kept with REAL_KEEP): the tests'
+// campaign Workflows and namespaces (real-...), every BenchmarkPool and
 // TuningProfile. A pool left Ready holds its nodes, and every test after
 // would wait on them until its timeout. It returns once the pools are gone
 // (their finalizers release the nodes).
 func sweepLeftovers() error {
-	swept, err := sweepWorkflows()
-	if err != nil {
-		return err
+	ours := func(o client.Object) bool {
+		return strings.HasPrefix(o.GetName(), "real-") && o.GetDeletionTimestamp() == nil
 	}
-	var namespaces corev1.NamespaceList
-	if err := k8s.List(ctx(), &namespaces); err != nil {
-		return err
-	}
-	var pools benchv1.BenchmarkPoolList
-	if err := k8s.List(ctx(), &pools); err != nil {
-		return err
-	}
-	for i := range namespaces.Items {
-		ns := &namespaces.Items[i]
-		if strings.HasPrefix(ns.Name, "real-") && ns.DeletionTimestamp == nil {
-			if err := k8s.Delete(ctx(), ns); err != nil && !apierrors.IsNotFound(err) {
-				return err
-			}
-			swept = append(swept, "namespace "+ns.Name)
+	var workflows unstructured.UnstructuredList
+	workflows.SetGroupVersionKind(workflowGVK.GroupVersion().WithKind("WorkflowList"))
+	var swept []string
+	for _, s := range []struct {
+		what string
+		list client.ObjectList
+		keep func(client.Object) bool
+		opts []client.ListOption
+	}{
+		{"Workflow", &workflows, ours, []client.ListOption{client.InNamespace(campaignNamespace)}},
+		{"namespace", &corev1.NamespaceList{}, ours, nil},
+		{"pool", &benchv1.BenchmarkPoolList{}, nil, nil},
+		{"tuning profile", &benchv1.TuningProfileList{}, nil, nil},
+	} {
+		names, err := deleteEach(s.what, s.list, s.keep, s.opts...)
+		if meta.IsNoMatchError(err) { // no Argo on this cluster
+			continue
 		}
-	}
-	for i := range pools.Items {
-		if err := k8s.Delete(ctx(), &pools.Items[i]); err != nil && !apierrors.IsNotFound(err) {
+		if err != nil {
 			return err
 		}
-		swept = append(swept, "pool "+pools.Items[i].Name)
-	}
-	var profiles benchv1.TuningProfileList
-	if err := k8s.List(ctx(), &profiles); err != nil {
-		return err
-	}
-	for i := range profiles.Items {
-		if err := k8s.Delete(ctx(), &profiles.Items[i]); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-		swept = append(swept, "tuning profile "+profiles.Items[i].Name)
+		swept = append(swept, names...)
 	}
 	if len(swept) == 0 {
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "real: left by an earlier run on this cluster, deleted: %s\n", strings.Join(swept, ", "))
+	var pools benchv1.BenchmarkPoolList
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
 		if err := k8s.List(ctx(), &pools); err != nil {
 			return err
@@ -78,27 +68,23 @@ func sweepLeftovers() error {
 	}
 }
 
-// sweepWorkflows deletes the campaign Workflows the tests submitted (real-...),
-// where Argo is installed.
-func sweepWorkflows() ([]string, error) {
-	var list unstructured.UnstructuredList
-	list.SetGroupVersionKind(workflowGVK.GroupVersion().WithKind("WorkflowList"))
-	if err := k8s.List(ctx(), &list, client.InNamespace(campaignNamespace)); err != nil {
-		if meta.IsNoMatchError(err) {
-			return nil, nil
-		}
+// deleteEach deletes the objects of list (listed with opts) that keep takes
+// (all when keep is nil), and names them ("what name").
+func deleteEach(what string, list client.ObjectList, keep func(client.Object) bool, opts ...client.ListOption) ([]string, error) {
+	if err := k8s.List(ctx(), list, opts...); err != nil {
 		return nil, err
 	}
-	var swept []string
-	for i := range list.Items {
-		wf := &list.Items[i]
-		if !strings.HasPrefix(wf.GetName(), "real-") {
-			continue
+	var names []string
+	err := meta.EachListItem(list, func(o runtime.Object) error {
+		obj := o.(client.Object)
+		if keep != nil && !keep(obj) {
+			return nil
 		}
-		if err := k8s.Delete(ctx(), wf); err != nil && !apierrors.IsNotFound(err) {
-			return nil, err
+		if err := k8s.Delete(ctx(), obj); client.IgnoreNotFound(err) != nil {
+			return err
 		}
-		swept = append(swept, "Workflow "+wf.GetName())
-	}
-	return swept, nil
+		names = append(names, what+" "+obj.GetName())
+		return nil
+	})
+	return names, err
 }

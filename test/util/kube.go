@@ -191,25 +191,19 @@ func RunScript(script string, args ...string) error {
 	return cmd.Run()
 }
 
-// UpFromNothing brings the cluster of script up after a down. A run killed
-// before its own down (CI's time limit, a session's end, ^C) leaves the
-// cluster's state behind with its processes gone, and up would start that
-// state again: its objects come back with it, a pool still holding both
-// nodes and benchmarks half run, and every test after waits on them.
-func UpFromNothing(script string) error {
-	if err := RunScript(script, "down"); err != nil {
-		return fmt.Errorf("down before up: %w", err)
+// UpCluster brings the cluster of script up. A running one gets up alone
+// (idempotent). Otherwise down comes first: a run killed before its own down
+// (CI's time limit, a session's end, ^C) leaves the cluster's state behind
+// with its processes gone, and up would start that state again, its objects
+// with it (a pool still holding both nodes, benchmarks half run) for every
+// test after to wait on.
+func UpCluster(script string, running bool) error {
+	if !running {
+		if err := RunScript(script, "down"); err != nil {
+			return fmt.Errorf("down before up: %w", err)
+		}
 	}
 	return RunScript(script, "up")
-}
-
-// UpCluster brings the cluster of script up: on a running one, up alone
-// (idempotent); otherwise UpFromNothing.
-func UpCluster(script string, running bool) error {
-	if running {
-		return RunScript(script, "up")
-	}
-	return UpFromNothing(script)
 }
 
 // ScriptEnv is what `SCRIPT env` prints (export NAME=VALUE lines, values
