@@ -20,7 +20,8 @@ const NoChange = -1
 // that spread and differ by log(ratio), so θ = Φ(|log ratio| / (spread √2)).
 // It is at least the fewest repetitions a side with which the U test can
 // decide at alpha at all (4 at 0.05), and says MaxRepetitions+1 beyond
-// MaxRepetitions; NoChange for a ratio of 1, 0 for input it cannot use.
+// MaxRepetitions; with no spread, that fewest. NoChange for a ratio of 1,
+// 0 for input it cannot use.
 func RepetitionsToDecide(ratio, spread, alpha float64) int {
 	if !(ratio > 0) || math.IsInf(ratio, 0) || !(spread >= 0) || math.IsInf(spread, 0) || !(alpha > 0 && alpha < 1) {
 		return 0
@@ -29,11 +30,11 @@ func RepetitionsToDecide(ratio, spread, alpha float64) int {
 	if shift == 0 {
 		return NoChange
 	}
-	theta := 1.0
-	if spread > 0 {
-		theta = normalCDF(shift / (spread * math.Sqrt2))
-	}
 	floor := fewestToDecide(alpha)
+	if spread == 0 { // every run repetition beyond every baseline one
+		return floor
+	}
+	theta := normalCDF(shift / (spread * math.Sqrt2))
 	if theta-0.5 < 1e-9 {
 		return MaxRepetitions + 1
 	}

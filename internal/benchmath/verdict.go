@@ -110,8 +110,8 @@ func (v Verdict) Mark() string {
 }
 
 // String says the verdict in a line: "~ not decided: p=0.10 with 3 vs 3;
-// 6 a side would decide a 9.4 % change at this spread", or "different:
-// +9.4 % [+6.0 % to +25 %] (95 % interval), p=0.0022 with 10 vs 10".
+// 6 a side would decide a change of 8.5 % at this spread", or "different:
+// +9.8 % [+8.6 % to +11 %] (95 % interval), p=1.1e-05 with 10 vs 10".
 func (v Verdict) String() string {
 	if !v.tested() {
 		return "not compared"
@@ -126,7 +126,7 @@ func (v Verdict) String() string {
 	}
 	out := "different: " + formatChange(v.Ratio)
 	if iv := v.Interval; iv.Known() {
-		out += fmt.Sprintf(" [%s to %s] (%s %% interval)", formatChange(iv.Lo), formatChange(iv.Hi), formatPercent(100*iv.Level))
+		out += fmt.Sprintf(" [%s to %s] (%s %% interval)", formatChange(iv.Lo), formatChange(iv.Hi), formatPercent(100*v.Level))
 	}
 	out += ", " + test
 	if need := v.Interval.Need; need > 0 {
@@ -142,9 +142,9 @@ func (v Verdict) needText() string {
 	case v.Need == NoChange:
 		return "; the sides show no change to decide"
 	case v.Need > MaxRepetitions:
-		return fmt.Sprintf("; more than %d a side would be needed to decide a %s change at this spread", MaxRepetitions, change)
+		return fmt.Sprintf("; more than %d a side would be needed to decide a change of %s at this spread", MaxRepetitions, change)
 	case v.Need > 0:
-		return fmt.Sprintf("; %d a side would decide a %s change at this spread", v.Need, change)
+		return fmt.Sprintf("; %d a side would decide a change of %s at this spread", v.Need, change)
 	case v.MinP > v.Alpha:
 		return fmt.Sprintf("; %d vs %d can never give p at most %s", v.Value, v.Base, formatP(v.Alpha))
 	}
