@@ -11,7 +11,7 @@ func TestRepetitionsToDecide(t *testing.T) {
 		ratio, spread, alpha float64
 		want                 int
 	}{
-		{1.10, 0.03, 0.05, 6},  // θ = Φ(2.25) = 0.988: N = 7.85/(3·0.488²) = 11
+		{1.10, 0.03, 0.05, 6}, // θ = Φ(2.25) = 0.988: N = 7.85/(3·0.488²) = 11
 		{1 / 1.10, 0.03, 0.05, 6},
 		{1.05, 0.03, 0.05, 10}, // θ = 0.875: N = 18.6
 		{1.10, 0, 0.05, 4},     // no spread: the fewest with which the test can decide
