@@ -71,10 +71,15 @@ func checkPositive(base, value []float64) error {
 
 // ratioInterval is RatioInterval on checked samples.
 func ratioInterval(base, value []float64, level float64) Interval {
+	baseLogs := make([]float64, len(base))
+	for i, b := range base {
+		baseLogs[i] = math.Log(b)
+	}
 	logs := make([]float64, 0, len(base)*len(value))
 	for _, v := range value {
-		for _, b := range base {
-			logs = append(logs, math.Log(v)-math.Log(b))
+		lv := math.Log(v)
+		for _, lb := range baseLogs {
+			logs = append(logs, lv-lb)
 		}
 	}
 	slices.Sort(logs)

@@ -91,3 +91,33 @@ func TestRatioIntervalRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalAgreesWithTest: without ties, a comparison alone is decided
+// exactly when its interval leaves out 1 (Moses' interval inverts the U
+// test), so a table never shows "different" beside an interval holding 1x.
+func TestIntervalAgreesWithTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	decided := 0
+	for range 2000 {
+		n, m := 4+rng.IntN(7), 4+rng.IntN(7)
+		factor := math.Exp(0.05 * rng.NormFloat64())
+		base, value := make([]float64, n), make([]float64, m)
+		for i := range base {
+			base[i] = math.Exp(0.04 * rng.NormFloat64())
+		}
+		for i := range value {
+			value[i] = factor * math.Exp(0.04*rng.NormFloat64())
+		}
+		v := mustCompare(t, base, value)
+		if !v.Interval.Known() {
+			t.Fatalf("%d vs %d: no interval", m, n)
+		}
+		if v.Decided == v.Interval.Contains(1) {
+			t.Fatalf("%d vs %d: decided %v (p=%v) with the interval [%v, %v]", m, n, v.Decided, v.P, v.Interval.Lo, v.Interval.Hi)
+		}
+		if v.Decided {
+			decided++
+		}
+	}
+	t.Logf("%d of 2000 decided", decided)
+}
