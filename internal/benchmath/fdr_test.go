@@ -33,8 +33,8 @@ func TestTableDecidesOnAdjustedP(t *testing.T) {
 	if got[0].Decided || got[0].Family != 10 || !near(got[0].AdjustedP, 10*2.0/252) {
 		t.Errorf("in the table: %+v, want undecided at adjusted p %v over 10", got[0], 10*2.0/252)
 	}
-	if got[0].Need <= 5 {
-		t.Errorf("in the table: Need %d, want more than the 5 it has", got[0].Need)
+	if got[0].Need <= 5 || got[0].Evidence() != "p=0.0079 (0.08 after FDR over 10) with 5 vs 5" {
+		t.Errorf("in the table: Need %d, want more than the 5 it has; %s", got[0].Need, got[0].Evidence())
 	}
 	if got[1].Decided || !near(got[1].AdjustedP, got[1].P) {
 		t.Errorf("the largest p: %+v, want it unadjusted and undecided", got[1])

@@ -62,3 +62,13 @@ func checkSides(base, value []float64) error {
 	}
 	return checkSide("run", value)
 }
+
+// Note says how to read a table of comparisons decided together (Table)
+// over family of them, for the table's note.
+func (o Options) Note(family int) string {
+	return fmt.Sprintf("p is the two-sided Mann-Whitney U test over the repetitions (exact up to %d in all); "+
+		"a comparison is decided when p, adjusted over the table's %d comparisons (Benjamini-Hochberg), is at most %s, "+
+		"a false discovery rate of %s %%; ~ marks one not decided. [a–b] is the %s %% interval of the ratio "+
+		"(Hodges-Lehmann with exact bounds), given from %d repetitions a side",
+		exactLimit, family, formatP(o.Alpha), formatPercent(100*o.Alpha), formatPercent(100*o.Level), IntervalNeed(o.Level))
+}

@@ -116,11 +116,7 @@ func (v Verdict) String() string {
 	if !v.tested() {
 		return "not compared"
 	}
-	test := "p=" + formatP(v.P)
-	if v.Family > 1 {
-		test += fmt.Sprintf(" (%s after FDR over %d)", formatP(v.AdjustedP), v.Family)
-	}
-	test += fmt.Sprintf(" with %d vs %d", v.Value, v.Base)
+	test := v.Evidence()
 	if !v.Decided {
 		return "~ not decided: " + test + v.needText()
 	}
@@ -133,6 +129,17 @@ func (v Verdict) String() string {
 		out += fmt.Sprintf("; a %s %% interval needs %d a side", formatPercent(100*v.Level), need)
 	}
 	return out
+}
+
+// Evidence is the test's p (and its adjusted one where that differs) and
+// the repetitions it had: "p=0.10 with 3 vs 3", "p=0.0079 (0.08 after FDR
+// over 10) with 5 vs 5".
+func (v Verdict) Evidence() string {
+	out := "p=" + formatP(v.P)
+	if v.Family > 1 && formatP(v.AdjustedP) != formatP(v.P) {
+		out += fmt.Sprintf(" (%s after FDR over %d)", formatP(v.AdjustedP), v.Family)
+	}
+	return out + fmt.Sprintf(" with %d vs %d", v.Value, v.Base)
 }
 
 // needText says what would decide an undecided verdict.

@@ -97,3 +97,13 @@ func TestHugeSidesAreBounded(t *testing.T) {
 		t.Error("1001 repetitions: no error")
 	}
 }
+
+func TestNote(t *testing.T) {
+	want := "p is the two-sided Mann-Whitney U test over the repetitions (exact up to 60 in all); " +
+		"a comparison is decided when p, adjusted over the table's 12 comparisons (Benjamini-Hochberg), is at most 0.05, " +
+		"a false discovery rate of 5 %; ~ marks one not decided. [a–b] is the 95 % interval of the ratio " +
+		"(Hodges-Lehmann with exact bounds), given from 4 repetitions a side"
+	if got := DefaultOptions.Note(12); got != want {
+		t.Errorf("Note(12) =\n%s\nwant\n%s", got, want)
+	}
+}
