@@ -90,6 +90,9 @@ func dev(w, mean int) int {
 
 // tailP is the probability of a doubled rank sum at least d from mean2.
 func tailP(dist []float64, d, mean2 int) float64 {
+	if d == 0 {
+		return 1 // every sum, without the sum's rounding
+	}
 	var p float64
 	for w, pw := range dist {
 		if pw > 0 && dev(w, mean2) >= d {

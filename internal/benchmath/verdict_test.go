@@ -107,3 +107,11 @@ func TestNote(t *testing.T) {
 		t.Errorf("Note(12) =\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestCompareHugeFigures(t *testing.T) {
+	huge := []float64{math.MaxFloat64, math.MaxFloat64 / 2}
+	v := mustCompare(t, huge, huge)
+	if !near(v.Ratio, 1) || v.P != 1 {
+		t.Errorf("the largest figures: ratio %v, p %v; want 1, 1", v.Ratio, v.P)
+	}
+}
