@@ -59,10 +59,14 @@ func RatioInterval(base, value []float64, level float64) (Interval, error) {
 
 // checkPositive says which figure cannot be in a ratio.
 func checkPositive(base, value []float64) error {
-	for name, xs := range map[string][]float64{"baseline": base, "run": value} {
-		for i, x := range xs {
+	sides := []struct {
+		name string
+		xs   []float64
+	}{{"baseline", base}, {"run", value}}
+	for _, side := range sides {
+		for i, x := range side.xs {
 			if x <= 0 {
-				return fmt.Errorf("repetition %d of the %s is %v: a ratio's interval needs positive figures", i+1, name, x)
+				return fmt.Errorf("repetition %d of the %s is %v: a ratio's interval needs positive figures", i+1, side.name, x)
 			}
 		}
 	}

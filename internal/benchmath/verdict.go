@@ -16,9 +16,9 @@ type Verdict struct {
 	// Ratio is the run's median over the baseline's; NaN when the
 	// baseline's median is 0.
 	Ratio float64
-	// Interval bounds Ratio's underlying shift at Level; unknown when the
-	// repetitions are too few (Interval.Need says how many a side) or the
-	// figures not all positive.
+	// Interval is the ratio's confidence interval at Level, around its
+	// Hodges-Lehmann estimate; unknown when the repetitions are too few
+	// (Interval.Need says how many a side) or the figures not all positive.
 	Interval Interval
 	// P is the U test's two-sided p, MinP the smallest these sizes allow,
 	// Method how it was computed.
