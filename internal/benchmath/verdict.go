@@ -122,11 +122,11 @@ func (v Verdict) String() string {
 	}
 	out := "different: " + formatChange(v.Ratio)
 	if iv := v.Interval; iv.Known() {
-		out += fmt.Sprintf(" [%s to %s] (%s %% interval)", formatChange(iv.Lo), formatChange(iv.Hi), formatPercent(100*v.Level))
+		out += fmt.Sprintf(" [%s to %s] (%s %% interval)", formatChange(iv.Lo), formatChange(iv.Hi), formatLevel(v.Level))
 	}
 	out += ", " + test
 	if need := v.Interval.Need; need > 0 {
-		out += fmt.Sprintf("; a %s %% interval needs %d a side", formatPercent(100*v.Level), need)
+		out += fmt.Sprintf("; a %s %% interval needs %d a side", formatLevel(v.Level), need)
 	}
 	return out
 }
@@ -171,13 +171,23 @@ func formatChange(ratio float64) string {
 	return sign + formatPercent(math.Abs(c)) + " %"
 }
 
-// formatPercent writes a percentage with two significant digits, whole
-// from 10 on: 9.43 -> "9.4", 12.6 -> "13", 250 -> "250".
+// formatPercent writes a percentage with two significant digits and at
+// most two decimals: 250 -> "250", 12.6 -> "13", 9.43 -> "9.4", 0.054 ->
+// "0.05", 0.00005 -> "0.00".
 func formatPercent(x float64) string {
-	if x >= 10 {
-		return strconv.FormatFloat(math.Round(x), 'f', -1, 64)
+	decimals := 2
+	switch { // the bounds as rounded: 9.96 -> "10", 0.996 -> "1.0"
+	case x >= 9.95:
+		decimals = 0
+	case x >= 0.995:
+		decimals = 1
 	}
-	return strconv.FormatFloat(x, 'g', 2, 64)
+	return strconv.FormatFloat(x, 'f', decimals, 64)
+}
+
+// formatLevel writes a level as a percentage: 0.95 -> "95", 0.999 -> "99.9".
+func formatLevel(level float64) string {
+	return strconv.FormatFloat(100*level, 'g', 4, 64)
 }
 
 // formatP writes a p-value: two decimals from 0.01 on, else two

@@ -115,3 +115,11 @@ func TestCompareHugeFigures(t *testing.T) {
 		t.Errorf("the largest figures: ratio %v, p %v; want 1, 1", v.Ratio, v.P)
 	}
 }
+
+func TestFormatPercent(t *testing.T) {
+	for x, want := range map[float64]string{250: "250", 12.6: "13", 9.96: "10", 9.43: "9.4", 0.996: "1.0", 0.054: "0.05", 0.00005: "0.00"} {
+		if got := formatPercent(x); got != want {
+			t.Errorf("formatPercent(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
