@@ -1,0 +1,217 @@
+package figure
+
+import (
+	"html/template"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/benchwright/benchwright/internal/report/compare"
+)
+
+// minRatioSizes is how many message sizes a curve needs to be drawn: fewer
+// say nothing a table does not.
+const minRatioSizes = 4
+
+// maxRatioCurves bounds the curves of one ratio plot: past it, a legend
+// cannot be read (the table has every ratio).
+const maxRatioCurves = 12
+
+// ratioCurve is one group's ratio of one value to the baseline's, against
+// message size, with its bootstrap interval where known.
+type ratioCurve struct {
+	Name    string
+	Xys     plotter.XYs
+	Lo, Hi  []float64 // the interval per point; NaN where unknown
+	HasBars bool
+}
+
+// ratioFigure is one test and metric's ratio curves along a dimension.
+type ratioFigure struct {
+	test, metric string
+	ratio        compare.Ratio
+	Curves       []*ratioCurve
+}
+
+// alongPlots plot a comparison's ratios against message size: per test
+// and metric with sizes, a curve per group and value other than the
+// baseline (seed 001: off-VM / on-VM latency per machine type, 70-80x at
+// small sizes). The ratios are the table's, read the same way.
+func AlongPlots(a compare.Along) []Plot {
+	if a.Ladder { // its steps are the ladder's bars
+		return nil
+	}
+	var out []Plot
+	for _, f := range RatioFigures(a) {
+		out = append(out, ratioPlot(a, f))
+	}
+	return out
+}
+
+// ratioFigures gather the sized rows' ratios of a comparison by test and
+// metric, in the table's order; a group without its baseline has none, and
+// a curve of fewer than minRatioSizes sizes is left out.
+func RatioFigures(a compare.Along) []*ratioFigure {
+	type key struct{ test, metric string }
+	var out []*ratioFigure
+	index := map[key]*ratioFigure{}
+	for _, g := range a.Groups {
+		if g.Missing != "" {
+			continue
+		}
+		curves := map[key]map[int]*ratioCurve{}
+		for _, r := range g.Rows {
+			size, err := strconv.ParseFloat(r.MsgSize, 64)
+			if err != nil || size <= 0 {
+				continue
+			}
+			k := key{r.Test, r.Metric}
+			f := index[k]
+			if f == nil {
+				f = &ratioFigure{test: r.Test, metric: r.Metric, ratio: r.Ratio}
+				index[k] = f
+				out = append(out, f)
+			}
+			if curves[k] == nil {
+				curves[k] = map[int]*ratioCurve{}
+			}
+			for v, val := range a.Dimension.Values {
+				s := r.Speedups[v]
+				if val == a.Dimension.Baseline || g.Runs[v] < 0 || !(s > 0) || math.IsInf(s, 0) {
+					continue
+				}
+				c := curves[k][v]
+				if c == nil {
+					if len(f.Curves) == maxRatioCurves {
+						continue
+					}
+					c = &ratioCurve{Name: curveName(a, g, val)}
+					curves[k][v] = c
+					f.Curves = append(f.Curves, c)
+				}
+				iv := r.Intervals[v]
+				c.Xys = append(c.Xys, plotter.XY{X: size, Y: s})
+				c.Lo, c.Hi = append(c.Lo, iv.Lo), append(c.Hi, iv.Hi)
+				c.HasBars = c.HasBars || iv.Known()
+			}
+		}
+	}
+	for _, f := range out {
+		f.Curves = slices.DeleteFunc(f.Curves, func(c *ratioCurve) bool { return len(c.Xys) < minRatioSizes })
+	}
+	return slices.DeleteFunc(out, func(f *ratioFigure) bool { return len(f.Curves) == 0 })
+}
+
+// curveName names a group's curve of value v: "n2 / n1, two-vms".
+func curveName(a compare.Along, g compare.AlongGroup, v string) string {
+	name := v + " / " + a.Dimension.Baseline
+	if len(g.Key) > 0 {
+		name += ", " + strings.Join(g.Key, ", ")
+	}
+	return name
+}
+
+// ratioPlot draws ratio curves against message size: log2 sizes, and a
+// log ratio axis when the ratios span a decade or more (else linear), with
+// a dashed line at 1 (the baseline) and each point's interval as a bar.
+func ratioPlot(a compare.Along, f *ratioFigure) Plot {
+	test, metric, cs := f.test, f.metric, f.Curves
+	what := "speedup"
+	if f.ratio == compare.RatioValue {
+		what = "ratio"
+	}
+	p := Plot{Kind: PlotRatios, Title: test + ": " + metric + " " + what + " vs message size",
+		XLabel: "message size (bytes)", YLabel: what + " to " + a.Dimension.Name + " " + a.Dimension.Baseline,
+		Caption: "The table's ratios at each message size, a curve per " + a.Dimension.Name + " value and group; " +
+			"bars are the 95% bootstrap interval over the repetitions where both runs have two or more; the dashed line is 1 (the baseline)."}
+	for _, c := range cs {
+		p.Series = append(p.Series, c.Name)
+	}
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), 1.0, 1.0
+	for _, c := range cs {
+		for i, xy := range c.Xys {
+			xlo, xhi = math.Min(xlo, xy.X), math.Max(xhi, xy.X)
+			ylo, yhi = math.Min(ylo, xy.Y), math.Max(yhi, xy.Y)
+			if c.Lo[i] > 0 && c.Hi[i] >= c.Lo[i] {
+				ylo, yhi = math.Min(ylo, c.Lo[i]), math.Max(yhi, c.Hi[i])
+			}
+		}
+	}
+	logY := yhi/ylo >= 10
+	p.Draw = func() (template.HTML, error) {
+		ch := NewChart(p.Title, p.XLabel, p.YLabel)
+		one, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: 1}, {X: xhi, Y: 1}})
+		if err != nil {
+			return "", err
+		}
+		one.Color, one.Dashes, one.Width = color.Gray{0x80}, []vg.Length{4, 3}, 1
+		ch.P.Add(one)
+		for k, c := range cs {
+			line, points, err := SeriesLine(k, c.Xys)
+			if err != nil {
+				return "", err
+			}
+			col := SeriesColor(k)
+			if bars := intervalBars(c); bars != nil {
+				bars.Color = col
+				ch.P.Add(bars)
+			}
+			ch.P.Add(line, points)
+			ch.AddLegend(c.Name, line, points)
+		}
+		ch.P.X.Scale, ch.P.X.Tick.Marker = plot.LogScale{}, log2Ticks{}
+		ch.P.X.Min, ch.P.X.Max = math.Exp2(math.Floor(math.Log2(xlo))), math.Exp2(math.Ceil(math.Log2(xhi)))
+		if ch.P.X.Min == ch.P.X.Max {
+			ch.P.X.Min, ch.P.X.Max = ch.P.X.Min/2, ch.P.X.Max*2
+		}
+		if logY {
+			ch.P.Y.Scale, ch.P.Y.Tick.Marker = plot.LogScale{}, log10Ticks{}
+			ch.P.Y.Min, ch.P.Y.Max = logRange(ylo, yhi)
+		} else {
+			pad := (yhi - ylo) * 0.08
+			ch.P.Y.Min, ch.P.Y.Max = math.Max(0, ylo-pad), yhi+pad
+		}
+		return ch.Svg()
+	}
+	return p
+}
+
+// intervalBars are a curve's known intervals as vertical bars; nil when it
+// has none.
+func intervalBars(c *ratioCurve) *plotter.YErrorBars {
+	if !c.HasBars {
+		return nil
+	}
+	var pts errPoints
+	for i, xy := range c.Xys {
+		if lo, hi := c.Lo[i], c.Hi[i]; lo > 0 && hi >= lo {
+			pts = append(pts, errPoint{xy.X, xy.Y, xy.Y - lo, hi - xy.Y})
+		}
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	bars, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return nil
+	}
+	bars.CapWidth = 4
+	return bars
+}
+
+// errPoint is a point with its distances down and up to its interval's
+// ends.
+type errPoint struct{ x, y, down, up float64 }
+
+// errPoints implement plotter.XYer and plotter.YErrorer.
+type errPoints []errPoint
+
+func (e errPoints) Len() int                        { return len(e) }
+func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e errPoints) YError(i int) (float64, float64) { return e[i].down, e[i].up }
