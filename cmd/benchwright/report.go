@@ -188,7 +188,7 @@ const fitsFormat = "fits-csv"
 
 // writerOf is rep's writer of format, one of reportFormats or fitsFormat.
 func writerOf(rep *page.Report, format string) func(io.Writer) error {
-	return map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV,
+	return map[string]func(io.Writer) error{"html": rep.HTML, "md": rep.Markdown, "csv": rep.CSV,
 		fitsFormat: func(w io.Writer) error { return page.WriteFitsCSV(w, rep.Fits) }}[format]
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/regress"
 	"github.com/benchwright/benchwright/internal/report/compare"
-	"github.com/benchwright/benchwright/internal/report/page"
+	"github.com/benchwright/benchwright/internal/report/figure"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 )
@@ -68,7 +68,7 @@ func historyConfigOf(hist resultsdb.History) historyConfig {
 		trend.Points = append(trend.Points, compare.TrendPoint{Finished: p.Finished, Median: p.Median, Min: p.Min, Max: p.Max})
 	}
 	trend.Changes = regress.ChangePoints(series, regress.Options{})
-	if svg, err := page.TrendSVG(trend); err == nil {
+	if svg, err := figure.Trend(trend); err == nil {
 		c.SVG = svg
 	}
 	for i, p := range hist.Points {

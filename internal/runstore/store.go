@@ -203,7 +203,7 @@ func (r Run) WriteReport(ctx context.Context) error {
 		return err
 	}
 	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := rep.HTML(&page); err != nil {
 		return err
 	}
 	key, err := r.Location.Report()

@@ -46,8 +46,8 @@ type AlongGroup struct {
 	Steps []CompareRow
 }
 
-// alongAll compares the runs along every dimension that varies; values are
-// each run's values of dims (see dimensionsOf). A label's dimension keeps
+// AlongAll compares the runs along every dimension that varies; values are
+// each run's values of dims (see DimensionsOf). A label's dimension keeps
 // only the groups of at least two runs; a campaign's keeps every group, so
 // that a failed cell shows where its ratios would be. A group keeps only
 // the figures that two of its runs have (see trim), and a dimension without
@@ -285,7 +285,7 @@ func (g *AlongGroup) trim() {
 	})
 }
 
-// count is how many runs the group has.
+// Count is how many runs the group has.
 func (g AlongGroup) Count() int {
 	n := 0
 	for _, ri := range g.Runs {

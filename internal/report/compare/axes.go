@@ -14,7 +14,7 @@ func isAxis(key string) bool {
 	return key == results.LabelCPUMHz || strings.HasPrefix(key, results.LabelAxisPrefix)
 }
 
-// axisTitle is how an axis reads under a plot: "CPU frequency (MHz)", or the
+// AxisTitle is how an axis reads under a plot: "CPU frequency (MHz)", or the
 // user's name with spaces.
 func AxisTitle(key string) string {
 	if key == results.LabelCPUMHz {

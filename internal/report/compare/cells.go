@@ -31,7 +31,7 @@ type Cell struct {
 // Succeeded says whether the cell's benchmark has figures in the report.
 func (c Cell) Succeeded() bool { return c.State == "Succeeded" }
 
-// failedCells counts the cells without figures.
+// FailedCells counts the cells without figures.
 func FailedCells(cells []Cell) int {
 	n := 0
 	for _, c := range cells {

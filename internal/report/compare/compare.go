@@ -178,7 +178,7 @@ func ratio(base, value float64, inverted bool) float64 {
 	return value / base
 }
 
-// others is 0..n-1 without skip.
+// Others is 0..n-1 without skip.
 func Others(n, skip int) []int {
 	out := make([]int, 0, n)
 	for i := range n {

@@ -88,7 +88,7 @@ func labelValue(r Run, key string) string {
 	return noValue
 }
 
-// dimensionsOf are the ways runs differ, and each run's value of each
+// DimensionsOf are the ways runs differ, and each run's value of each
 // (values[run][dimension]): the campaign's dimensions first, in its order,
 // then every label that varies and that the dimensions before do not
 // determine. A run the campaign does not place has noValue in its
@@ -177,7 +177,7 @@ func orderedValues(col []string) []string {
 	return out
 }
 
-// withBaselines sets each dimension's baseline: the value baselines name,
+// WithBaselines sets each dimension's baseline: the value baselines name,
 // else its first. A baseline that names no dimension, or no value of its
 // dimension, is an error that says which exist.
 func WithBaselines(dims []Dimension, baselines map[string]string) ([]Dimension, error) {

@@ -34,7 +34,7 @@ type Fit struct {
 	Slope, Intercept, R2 float64
 }
 
-// fitsNote says how to read the fits.
+// FitsNote says how to read the fits.
 const FitsNote = "Least-squares lines of each headline figure against a numeric label the runs differ in (cpu_mhz: the CPU frequency recorded with the run; x-NAME: a benchwright.io/x-NAME benchmark label), one per machine type and turbo setting (where the nodes record it); every counted repetition is a point. r² near 1: the figure follows the label."
 
 // Fits are the fits of every headline figure against every axis label that

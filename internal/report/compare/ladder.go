@@ -7,7 +7,7 @@ import (
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// ladderFact is a node setting a tuning ladder changes from step to step
+// LadderFact is a node setting a tuning ladder changes from step to step
 // (seed 003: placement, SMT, TCP tuning, firewall, mitigations, SELinux),
 // as the samples' labels record it.
 type LadderFact struct {
@@ -29,7 +29,7 @@ var ladderFacts = []LadderFact{
 // noValue is a fact a run does not record (or whose samples disagree on).
 const noValue = "—"
 
-// ladderStep is one run of a ladder: its facts and what changed from the
+// LadderStep is one run of a ladder: its facts and what changed from the
 // run before.
 type LadderStep struct {
 	Run     string   // its label
@@ -39,7 +39,7 @@ type LadderStep struct {
 	Changes []string // "placement — -> COMPACT"
 }
 
-// ladderOf is a tuning ladder's steps: the runs in order with the facts any
+// LadderOf is a tuning ladder's steps: the runs in order with the facts any
 // of them records, when at least one fact differs between runs; nil
 // otherwise (one run, or runs on the same settings).
 func LadderOf(runs []Run) ([]LadderFact, []LadderStep) {
@@ -91,7 +91,7 @@ func orValue(v string) string {
 	return v
 }
 
-// ladderCaption says what each step changed, for the ladder's bar charts.
+// LadderCaption says what each step changed, for the ladder's bar charts.
 func LadderCaption(steps []LadderStep) string {
 	var parts []string
 	for _, s := range steps[1:] {

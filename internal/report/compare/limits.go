@@ -46,7 +46,7 @@ func (l Limit) String() string {
 	return s
 }
 
-// limitsOf are the limits a run's nodes reached, test by test in order.
+// LimitsOf are the limits a run's nodes reached, test by test in order.
 // The node's CPUs at their limit make a note of one core's needless.
 func LimitsOf(r Run) []Limit {
 	nodes := map[string]bool{}
@@ -96,7 +96,7 @@ func LimitsOf(r Run) []Limit {
 	return out
 }
 
-// atLimit tells whether a node summary's median is at its limit.
+// AtLimit tells whether a node summary's median is at its limit.
 func AtLimit(s results.Summary) bool {
 	v := s.Stats.Median
 	switch s.Metric {
@@ -115,11 +115,11 @@ func AtLimit(s results.Summary) bool {
 // percent prints a share: 99.6 -> "100", 7.25 -> "7".
 func percent(v float64) string { return fmt.Sprintf("%.0f", v) }
 
-// limitsNote says what the limit notes mean.
+// LimitsNote says what the limit notes mean.
 var LimitsNote = fmt.Sprintf("Noted when, on average over a test (median over the counted repetitions), one core was ≥ %g %% busy, the node's CPUs ≥ %g %%, a disk ≥ %g %% utilised, or steal ≥ %g %%: the test's figures may measure that limit more than what is compared.",
 	LimitCoreBusy, LimitNodeBusy, LimitDiskUtil, LimitSteal)
 
-// testLimits are a run's limits by test, each joined into one line.
+// TestLimits are a run's limits by test, each joined into one line.
 func TestLimits(limits []Limit) map[string]string {
 	out := map[string]string{}
 	for _, l := range limits {

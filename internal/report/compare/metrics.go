@@ -20,7 +20,7 @@ var unitScale = map[string]struct {
 	"IOPS": {"op/s", 1}, "ops/s": {"op/s", 1},
 }
 
-// dimension is what a unit measures; units that convert share one, any other
+// Quantity is what a unit measures; units that convert share one, any other
 // unit is its own.
 func Quantity(unit string) string {
 	if u, ok := unitScale[unit]; ok {
@@ -29,7 +29,7 @@ func Quantity(unit string) string {
 	return unit
 }
 
-// convert expresses v, in unit from, in unit to (same dimension).
+// Convert expresses v, in unit from, in unit to (same dimension).
 func Convert(v float64, from, to string) float64 {
 	if from == to {
 		return v
@@ -56,7 +56,7 @@ func msgSize(labels map[string]string) float64 {
 	return n
 }
 
-// formatBytes prints a message size compactly: 512 -> "512", 4096 -> "4K",
+// FormatBytes prints a message size compactly: 512 -> "512", 4096 -> "4K",
 // 1048576 -> "1M" (powers of 1024, as OSU and IMB sizes are).
 func FormatBytes(b float64) string {
 	for _, u := range []struct {
@@ -70,7 +70,7 @@ func FormatBytes(b float64) string {
 	return strconv.FormatFloat(b, 'f', -1, 64)
 }
 
-// formatSize prints a message size with its unit: 8 -> "8 B", 4096 -> "4 KiB".
+// FormatSize prints a message size with its unit: 8 -> "8 B", 4096 -> "4 KiB".
 func FormatSize(b float64) string {
 	s := FormatBytes(b)
 	if n := len(s); n > 0 && s[n-1] >= 'A' && s[n-1] <= 'Z' {

@@ -15,7 +15,7 @@ import (
 	"github.com/benchwright/benchwright/internal/sampler"
 )
 
-// maxRecordsPerRun is how many of a run's series a report draws: the first
+// MaxRecordsPerRun is how many of a run's series a report draws: the first
 // in repetition, then pod order.
 const MaxRecordsPerRun = 6
 
@@ -24,10 +24,10 @@ const maxMonitorNotes = 8
 
 // Monitor is what a report draws of a run's series.
 type Monitor struct {
-	// Records are the series drawn, at most maxRecordsPerRun.
+	// Records are the series drawn, at most MaxRecordsPerRun.
 	Records []MonitorRecord
 	// Left counts the record files of the run's inputs not drawn past
-	// maxRecordsPerRun (for a network pair: at most that many are its).
+	// MaxRecordsPerRun (for a network pair: at most that many are its).
 	Left int
 	// Notes say what was skipped and why: a file too large, not a record.
 	Notes []string
@@ -159,14 +159,14 @@ func monitorName(name string) (rep int, pod string, ok bool) {
 	return rep, pod, true
 }
 
-// maxRecordBytes bounds a record file a report reads: twice what the
+// MaxRecordBytes bounds a record file a report reads: twice what the
 // sampler's log may hold (sampler.DefaultBudget), as JSON.
 const MaxRecordBytes = 16 << 20
 
-// errTooLarge is a record file over maxRecordBytes.
+// errTooLarge is a record file over MaxRecordBytes.
 var errTooLarge = fmt.Errorf("larger than %d MiB", MaxRecordBytes>>20)
 
-// readRecord reads a record file, at most maxRecordBytes of it, and checks
+// readRecord reads a record file, at most MaxRecordBytes of it, and checks
 // it by the sampler's own rules (sampler.ReadRecord).
 func readRecord(ctx context.Context, f source.MonitorFile) (sampler.Record, error) {
 	rc, err := f.Open(ctx)

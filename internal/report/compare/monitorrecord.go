@@ -15,18 +15,18 @@ import (
 
 // Bounds on what a record's chart draws.
 const (
-	// seriesBuckets: a line of more than twice as many points keeps the
+	// SeriesBuckets: a line of more than twice as many points keeps the
 	// lowest and highest of each of this many runs of points.
 	SeriesBuckets = 300
 	// maxDrawnDevices of the disks and of the interfaces, the busiest.
 	maxDrawnDevices = 6
 	// maxDrawnPhases and maxDrawnNotes, the first.
-	MaxDrawnPhases = 200
+	maxDrawnPhases = 200
 	maxDrawnNotes  = 20
 )
 
 // MonitorRecord is one pod's series as its chart draws it: seconds from
-// the series' start, lines thinned to about 2×seriesBuckets points.
+// the series' start, lines thinned to about 2×SeriesBuckets points.
 type MonitorRecord struct {
 	Rep       int
 	Pod, Node string
@@ -48,13 +48,13 @@ type MonitorRecord struct {
 	Incomplete string
 }
 
-// phaseSpan is a test's stretch of the series, in seconds.
+// PhaseSpan is a test's stretch of the series, in seconds.
 type PhaseSpan struct {
 	Test     string
 	From, To float64
 }
 
-// noteMark is a note of the series at a time, in seconds.
+// NoteMark is a note of the series at a time, in seconds.
 type NoteMark struct {
 	At   float64
 	Text string
@@ -111,7 +111,7 @@ func newMonitorRecord(rep int, rec sampler.Record, phases []sampler.Phase) Monit
 		from, to := max(at(ph.StartMs), 0), min(at(ph.EndMs), m.Seconds)
 		switch {
 		case to <= from:
-		case len(m.Phases) == MaxDrawnPhases:
+		case len(m.Phases) == maxDrawnPhases:
 			m.LeftPhases++
 		default:
 			m.Phases = append(m.Phases, PhaseSpan{Test: ph.Test, From: from, To: to})
@@ -150,8 +150,8 @@ func busiest(lines map[string]plotter.XYs) ([]namedLine, int) {
 	return out, 0
 }
 
-// thin keeps, of a line of more than 2×seriesBuckets points, the lowest
-// and the highest point of each of seriesBuckets runs of points, in order:
+// thin keeps, of a line of more than 2×SeriesBuckets points, the lowest
+// and the highest point of each of SeriesBuckets runs of points, in order:
 // the line's shape and peaks, in a page of bounded size.
 func (m *MonitorRecord) thin(xys plotter.XYs) plotter.XYs {
 	n := len(xys)
@@ -210,7 +210,7 @@ func (m MonitorRecord) Caption() string {
 	}
 	b.WriteString("; each test shaded and named")
 	if m.LeftPhases > 0 {
-		fmt.Fprintf(&b, " (the first %d; %d more not drawn)", MaxDrawnPhases, m.LeftPhases)
+		fmt.Fprintf(&b, " (the first %d; %d more not drawn)", maxDrawnPhases, m.LeftPhases)
 	}
 	b.WriteString(". Disks: utilisation, the busiest; network: MB/s received and sent, per interface.")
 	if m.LeftDisks+m.LeftNets > 0 {

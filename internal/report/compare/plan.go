@@ -6,14 +6,14 @@ import (
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// point is one run's figure at one message size (or of a test without).
+// Point is one run's figure at one message size (or of a test without).
 type Point struct {
 	Size  float64 // bytes; -1 without
 	Stats results.Stats
 	Vals  []float64
 }
 
-// figure is one test's metric across runs, in the unit of the first run
+// Figure is one test's metric across runs, in the unit of the first run
 // that has it.
 type Figure struct {
 	Test, Metric, Unit string
@@ -23,7 +23,7 @@ type Figure struct {
 	MaxN               int             // most counted repetitions of a point
 }
 
-// figures collects the headline figures of runs, in the order they first
+// Figures collects the headline figures of runs, in the order they first
 // appear.
 func Figures(runs []Run) []*Figure {
 	index := map[string]*Figure{}
@@ -69,7 +69,7 @@ func ConvertStats(s results.Stats, from, to string) results.Stats {
 	return s
 }
 
-// headlinePoint is a sized figure's one number for bar charts: the value at
+// HeadlinePoint is a sized figure's one number for bar charts: the value at
 // 8 bytes (else the smallest size) for latencies, the peak otherwise, as the
 // benchmarks' status does. at is the size it takes (-1 for the peak).
 func (f *Figure) HeadlinePoint(ri int) (p Point, at float64, ok bool) {

@@ -39,11 +39,11 @@ type ratioFigure struct {
 	Curves       []*ratioCurve
 }
 
-// alongPlots plot a comparison's ratios against message size: per test
+// Along plot a comparison's ratios against message size: per test
 // and metric with sizes, a curve per group and value other than the
 // baseline (seed 001: off-VM / on-VM latency per machine type, 70-80x at
 // small sizes). The ratios are the table's, read the same way.
-func AlongPlots(a compare.Along) []Plot {
+func Along(a compare.Along) []Plot {
 	if a.Ladder { // its steps are the ladder's bars
 		return nil
 	}
@@ -54,7 +54,7 @@ func AlongPlots(a compare.Along) []Plot {
 	return out
 }
 
-// ratioFigures gather the sized rows' ratios of a comparison by test and
+// RatioFigures gather the sized rows' ratios of a comparison by test and
 // metric, in the table's order; a group without its baseline has none, and
 // a curve of fewer than minRatioSizes sizes is left out.
 func RatioFigures(a compare.Along) []*ratioFigure {
@@ -145,7 +145,7 @@ func ratioPlot(a compare.Along, f *ratioFigure) Plot {
 	}
 	logY := yhi/ylo >= 10
 	p.Draw = func() (template.HTML, error) {
-		ch := NewChart(p.Title, p.XLabel, p.YLabel)
+		ch := newChart(p.Title, p.XLabel, p.YLabel)
 		one, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: 1}, {X: xhi, Y: 1}})
 		if err != nil {
 			return "", err
@@ -153,7 +153,7 @@ func ratioPlot(a compare.Along, f *ratioFigure) Plot {
 		one.Color, one.Dashes, one.Width = color.Gray{0x80}, []vg.Length{4, 3}, 1
 		ch.P.Add(one)
 		for k, c := range cs {
-			line, points, err := SeriesLine(k, c.Xys)
+			line, points, err := seriesLine(k, c.Xys)
 			if err != nil {
 				return "", err
 			}
@@ -163,7 +163,7 @@ func ratioPlot(a compare.Along, f *ratioFigure) Plot {
 				ch.P.Add(bars)
 			}
 			ch.P.Add(line, points)
-			ch.AddLegend(c.Name, line, points)
+			ch.addLegend(c.Name, line, points)
 		}
 		ch.P.X.Scale, ch.P.X.Tick.Marker = plot.LogScale{}, log2Ticks{}
 		ch.P.X.Min, ch.P.X.Max = math.Exp2(math.Floor(math.Log2(xlo))), math.Exp2(math.Ceil(math.Log2(xhi)))
@@ -177,7 +177,7 @@ func ratioPlot(a compare.Along, f *ratioFigure) Plot {
 			pad := (yhi - ylo) * 0.08
 			ch.P.Y.Min, ch.P.Y.Max = math.Max(0, ylo-pad), yhi+pad
 		}
-		return ch.Svg()
+		return ch.svg()
 	}
 	return p
 }

@@ -15,7 +15,7 @@ import (
 // metric and its unit.
 const barPanelColumns = 4
 
-// barPanels plans the figures of tests without message sizes as small
+// BarPanels plans the figures of tests without message sizes as small
 // multiples: a panel per metric (its own value axis, from 0), the tests
 // that have it side by side, a bar per run at its median with min-max
 // whiskers. One figure instead of a page per metric.
@@ -60,7 +60,7 @@ func BarPanels(cs []*Categories, runs []compare.Run, title string) (Plot, bool) 
 				labels[ci] = source.Ellipsis(n, 18)
 			}
 			panel.NominalX(labels...)
-			panel.X.Tick.Label.Font = Sans(7)
+			panel.X.Tick.Label.Font = sans(7)
 			panel.X.Tick.Label.Rotation = math.Pi / 2
 			panel.X.Tick.Label.XAlign, panel.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 			panel.X.Min, panel.X.Max = -0.5, float64(len(c.Names))-0.5
@@ -70,9 +70,9 @@ func BarPanels(cs []*Categories, runs []compare.Run, title string) (Plot, bool) 
 			}
 		}
 		for k := range order {
-			ch.AddLegend(p.Series[k], swatch{SeriesColor(k)})
+			ch.addLegend(p.Series[k], swatch{SeriesColor(k)})
 		}
-		return ch.Svg()
+		return ch.svg()
 	}
 	return p, true
 }

@@ -51,7 +51,7 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		x0, x1 := span(cat, b.slot, b.slots)
 		r := vg.Rectangle{Min: vg.Point{X: trX(x0), Y: trY(base)}, Max: vg.Point{X: trX(x1), Y: trY(s.Median)}}
-		fillRect(&c, r, b.color, Darker(b.color))
+		fillRect(&c, r, b.color, darker(b.color))
 		if s.N > 1 && s.Max > s.Min {
 			var w vg.Path
 			x, lo, hi, half := trX((x0+x1)/2), trY(math.Max(s.Min, base)), trY(s.Max), (r.Max.X-r.Min.X)/4
@@ -95,15 +95,15 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 // Thumbnail implements plot.Thumbnailer.
 func (b *bars) Thumbnail(c *draw.Canvas) { swatch{b.color}.Thumbnail(c) }
 
-// barPlot plans a bar per run in each category at its median, with min-max
+// Bars plans a bar per run in each category at its median, with min-max
 // whiskers. With one category and several runs (a tuning ladder) the runs
 // are the categories, in order.
-func BarPlot(c *Categories, runs []compare.Run, title string) (Plot, bool) {
+func Bars(c *Categories, runs []compare.Run, title string) (Plot, bool) {
 	if len(c.Runs) == 0 {
 		return Plot{}, false
 	}
 	ladder := len(c.Names) == 1 && len(c.Runs) > 1
-	p := Plot{Kind: PlotBars, Title: title, XLabel: "test", YLabel: AxisLabel(c.Metric, c.unit),
+	p := Plot{Kind: PlotBars, Title: title, XLabel: "test", YLabel: axisLabel(c.Metric, c.unit),
 		Caption: "Median over the counted repetitions; whiskers from the minimum to the maximum."}
 	names := c.Names
 	if ladder {
@@ -154,14 +154,14 @@ func BarPlot(c *Categories, runs []compare.Run, title string) (Plot, bool) {
 		p.Caption += " Logarithmic value axis: the figures span more than " + strconv.Itoa(logSpan) + "x."
 	}
 	p.Draw = func() (template.HTML, error) {
-		ch := NewChart(p.Title, p.XLabel, p.YLabel)
+		ch := newChart(p.Title, p.XLabel, p.YLabel)
 		for k, stats := range series {
 			b := &bars{stats: stats, color: SeriesColor(k), slot: k, slots: len(series)}
 			if ladder {
 				b.slot, b.slots = 0, 1
 			}
 			ch.P.Add(b)
-			ch.AddLegend(p.Series[k], b)
+			ch.addLegend(p.Series[k], b)
 		}
 		ch.nominalX(names)
 		if logY {
@@ -170,7 +170,7 @@ func BarPlot(c *Categories, runs []compare.Run, title string) (Plot, bool) {
 		} else {
 			ch.P.Y.Min, ch.P.Y.Max = 0, hi*1.05
 		}
-		return ch.Svg()
+		return ch.svg()
 	}
 	return p, true
 }

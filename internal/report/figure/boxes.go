@@ -55,8 +55,8 @@ func (b *boxes) Plot(c draw.Canvas, p *plot.Plot) {
 		whisker(&w, xm, (r.Max.X-r.Min.X)/4, r.Min.Y, trY(f[0]))
 		whisker(&w, xm, (r.Max.X-r.Min.X)/4, r.Max.Y, trY(f[4]))
 		strokeWhiskers(&c, w)
-		fillRect(&c, r, lighter(b.color), Darker(b.color))
-		c.StrokeLine2(draw.LineStyle{Color: Darker(b.color), Width: 2}, r.Min.X, trY(f[2]), r.Max.X, trY(f[2]))
+		fillRect(&c, r, lighter(b.color), darker(b.color))
+		c.StrokeLine2(draw.LineStyle{Color: darker(b.color), Width: 2}, r.Min.X, trY(f[2]), r.Max.X, trY(f[2]))
 	}
 }
 
@@ -74,11 +74,11 @@ func (b *boxes) DataRange() (xmin, xmax, ymin, ymax float64) {
 // Thumbnail implements plot.Thumbnailer.
 func (b *boxes) Thumbnail(c *draw.Canvas) { swatch{b.color}.Thumbnail(c) }
 
-// boxPlot plans the spread of each run's repetitions as small multiples: a
+// Boxes plans the spread of each run's repetitions as small multiples: a
 // panel per category (a message size, a test) with its own value axis, so
 // that a few percent of spread shows at every size; a box per run in each.
-func BoxPlot(c *Categories, runs []compare.Run, title, panelsOf string) (Plot, bool) {
-	p := Plot{Kind: PlotBoxes, Title: title, XLabel: "one panel per " + panelsOf, YLabel: AxisLabel(c.Metric, c.unit),
+func Boxes(c *Categories, runs []compare.Run, title, panelsOf string) (Plot, bool) {
+	p := Plot{Kind: PlotBoxes, Title: title, XLabel: "one panel per " + panelsOf, YLabel: axisLabel(c.Metric, c.unit),
 		Caption: fmt.Sprintf("Spread over the counted repetitions (up to %d) at each %s, each panel with its own value axis: "+
 			"boxes from the first to the third quartile, a line at the median, whiskers to the minimum and maximum.", c.MaxN, panelsOf)}
 	values := make([][][]float64, len(c.Names)) // per panel, per run
@@ -113,9 +113,9 @@ func BoxPlot(c *Categories, runs []compare.Run, title, panelsOf string) (Plot, b
 			}
 		}
 		for k, s := range p.Series {
-			ch.AddLegend(s, swatch{SeriesColor(k)})
+			ch.addLegend(s, swatch{SeriesColor(k)})
 		}
-		return ch.Svg()
+		return ch.svg()
 	}
 	return p, any && len(c.Runs) > 0
 }

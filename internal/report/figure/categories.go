@@ -6,7 +6,7 @@ import (
 	"github.com/benchwright/benchwright/internal/report/compare"
 )
 
-// categories are figures side by side: per category (a test, a size) each
+// Categories are figures side by side: per category (a test, a size) each
 // run's point.
 type Categories struct {
 	Metric, unit, Title string
@@ -34,7 +34,7 @@ func categoriesOf(list []*Categories, metric, unit, title string) (*Categories, 
 	return c, append(list, c)
 }
 
-// addTo puts the points of f, a figure without message sizes, into the
+// AddTo puts the points of f, a figure without message sizes, into the
 // categories of its metric and unit's dimension in list, created as needed,
 // under category f.test.
 func AddTo(list []*Categories, f *compare.Figure) []*Categories {
@@ -80,7 +80,7 @@ func (c *Categories) at(ri, ci int) (compare.Point, bool) {
 	return compare.Point{}, false
 }
 
-// sizeCategories are a sized figure's message sizes as categories.
+// SizeCategories are a sized figure's message sizes as categories.
 func SizeCategories(f *compare.Figure) *Categories {
 	c := newCategories(f.Metric, f.Unit, "")
 	var sizes []float64
@@ -106,7 +106,7 @@ func SizeCategories(f *compare.Figure) *Categories {
 	return c
 }
 
-// addHeadline puts f's headline number per run into the bar chart of its
+// AddHeadline puts f's headline number per run into the bar chart of its
 // metric and kind (latency at a size, peak).
 func AddHeadline(list []*Categories, f *compare.Figure) []*Categories {
 	_, at, _ := f.HeadlinePoint(f.Runs[0])

@@ -27,13 +27,13 @@ const (
 
 // palette is Tableau 10, distinguishable on white and in print; series past
 // ten repeat colors with other markers and dashes.
-var Palette = []color.RGBA{
+var palette = []color.RGBA{
 	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff}, {0x76, 0xb7, 0xb2, 0xff},
 	{0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
 	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
 }
 
-func SeriesColor(i int) color.RGBA { return Palette[i%len(Palette)] }
+func SeriesColor(i int) color.RGBA { return palette[i%len(palette)] }
 
 // lighter mixes c with white, for box fills.
 func lighter(c color.RGBA) color.RGBA {
@@ -42,11 +42,11 @@ func lighter(c color.RGBA) color.RGBA {
 }
 
 // darker is c at two thirds, for outlines.
-func Darker(c color.RGBA) color.RGBA {
+func darker(c color.RGBA) color.RGBA {
 	return color.RGBA{uint8(int(c.R) * 2 / 3), uint8(int(c.G) * 2 / 3), uint8(int(c.B) * 2 / 3), 0xff}
 }
 
-func Sans(size vg.Length) font.Font {
+func sans(size vg.Length) font.Font {
 	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
 }
 
@@ -70,11 +70,11 @@ type chart struct {
 func newPlot(title, xLabel, yLabel string, size vg.Length) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
-	p.Title.TextStyle.Font = Sans(size + 3)
+	p.Title.TextStyle.Font = sans(size + 3)
 	p.Title.Padding = size
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = Sans(size + 1)
-		a.Tick.Label.Font = Sans(size - 1)
+		a.Label.TextStyle.Font = sans(size + 1)
+		a.Tick.Label.Font = sans(size - 1)
 		a.Label.Padding = 4
 	}
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
@@ -87,7 +87,7 @@ func newPlot(title, xLabel, yLabel string, size vg.Length) *plot.Plot {
 }
 
 // newChart is a chart of one plot.
-func NewChart(title, xLabel, yLabel string) *chart {
+func newChart(title, xLabel, yLabel string) *chart {
 	c := newLegendChart()
 	c.P = newPlot(title, xLabel, yLabel, 10)
 	return c
@@ -95,7 +95,7 @@ func NewChart(title, xLabel, yLabel string) *chart {
 
 func newLegendChart() *chart {
 	l := plot.NewLegend()
-	l.TextStyle.Font = Sans(10)
+	l.TextStyle.Font = sans(10)
 	l.Top, l.Left = true, true
 	l.ThumbnailWidth = 22
 	l.Padding = 2
@@ -103,7 +103,7 @@ func newLegendChart() *chart {
 }
 
 // addLegend adds an entry for a series.
-func (c *chart) AddLegend(name string, thumbs ...plot.Thumbnailer) {
+func (c *chart) addLegend(name string, thumbs ...plot.Thumbnailer) {
 	c.legend.Add(name, thumbs...)
 	c.entries = append(c.entries, name)
 }
@@ -160,7 +160,7 @@ func wrapLabel(s string, n, lines int) string {
 }
 
 // svg draws the chart and returns its <svg> element.
-func (c *chart) Svg() (svg template.HTML, err error) {
+func (c *chart) svg() (svg template.HTML, err error) {
 	defer func() {
 		if r := recover(); r != nil { // gonum panics on what it cannot draw
 			err = fmt.Errorf("drawing a chart: %v", r)
@@ -213,7 +213,7 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 	x0 := c.Min.X + (c.Max.X-c.Min.X-side)/2
 	y0 := c.Min.Y + (c.Max.Y-c.Min.Y-side)/2
 	r := vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x0 + side, Y: y0 + side}}
-	fillRect(c, r, s.c, Darker(s.c))
+	fillRect(c, r, s.c, darker(s.c))
 }
 
 // fillRect fills r with fill and outlines it with line.

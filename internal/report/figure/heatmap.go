@@ -20,11 +20,11 @@ import (
 // chiplet (rows) to a client chiplet (columns).
 const PlotHeatmap PlotKind = "heatmap"
 
-// heatmapPlot draws, for a bandwidth figure of NetworkBenchmark runs (one
+// Heatmap draws, for a bandwidth figure of NetworkBenchmark runs (one
 // per pair), a cell per server chiplet and client chiplet: the peak over
 // message sizes of the median bandwidth, averaged over the nodes that
 // measured the same chiplets. Pairs to the next node get rows of their own.
-func HeatmapPlot(f *compare.Figure, runs []compare.Run) (Plot, bool) {
+func Heatmap(f *compare.Figure, runs []compare.Run) (Plot, bool) {
 	if f.Metric != "bandwidth" {
 		return Plot{}, false
 	}
@@ -79,13 +79,13 @@ func HeatmapPlot(f *compare.Figure, runs []compare.Run) (Plot, bool) {
 		Caption: fmt.Sprintf("Each cell: the highest median %s over message sizes (%s), averaged over the nodes that measured that chiplet pair; darker is faster, blank was not measured.",
 			f.Metric, results.DisplayUnit(f.Unit))}
 	p.Draw = func() (template.HTML, error) {
-		ch := NewChart(p.Title, p.XLabel, p.YLabel)
+		ch := newChart(p.Title, p.XLabel, p.YLabel)
 		ch.P.Add(&heatCells{values: values, hi: hi})
 		ch.P.NominalX(cols...)
 		ch.P.NominalY(rows...)
 		// Below about 1.5 in gonum drops the Y tick labels.
 		ch.height = vg.Length(max(3, len(rows))) * 0.6 * vg.Inch
-		return ch.Svg()
+		return ch.svg()
 	}
 	return p, true
 }
@@ -150,7 +150,7 @@ func (h *heatCells) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return -0.5, float64(cols) - 0.5, -0.5, float64(len(h.values)) - 0.5
 }
 
-// heatColor goes from a pale to a deep blue as f goes from 0 to 1.
+// HeatColor goes from a pale to a deep blue as f goes from 0 to 1.
 func HeatColor(f float64) color.RGBA {
 	f = min(max(f, 0), 1)
 	lo, hi := color.RGBA{0xe8, 0xf0, 0xfa, 0xff}, color.RGBA{0x08, 0x30, 0x6b, 0xff}

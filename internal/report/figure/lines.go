@@ -16,11 +16,11 @@ import (
 var glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{},
 	draw.PyramidGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
 
-// linePlot plans f's medians against message size on log-log axes, a curve
+// Lines plans f's medians against message size on log-log axes, a curve
 // per run; sizes of 0 bytes and values of 0 have no place on them.
-func LinePlot(f *compare.Figure, runs []compare.Run) (Plot, bool) {
+func Lines(f *compare.Figure, runs []compare.Run) (Plot, bool) {
 	p := Plot{Kind: PlotLines, Title: f.Test + ": " + f.Metric + " vs message size", XLabel: "message size (bytes)",
-		YLabel:  AxisLabel(f.Metric, f.Unit),
+		YLabel:  axisLabel(f.Metric, f.Unit),
 		Caption: "Median over the counted repetitions at each message size, log-log axes (0-byte sizes and zero values cannot be drawn on them)."}
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	var curves []plotter.XYs
@@ -39,14 +39,14 @@ func LinePlot(f *compare.Figure, runs []compare.Run) (Plot, bool) {
 		}
 	}
 	p.Draw = func() (template.HTML, error) {
-		c := NewChart(p.Title, p.XLabel, p.YLabel)
+		c := newChart(p.Title, p.XLabel, p.YLabel)
 		for k, xys := range curves {
-			line, points, err := SeriesLine(k, xys)
+			line, points, err := seriesLine(k, xys)
 			if err != nil {
 				return "", err
 			}
 			c.P.Add(line, points)
-			c.AddLegend(p.Series[k], line, points)
+			c.addLegend(p.Series[k], line, points)
 		}
 		c.P.X.Scale, c.P.Y.Scale = plot.LogScale{}, plot.LogScale{}
 		c.P.X.Tick.Marker, c.P.Y.Tick.Marker = log2Ticks{}, log10Ticks{}
@@ -55,21 +55,21 @@ func LinePlot(f *compare.Figure, runs []compare.Run) (Plot, bool) {
 			c.P.X.Min, c.P.X.Max = c.P.X.Min/2, c.P.X.Max*2
 		}
 		c.P.Y.Min, c.P.Y.Max = logRange(ylo, yhi)
-		return c.Svg()
+		return c.svg()
 	}
 	return p, len(curves) > 0
 }
 
 // seriesLine is curve k of a plot: its series color, dashed past the
 // palette, with its glyph at each point.
-func SeriesLine(k int, xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error) {
+func seriesLine(k int, xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error) {
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {
 		return nil, nil, err
 	}
 	col := SeriesColor(k)
 	line.Color, line.Width = col, 1.5
-	if k >= len(Palette) {
+	if k >= len(palette) {
 		line.Dashes = []vg.Length{5, 3}
 	}
 	points.Color, points.Shape, points.Radius = col, glyphs[k%len(glyphs)], 2.5

@@ -14,10 +14,10 @@ import (
 // tests' names, above the lines.
 const labelRoom = 18
 
-// monitorChart draws a record's series as stacked panels over the same
+// Monitor draws a record's series as stacked panels over the same
 // seconds: the node's CPU and its busiest core, each busy disk's
 // utilisation, each interface's MB/s; the tests shaded behind them.
-func MonitorChart(m compare.MonitorRecord) (template.HTML, error) {
+func Monitor(m compare.MonitorRecord) (template.HTML, error) {
 	c := newLegendChart()
 	c.title, c.xLabel = m.Title(), "seconds from the series' start"
 	k := 0
@@ -30,12 +30,12 @@ func MonitorChart(m compare.MonitorRecord) (template.HTML, error) {
 			return err
 		}
 		line.Color, line.Width = SeriesColor(k), width
-		if k >= len(Palette) {
+		if k >= len(palette) {
 			line.Dashes = []vg.Length{5, 3}
 		}
 		k++
 		p.Add(line)
-		c.AddLegend(name, line)
+		c.addLegend(name, line)
 		return nil
 	}
 	var panels []*plot.Plot
@@ -84,5 +84,5 @@ func MonitorChart(m compare.MonitorRecord) (template.HTML, error) {
 		c.panels = append(c.panels, []*plot.Plot{p})
 	}
 	c.height = vg.Length(len(panels))*(panelHeight+panelTitle) + 50
-	return c.Svg()
+	return c.svg()
 }

@@ -64,8 +64,8 @@ func fitY(p *plot.Plot, lo, hi float64) {
 // drawPanels draws the title, the axis labels and the aligned panels into
 // area; it returns the height the title takes.
 func (c *chart) drawPanels(area draw.Canvas) vg.Length {
-	titleSty := text.Style{Color: color.Black, Font: Sans(13), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
-	labelSty := text.Style{Color: color.Black, Font: Sans(11), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}
+	titleSty := text.Style{Color: color.Black, Font: sans(13), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	labelSty := text.Style{Color: color.Black, Font: sans(11), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}
 	area.FillText(titleSty, vg.Point{X: area.Center().X, Y: area.Max.Y}, c.title)
 	top := titleSty.Height(c.title) + 10
 	area.FillText(labelSty, vg.Point{X: area.Center().X, Y: area.Min.Y + 2}, c.xLabel)
@@ -78,7 +78,7 @@ func (c *chart) drawPanels(area draw.Canvas) vg.Length {
 	tiles := draw.Tiles{Rows: len(c.panels), Cols: len(c.panels[0]), PadX: 14, PadY: 6 + panelTitle, PadTop: panelTitle}
 	canvases := plot.Align(c.panels, tiles, inner)
 	nameSty := titleSty
-	nameSty.Font = Sans(10)
+	nameSty.Font = sans(10)
 	nameSty.YAlign = draw.YBottom
 	cols := len(c.panels[0])
 	for i, name := range c.panelNames {

@@ -28,7 +28,7 @@ type phaseBands struct {
 // Plot implements plot.Plotter.
 func (b phaseBands) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	sty := text.Style{Color: color.Gray{0x40}, Font: Sans(8), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	sty := text.Style{Color: color.Gray{0x40}, Font: sans(8), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
 	for i, ph := range b.phases {
 		x0, x1 := trX(ph.From), trX(ph.To)
 		r := vg.Rectangle{Min: vg.Point{X: x0, Y: c.Min.Y}, Max: vg.Point{X: x1, Y: c.Max.Y}}

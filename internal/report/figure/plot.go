@@ -30,7 +30,7 @@ const (
 	PlotScaling PlotKind = "scaling"
 )
 
-// minBoxRepetitions is how many repetitions a box plot needs (fewer have no
+// MinBoxRepetitions is how many repetitions a box plot needs (fewer have no
 // quartiles worth drawing).
 const MinBoxRepetitions = 3
 
@@ -49,7 +49,7 @@ type Plot struct {
 }
 
 // axisLabel is a quantity and its unit: "latency (µs)".
-func AxisLabel(metric, unit string) string {
+func axisLabel(metric, unit string) string {
 	metric = strings.ReplaceAll(metric, "_", " ")
 	if unit == "" {
 		return metric

@@ -11,12 +11,12 @@ import (
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// pooledBoxPlots are seed 002's figures a-i: per scope of a sized
+// PooledBoxes are seed 002's figures a-i: per scope of a sized
 // NetworkBenchmark figure (intra-socket, inter-socket, inter-node), the
 // spread at each message size of each chiplet pair ("chiplet 0 -> 2"),
 // pooled over the nodes that ran it, as the seed averages its 5 nodes.
 // None when the figure's runs are not pairs with a scope and chiplets.
-func PooledBoxPlots(f *compare.Figure, runs []compare.Run) []Plot {
+func PooledBoxes(f *compare.Figure, runs []compare.Run) []Plot {
 	type series struct {
 		name string
 		key  [2]int // the chiplets, as numbers
@@ -76,7 +76,7 @@ func PooledBoxPlots(f *compare.Figure, runs []compare.Run) []Plot {
 		if c.MaxN < MinBoxRepetitions {
 			continue
 		}
-		p, ok := BoxPlot(c, pooled, f.Test+": "+f.Metric+", "+scope+", pooled over nodes", "message size (bytes)")
+		p, ok := Boxes(c, pooled, f.Test+": "+f.Metric+", "+scope+", pooled over nodes", "message size (bytes)")
 		if ok {
 			p.Caption += " Each chiplet pair's repetitions on every node that ran it are pooled (seed 002 averages its 5 nodes)."
 			out = append(out, p)

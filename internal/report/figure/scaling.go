@@ -32,7 +32,7 @@ type scalingFigure struct {
 	left int
 }
 
-// scalingFigures gather, per headline metric of tests without message
+// ScalingFigures gather, per headline metric of tests without message
 // sizes, the medians of each test at the number of processes that ran it
 // (Run.Processes: dd's processes, IOR's tasks). A curve joins the tests,
 // and the runs, whose names differ only in that number (seed 004's
@@ -127,11 +127,11 @@ func withoutCount(name string, n int) string {
 	return b.String()
 }
 
-// scalingPlot draws a metric's medians against the number of processes, a
+// Scaling draws a metric's medians against the number of processes, a
 // line per curve, from 0.
-func ScalingPlot(f *scalingFigure) Plot {
+func Scaling(f *scalingFigure) Plot {
 	p := Plot{Kind: PlotScaling, Title: f.metric + " vs processes", XLabel: "processes",
-		YLabel: AxisLabel(f.metric, f.unit),
+		YLabel: axisLabel(f.metric, f.unit),
 		Caption: "Median over the counted repetitions at each number of processes (dd's processes, IOR's ranks); " +
 			"a line joins the tests and runs whose names differ only in that number."}
 	if f.left > 0 {
@@ -145,19 +145,19 @@ func ScalingPlot(f *scalingFigure) Plot {
 		}
 	}
 	p.Draw = func() (template.HTML, error) {
-		ch := NewChart(p.Title, p.XLabel, p.YLabel)
+		ch := newChart(p.Title, p.XLabel, p.YLabel)
 		for k, c := range f.Curves {
-			line, points, err := SeriesLine(k, c.Xys)
+			line, points, err := seriesLine(k, c.Xys)
 			if err != nil {
 				return "", err
 			}
 			ch.P.Add(line, points)
-			ch.AddLegend(c.Name, line, points)
+			ch.addLegend(c.Name, line, points)
 		}
 		ch.P.X.Min, ch.P.X.Max = 0, xhi*1.05
 		ch.P.X.Tick.Marker = linearTicks{}
 		ch.P.Y.Min, ch.P.Y.Max = 0, yhi*1.1
-		return ch.Svg()
+		return ch.svg()
 	}
 	return p
 }

@@ -19,8 +19,8 @@ import (
 // machine type.
 const PlotScatter PlotKind = "scatter"
 
-// scatterPlots plan a plot per axis and figure of fits, in their order.
-func ScatterPlots(fits []compare.Fit) []Plot {
+// Fits plan a plot per axis and figure of fits, in their order.
+func Fits(fits []compare.Fit) []Plot {
 	var out []Plot
 	for start := 0; start < len(fits); {
 		end := start + 1
@@ -42,14 +42,14 @@ func sameFigure(a, b compare.Fit) bool {
 func scatterPlot(fits []compare.Fit) Plot {
 	f := fits[0]
 	p := Plot{Kind: PlotScatter, Title: f.Test + ": " + f.Metric + " vs " + f.AxisTitle, XLabel: f.AxisTitle,
-		YLabel: AxisLabel(f.Metric, f.Unit),
+		YLabel: axisLabel(f.Metric, f.Unit),
 		Caption: "Each counted repetition of each run at its run's " + f.AxisTitle +
 			"; a least-squares line per machine type, its slope and r² in the legend and in the fits table."}
 	for _, fit := range fits {
 		p.Series = append(p.Series, fitLegend(fit))
 	}
 	p.Draw = func() (template.HTML, error) {
-		c := NewChart(p.Title, p.XLabel, p.YLabel)
+		c := newChart(p.Title, p.XLabel, p.YLabel)
 		xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 		for _, fit := range fits {
 			for i := range fit.X {
@@ -70,7 +70,7 @@ func scatterPlot(fits []compare.Fit) Plot {
 			points.Color, points.Shape, points.Radius = col, glyphs[k%len(glyphs)], 3
 			c.P.Add(points)
 			if math.IsNaN(fit.Slope) {
-				c.AddLegend(p.Series[k], points)
+				c.addLegend(p.Series[k], points)
 				continue
 			}
 			lo, hi := minMax(fit.X)
@@ -79,11 +79,11 @@ func scatterPlot(fits []compare.Fit) Plot {
 				return "", err
 			}
 			line.Color, line.Width = col, 1.5
-			if k >= len(Palette) {
+			if k >= len(palette) {
 				line.Dashes = []vg.Length{5, 3}
 			}
 			c.P.Add(line)
-			c.AddLegend(p.Series[k], line, points)
+			c.addLegend(p.Series[k], line, points)
 		}
 		padX := math.Max((xhi-xlo)*0.06, math.Abs(xhi)*0.01+1e-9)
 		c.P.X.Min, c.P.X.Max = xlo-padX, xhi+padX
@@ -92,7 +92,7 @@ func scatterPlot(fits []compare.Fit) Plot {
 		c.P.Y.Min = math.Max(c.P.Y.Min, math.Min(0, ylo)) // no negative room below figures that cannot be negative
 		c.P.X.Tick.Label.Rotation = 0
 		c.P.X.Tick.Label.XAlign, c.P.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
-		return c.Svg()
+		return c.svg()
 	}
 	return p
 }
@@ -117,7 +117,7 @@ func minMax(vs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// formatFit prints a slope or intercept with four significant digits.
+// FormatFit prints a slope or intercept with four significant digits.
 func FormatFit(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "-"
@@ -125,7 +125,7 @@ func FormatFit(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
-// formatR2 prints r² with three decimals.
+// FormatR2 prints r² with three decimals.
 func FormatR2(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "-"
@@ -133,7 +133,7 @@ func FormatR2(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// slopeUnit is the unit of a fit's slope: "MiB/s per MHz".
+// SlopeUnit is the unit of a fit's slope: "MiB/s per MHz".
 func SlopeUnit(f compare.Fit) string {
 	return results.DisplayUnit(f.Unit) + " per " + axisUnit(f.Axis)
 }

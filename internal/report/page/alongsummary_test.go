@@ -28,7 +28,7 @@ func TestAlongSummaryOfALongComparison(t *testing.T) {
 	runs, c := b.runs(t)
 	rep, _ := newReport(t, runs, Options{Campaign: c})
 	var html bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
 	page := html.String()
@@ -54,7 +54,7 @@ func TestAlongSummaryOfALongComparison(t *testing.T) {
 	short, c2 := s0(t, false)
 	rep, _ = newReport(t, short, Options{Campaign: c2})
 	html.Reset()
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(html.String(), "Each test's first headline figure") {

@@ -55,7 +55,7 @@ func BenchmarkReport100kSamples(b *testing.B) {
 			b.Fatal(err)
 		}
 		var page bytes.Buffer
-		if err := rep.WriteHTML(&page); err != nil {
+		if err := rep.HTML(&page); err != nil {
 			b.Fatal(err)
 		}
 		size = page.Len()

@@ -24,10 +24,10 @@ func TestCellsAreListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var html, md bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"html": html.String(), "md": md.String()} {
@@ -46,7 +46,7 @@ func TestCellsAreListed(t *testing.T) {
 	}
 	rep, _ = New(runs, Options{})
 	html.Reset()
-	_ = rep.WriteHTML(&html)
+	_ = rep.HTML(&html)
 	if strings.Contains(html.String(), `id="cells"`) {
 		t.Error("a report without cells has the section")
 	}
@@ -69,10 +69,10 @@ func TestCellsShowExpectations(t *testing.T) {
 		t.Fatal(err)
 	}
 	var html, md bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	if flat := strings.Join(strings.Fields(md.String()), " "); !strings.Contains(flat, "| expectations |") || !strings.Contains(flat, "2.27x baseline wf-c2-none-fio") {
@@ -106,10 +106,10 @@ func TestCellsShowHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var html, md bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	flat := strings.Join(strings.Fields(md.String()), " ")

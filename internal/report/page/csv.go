@@ -46,14 +46,14 @@ func figureRecord(runs []compare.Run, row compare.Row) []string {
 var alongColumns = []string{"dimension", "value", "group", "baseline", "ratio_kind", "ratio", "ratio_low", "ratio_high",
 	"unclear", "noisy", "step_ratio", "note"}
 
-// WriteCSV writes the report's figures as the package's WriteCSV does, each
+// CSV writes the report's figures as the package's WriteCSV does, each
 // line's comparison columns empty, then a line per figure of each run
 // compared along a dimension: the dimension, the run's value of it, its
 // group (the other dimensions' values, k=v), the baseline's run, the ratio
 // as WriteCompareCSV's (the baseline's own is 1), step_ratio for a ladder
 // (to the step before) and a note where the group has no baseline run.
 // Medians are in the row's unit, with only median and cv_percent set.
-func (r *Report) WriteCSV(w io.Writer) error {
+func (r *Report) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(append(slices.Clone(csvColumns), alongColumns...)); err != nil {
 		return err

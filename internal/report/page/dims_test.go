@@ -82,7 +82,7 @@ func newReport(t *testing.T, runs []compare.Run, opts Options) (*Report, string)
 		t.Fatal(err)
 	}
 	var md bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	return rep, md.String()
@@ -140,7 +140,7 @@ func TestAlongS0PoolsPerBenchmark(t *testing.T) {
 		t.Error("the comparisons by dimension come after the runs")
 	}
 	var html bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
 	if h := html.String(); !strings.Contains(h, `<h3 class="dim" id="dimension-1">pool: c2d / c2 and c3 / c2, per benchmark</h3>`) ||
@@ -158,7 +158,7 @@ func TestAlongCSV(t *testing.T) {
 	runs, c := s0(t, false)
 	rep, _ := newReport(t, runs, Options{Campaign: c})
 	var buf bytes.Buffer
-	if err := rep.WriteCSV(&buf); err != nil {
+	if err := rep.CSV(&buf); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&buf).ReadAll()
@@ -251,7 +251,7 @@ func TestAlongS1OffOverOnPerPool(t *testing.T) {
 	}
 	// The seed's plot: off / on against message size, a curve per pool,
 	// its points the table's ratios.
-	plots := figure.AlongPlots(alongOf(t, rep, compare.DimBenchmark))
+	plots := figure.Along(alongOf(t, rep, compare.DimBenchmark))
 	if len(plots) != 1 || !slices.Equal(plots[0].Series, []string{"off-node / on-node, c2", "off-node / on-node, c3"}) {
 		t.Fatalf("ratio plots along benchmark: %d, series %v; want one, a curve per pool", len(plots), seriesOf(plots))
 	}
@@ -259,7 +259,7 @@ func TestAlongS1OffOverOnPerPool(t *testing.T) {
 		t.Fatalf("drawing the ratio plot: %v", err)
 	}
 	var page strings.Builder
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := rep.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(page.String(), "osu_latency: latency ratio vs message size") {
@@ -301,7 +301,7 @@ func TestAlongPlotPoints(t *testing.T) {
 	if fmt.Sprint(c.Xys) != "[{8 80} {1024 60} {65536 8} {1.048576e+06 2}]" || c.Lo[0] != 70 || c.Hi[0] != 90 || !math.IsNaN(c.Lo[1]) || !c.HasBars {
 		t.Errorf("curve %v, interval lo %v hi %v; want the table's ratios and the known interval at 8 B", c.Xys, c.Lo, c.Hi)
 	}
-	if _, err := figure.AlongPlots(a)[0].Draw(); err != nil {
+	if _, err := figure.Along(a)[0].Draw(); err != nil {
 		t.Fatal(err)
 	}
 }

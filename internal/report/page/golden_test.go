@@ -83,10 +83,10 @@ func goldenReport(t *testing.T, samples []results.Sample, title, name string) {
 		t.Fatal(err)
 	}
 	var md, csv bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteCSV(&csv); err != nil {
+	if err := rep.CSV(&csv); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, name+".md", md.Bytes())

@@ -31,10 +31,10 @@ func TestHeadlineLeadsALoneRun(t *testing.T) {
 		t.Errorf("%d headline rows of %d figures: want the headline ones only", len(g.rows), len(rep.Rows))
 	}
 	var html, md bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	page := html.String()

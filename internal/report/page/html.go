@@ -16,7 +16,7 @@ import (
 //go:embed report.html.tmpl
 var htmlTemplate string
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG, "series": figure.MonitorChart,
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": drawSVG, "series": figure.Monitor,
 	"sub": func(a, b int) int { return a - b }}).Parse(htmlTemplate))
 
 // openTableRows is how many rows a run's table may have to be shown open;
@@ -123,7 +123,7 @@ func alongTables(r *Report) []htmlAlong {
 		id := "dimension-" + strconv.Itoa(i+1)
 		var plots []figure.Plot
 		if !campaign || a.Dimension.Declared {
-			plots = figure.AlongPlots(a)
+			plots = figure.Along(a)
 		}
 		for j := range plots {
 			plots[j].ID = id + "-plot-" + strconv.Itoa(j+1)
@@ -142,10 +142,10 @@ func alongTables(r *Report) []htmlAlong {
 	return out
 }
 
-// WriteHTML writes the report as one self-contained page: inline CSS and
+// HTML writes the report as one self-contained page: inline CSS and
 // SVG, no script, no link, nothing fetched. Plots are drawn one at a time
 // as the page is written.
-func (r *Report) WriteHTML(w io.Writer) error {
+func (r *Report) HTML(w io.Writer) error {
 	runs := make([]htmlRun, len(r.Runs))
 	for i, run := range r.Runs {
 		rows := rowsOf(r.Rows, i)

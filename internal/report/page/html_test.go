@@ -100,7 +100,7 @@ func TestHTMLEscapesNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page strings.Builder
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := rep.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(page.String(), "<script>") || strings.Contains(page.String(), "<b>title") {

@@ -12,7 +12,7 @@ const maxCaptionLimits = 4
 
 // limitsCaption says, after a plot's caption, which of its runs' nodes
 // reached a limit during which of its tests; limits are each run's by test
-// (testLimits).
+// (TestLimits).
 func limitsCaption(runs []compare.Run, limits []map[string]string, ris []int, tests []string) string {
 	var notes []string
 	for _, ri := range ris {

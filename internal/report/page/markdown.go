@@ -71,10 +71,10 @@ func WriteAlongMarkdown(w io.Writer, along []compare.Along) error {
 // alongHeading heads the comparisons along the dimensions.
 const alongHeading = "Comparisons by dimension"
 
-// WriteMarkdown writes the report: its cells, the comparisons by dimension,
+// Markdown writes the report: its cells, the comparisons by dimension,
 // its runs, the comparison with one baseline run, every run's figures, and
 // what the nodes did.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+func (r *Report) Markdown(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "# %s\n\n%s\n", escapeMD(r.Title), r.summaryLine()); err != nil {
 		return err
 	}

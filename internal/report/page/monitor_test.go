@@ -77,10 +77,10 @@ func pages(t *testing.T, runs []compare.Run) (html, md string) {
 		t.Fatal(err)
 	}
 	var page, m bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := rep.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteMarkdown(&m); err != nil {
+	if err := rep.Markdown(&m); err != nil {
 		t.Fatal(err)
 	}
 	keep(t, strings.ReplaceAll(t.Name(), "/", "-")+".html", page.Bytes())
@@ -258,7 +258,7 @@ func TestHostileRecords(t *testing.T) {
 	}
 }
 
-// At most maxRecordsPerRun records per run, the first by repetition; a
+// At most MaxRecordsPerRun records per run, the first by repetition; a
 // long series is thinned to a bounded line.
 func TestMonitorCapAndThinning(t *testing.T) {
 	dir := t.TempDir()

@@ -111,7 +111,7 @@ func TestSamplerSamplesAreNotFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	var csv bytes.Buffer
-	if err := rep.WriteCSV(&csv); err != nil {
+	if err := rep.CSV(&csv); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(csv.String(), "disk_iops") || strings.Contains(csv.String(), "node_busiest") {
@@ -187,10 +187,10 @@ func TestLimitsBesideTheFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	var md, page, text bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := rep.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteText(&text, rep.Runs, rep.Rows); err != nil {
@@ -228,10 +228,10 @@ func TestNodesSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	var md, page bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := rep.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	_, nodes, ok := strings.Cut(md.String(), "## "+nodesHeading)
@@ -281,10 +281,10 @@ func TestNodesSection(t *testing.T) {
 	}
 	md.Reset()
 	page.Reset()
-	if err := plain.WriteMarkdown(&md); err != nil {
+	if err := plain.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if err := plain.WriteHTML(&page); err != nil {
+	if err := plain.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(md.String()+page.String(), nodesHeading) {

@@ -37,7 +37,7 @@ var (
 // node (when the run has several) and key label's value (device,
 // interface; "" for none), a column per metric of cols that some row has,
 // and n, the repetitions; marked are the cells at their limit (see
-// atLimit). Nil when no summary has cols' metrics.
+// AtLimit). Nil when no summary has cols' metrics.
 func nodeTable(r compare.Run, cols []nodeColumn, key string) (g *grid, marked [][]bool) {
 	nodes, sides := map[string]bool{}, false
 	for _, s := range r.Nodes {

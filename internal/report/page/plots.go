@@ -52,28 +52,28 @@ func plan(runs []compare.Run) []figure.Plot {
 			unsized = figure.AddTo(unsized, f)
 			continue
 		}
-		p, ok := figure.LinePlot(f, runs)
+		p, ok := figure.Lines(f, runs)
 		add(p, ok, f.Runs, f.Test)
-		if pooled := figure.PooledBoxPlots(f, runs); len(pooled) > 0 {
+		if pooled := figure.PooledBoxes(f, runs); len(pooled) > 0 {
 			for _, p := range pooled {
 				add(p, true, f.Runs, f.Test)
 			}
 		} else if f.MaxN >= figure.MinBoxRepetitions {
-			p, ok := figure.BoxPlot(figure.SizeCategories(f), runs, f.Test+": "+f.Metric+" over repetitions", "message size (bytes)")
+			p, ok := figure.Boxes(figure.SizeCategories(f), runs, f.Test+": "+f.Metric+" over repetitions", "message size (bytes)")
 			add(p, ok, f.Runs, f.Test)
 		}
-		p, ok = figure.HeatmapPlot(f, runs)
+		p, ok = figure.Heatmap(f, runs)
 		add(p, ok, f.Runs, f.Test)
 		if len(f.Runs) > 1 {
 			headline = figure.AddHeadline(headline, f)
 		}
 	}
 	for _, c := range headline {
-		p, ok := figure.BarPlot(c, runs, c.Title+" per run")
+		p, ok := figure.Bars(c, runs, c.Title+" per run")
 		add(p, ok, c.Runs, c.Names...)
 	}
 	if len(unsized) == 1 {
-		p, ok := figure.BarPlot(unsized[0], runs, unsized[0].Metric+" per test and run")
+		p, ok := figure.Bars(unsized[0], runs, unsized[0].Metric+" per test and run")
 		add(p, ok, unsized[0].Runs, unsized[0].Names...)
 	} else if len(unsized) > 1 {
 		var ris []int
@@ -95,14 +95,14 @@ func plan(runs []compare.Run) []figure.Plot {
 	}
 	for _, c := range unsized {
 		if c.MaxN >= minUnsizedBoxRepetitions {
-			p, ok := figure.BoxPlot(c, runs, c.Metric+" over repetitions", "test")
+			p, ok := figure.Boxes(c, runs, c.Metric+" over repetitions", "test")
 			add(p, ok, c.Runs, c.Names...)
 		}
 	}
 	for _, f := range figure.ScalingFigures(runs) {
-		add(figure.ScalingPlot(f), true, nil)
+		add(figure.Scaling(f), true, nil)
 	}
-	for _, p := range figure.ScatterPlots(compare.Fits(runs)) {
+	for _, p := range figure.Fits(compare.Fits(runs)) {
 		add(p, true, nil)
 	}
 	return out
@@ -113,6 +113,6 @@ func plan(runs []compare.Run) []figure.Plot {
 // all a box would.
 const minUnsizedBoxRepetitions = 5
 
-// drawSVG draws a planned plot's SVG into the page (WriteHTML passes plan's
+// drawSVG draws a planned plot's SVG into the page (HTML passes plan's
 // plots, drawn one at a time).
 func drawSVG(p figure.Plot) (template.HTML, error) { return p.Draw() }

@@ -109,7 +109,7 @@ func TestScenarioS2Fabtests(t *testing.T) {
 	if bw == nil {
 		t.Fatal("no fi_msg_bw bandwidth figure")
 	}
-	if pooled := figure.PooledBoxPlots(bw, runs); len(pooled) != 3 || !strings.Contains(pooled[0].Caption, "up to 6") {
+	if pooled := figure.PooledBoxes(bw, runs); len(pooled) != 3 || !strings.Contains(pooled[0].Caption, "up to 6") {
 		t.Errorf("%d pooled box plots, the first captioned %q; want 3, of up to 6 repetitions (2 nodes x 3)", len(pooled), pooled[0].Caption)
 	}
 	heat := findPlot(t, plots, figure.PlotHeatmap, "fi_msg_bw: peak bandwidth between chiplets")
@@ -135,7 +135,7 @@ func TestScenarioS2Fabtests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteHTML(f); err != nil {
+	if err := rep.HTML(f); err != nil {
 		t.Fatal(err)
 	}
 	_ = f.Close()

@@ -28,13 +28,13 @@ func render(t *testing.T, name string, runs []compare.Run, opts Options) (*Repor
 		t.Fatal(err)
 	}
 	var html, md, csv bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteCSV(&csv); err != nil {
+	if err := rep.CSV(&csv); err != nil {
 		t.Fatal(err)
 	}
 	keep(t, name+".html", html.Bytes())
@@ -323,7 +323,7 @@ func TestScenarioS3(t *testing.T) {
 		t.Errorf("the ladder chart's caption does not say what the steps changed: %s", bars.Caption)
 	}
 	var html bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Count(html.String(), `class="changed"`); got != 6 {

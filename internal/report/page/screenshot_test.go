@@ -26,7 +26,7 @@ func TestReportRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := rep.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	html := filepath.Join(t.TempDir(), "report.html")

@@ -4,7 +4,7 @@ import (
 	"unicode/utf8"
 )
 
-// ellipsis shortens s to n runes.
+// Ellipsis shortens s to n runes.
 func Ellipsis(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

@@ -15,7 +15,7 @@ import (
 // benchmark's labels (a campaign's cell among them).
 const SummaryFile = "summary.json"
 
-// maxSummaryBytes bounds a summary.json read for its labels: hostile input.
+// MaxSummaryBytes bounds a summary.json read for its labels: hostile input.
 const MaxSummaryBytes = 4 << 20
 
 // LabelSource is a Source that can read the benchmark labels each run's
