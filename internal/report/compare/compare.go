@@ -134,20 +134,7 @@ func CompareWith(runs []Run, baseline int, opts CompareOptions) ([]CompareRow, e
 		}
 	}
 	for i := range rows {
-		r := &rows[i]
-		for ri := range runs {
-			r.Speedups[ri] = ratio(r.Medians[baseline], r.Medians[ri], r.LowerIsBetter && opts.Ratio == RatioSpeedup)
-			if ri == baseline || math.IsNaN(r.Speedups[ri]) {
-				continue
-			}
-			num, den := values[i][ri], values[i][baseline]
-			if r.LowerIsBetter && opts.Ratio == RatioSpeedup {
-				num, den = den, num
-			}
-			r.Intervals[ri] = results.DefaultBootstrap.Ratio(num, den)
-			r.Unclear[ri] = r.Intervals[ri].Contains(1)
-			r.Noisy[ri] = r.CVs[ri] > opts.MaxCV || r.CVs[baseline] > opts.MaxCV
-		}
+		rows[i].decide(baseline, values[i], opts)
 	}
 	return rows, nil
 }
@@ -161,21 +148,6 @@ func newCompareRow(s results.Summary, size string, runs int, opts CompareOptions
 		r.Intervals[i] = results.Unknown
 	}
 	return r
-}
-
-// ratio is value/base, or base/value when inverted (a speedup of a
-// lower-is-better figure).
-func ratio(base, value float64, inverted bool) float64 {
-	if math.IsNaN(base) || math.IsNaN(value) || base == 0 {
-		return math.NaN()
-	}
-	if inverted {
-		if value == 0 {
-			return math.NaN()
-		}
-		return base / value
-	}
-	return value / base
 }
 
 // Others is 0..n-1 without skip.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -259,4 +260,18 @@ func nameRuns(runs []Run) {
 		}
 		seen[r.Name] = true
 	}
+}
+
+// originName is the run name of an input's samples that name no benchmark:
+// the file's base name without extension, or its directory's name for a
+// samples.ndjson.
+func originName(origin string) string {
+	base := filepath.Base(origin)
+	if base == source.SamplesFile {
+		base = filepath.Base(filepath.Dir(origin))
+	}
+	for _, ext := range []string{".ndjson", ".jsonl", ".json"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
 }

@@ -37,7 +37,7 @@ type Monitor struct {
 func (m *Monitor) note(format string, args ...any) {
 	switch {
 	case len(m.Notes) < maxMonitorNotes:
-		m.Notes = append(m.Notes, source.Ellipsis(fmt.Sprintf(format, args...), 300))
+		m.Notes = append(m.Notes, Ellipsis(fmt.Sprintf(format, args...), 300))
 	case len(m.Notes) == maxMonitorNotes:
 		m.Notes = append(m.Notes, "more series skipped")
 	}
@@ -183,7 +183,7 @@ func readRecord(ctx context.Context, f source.MonitorFile) (sampler.Record, erro
 	}
 	rec, err := sampler.ReadRecord(data)
 	if err != nil {
-		return sampler.Record{}, errors.New(source.Ellipsis(err.Error(), 200))
+		return sampler.Record{}, errors.New(Ellipsis(err.Error(), 200))
 	}
 	return rec, nil
 }

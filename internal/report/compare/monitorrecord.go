@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/benchwright/benchwright/internal/report/source"
 	"github.com/benchwright/benchwright/internal/sampler"
 )
 
@@ -189,7 +188,7 @@ func incomplete(rec sampler.Record) string {
 		why = append(why, fmt.Sprintf("the sampler restarted %d time(s), the series is its last run's", rec.Restarts))
 	}
 	why = append(why, rec.Series.Problems...)
-	return source.Ellipsis(strings.Join(why, "; "), 600)
+	return Ellipsis(strings.Join(why, "; "), 600)
 }
 
 // Title of a record's chart: "repetition 1: pod fio-0 on node n1".

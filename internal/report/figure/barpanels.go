@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/benchwright/benchwright/internal/report/compare"
-	"github.com/benchwright/benchwright/internal/report/source"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -57,7 +56,7 @@ func BarPanels(cs []*Categories, runs []compare.Run, title string) (Plot, bool) 
 			}
 			labels := make([]string, len(c.Names))
 			for ci, n := range c.Names {
-				labels[ci] = source.Ellipsis(n, 18)
+				labels[ci] = compare.Ellipsis(n, 18)
 			}
 			panel.NominalX(labels...)
 			panel.X.Tick.Label.Font = sans(7)

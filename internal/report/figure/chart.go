@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/benchwright/benchwright/internal/report/source"
+	"github.com/benchwright/benchwright/internal/report/compare"
 )
 
 // Sizes of a chart's plot area (the legend goes to its right).
@@ -119,7 +119,7 @@ func (c *chart) nominalX(names []string) {
 		if wrap {
 			labels[i] = wrapLabel(n, perLine, 3)
 		} else {
-			labels[i] = source.Ellipsis(n, 40)
+			labels[i] = compare.Ellipsis(n, 40)
 		}
 	}
 	c.P.NominalX(labels...)
@@ -156,7 +156,7 @@ func wrapLabel(s string, n, lines int) string {
 		out = append(out, strings.TrimSpace(string(rest[:cut])))
 		rest = rest[cut:]
 	}
-	return strings.Join(append(out, source.Ellipsis(strings.TrimSpace(string(rest)), n)), "\n")
+	return strings.Join(append(out, compare.Ellipsis(strings.TrimSpace(string(rest)), n)), "\n")
 }
 
 // svg draws the chart and returns its <svg> element.

@@ -1,4 +1,4 @@
-package source
+package compare
 
 import (
 	"unicode/utf8"
