@@ -15,7 +15,7 @@ import (
 func newCompareCommand() *cobra.Command {
 	flags := tableFlags{format: "text"}
 	var baseline baselineFlag
-	var opts compare.CompareOptions
+	var opts compare.Options
 	var cluster clusterFlags
 	cmd := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -84,7 +84,7 @@ know how much a difference can be trusted.
 					return err
 				}
 			}
-			rows, err := compare.CompareWith(runs, base, opts)
+			rows, err := compare.With(runs, base, opts)
 			if err != nil {
 				return err
 			}

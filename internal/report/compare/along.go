@@ -39,11 +39,11 @@ type AlongGroup struct {
 	// where it has one.
 	Absent []string
 	// Rows line up the group's figures by value of the dimension: Medians,
-	// and the ratios to the baseline's (CompareWith's, indexed as Runs).
-	Rows []CompareRow
+	// and the ratios to the baseline's (With's, indexed as Runs).
+	Rows []Row
 	// Steps are, for a ladder, the same figures with each value divided by
 	// the value before it that the group has (the first has none).
-	Steps []CompareRow
+	Steps []Row
 }
 
 // AlongAll compares the runs along every dimension that varies; values are
@@ -52,7 +52,7 @@ type AlongGroup struct {
 // that a failed cell shows where its ratios would be. A group keeps only
 // the figures that two of its runs have (see trim), and a dimension without
 // any group left is left out: no table is empty.
-func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opts CompareOptions) ([]Along, error) {
+func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opts Options) ([]Along, error) {
 	var out []Along
 	for d, dim := range dims {
 		if !dim.varies() {
@@ -152,18 +152,18 @@ func (g *AlongGroup) aligned(runs []Run, keep func(v int) bool) []Run {
 // compare fills Rows: each value's run against the baseline's. Without a
 // baseline run (Missing), the medians are still lined up, against the first
 // run the group has, and the ratios left out.
-func (g *AlongGroup) compare(runs []Run, dim Dimension, opts CompareOptions) error {
+func (g *AlongGroup) compare(runs []Run, dim Dimension, opts Options) error {
 	base := slices.Index(dim.Values, dim.Baseline)
 	if g.Missing != "" {
 		base = slices.IndexFunc(g.Runs, func(ri int) bool { return ri >= 0 })
 	}
-	rows, err := CompareWith(g.aligned(runs, func(int) bool { return true }), base, opts)
+	rows, err := With(g.aligned(runs, func(int) bool { return true }), base, opts)
 	if err != nil {
 		return err
 	}
 	if g.Missing != "" { // no ratios to a stand-in
 		for i := range rows {
-			blank := newCompareRow(results.Summary{Metric: rows[i].Metric}, "", len(g.Runs), opts)
+			blank := newRow(results.Summary{Metric: rows[i].Metric}, "", len(g.Runs), opts)
 			rows[i].Speedups, rows[i].Intervals, rows[i].Unclear, rows[i].Noisy = blank.Speedups, blank.Intervals, blank.Unclear, blank.Noisy
 		}
 	}
@@ -173,12 +173,12 @@ func (g *AlongGroup) compare(runs []Run, dim Dimension, opts CompareOptions) err
 
 // steps fills Steps: each value's run divided by the one before it in the
 // group, figure by figure as Rows.
-func (g *AlongGroup) steps(runs []Run, opts CompareOptions) error {
-	g.Steps = make([]CompareRow, len(g.Rows))
+func (g *AlongGroup) steps(runs []Run, opts Options) error {
+	g.Steps = make([]Row, len(g.Rows))
 	index := map[string]int{}
 	for i, r := range g.Rows {
 		index[rowKey(r)] = i
-		s := newCompareRow(results.Summary{Test: r.Test, Metric: r.Metric, Unit: r.Unit}, r.MsgSize, len(g.Runs), opts)
+		s := newRow(results.Summary{Test: r.Test, Metric: r.Metric, Unit: r.Unit}, r.MsgSize, len(g.Runs), opts)
 		s.Ratio, s.MaxCV, s.Medians, s.CVs = r.Ratio, r.MaxCV, r.Medians, r.CVs
 		g.Steps[i] = s
 	}
@@ -188,7 +188,7 @@ func (g *AlongGroup) steps(runs []Run, opts CompareOptions) error {
 			continue
 		}
 		if prev >= 0 {
-			pair, err := CompareWith(g.aligned(runs, func(w int) bool { return w == prev || w == v }), prev, opts)
+			pair, err := With(g.aligned(runs, func(w int) bool { return w == prev || w == v }), prev, opts)
 			if err != nil {
 				return err
 			}
@@ -205,7 +205,7 @@ func (g *AlongGroup) steps(runs []Run, opts CompareOptions) error {
 }
 
 // rowKey identifies a row's figure across comparisons of the same runs.
-func rowKey(r CompareRow) string {
+func rowKey(r Row) string {
 	return strings.Join([]string{r.Test, r.Metric, r.MsgSize, Quantity(r.Unit)}, "\x00")
 }
 
@@ -274,7 +274,7 @@ func (g *AlongGroup) trim() {
 	if g.Missing != "" || slices.ContainsFunc(g.Absent, func(s string) bool { return s != "" }) {
 		return
 	}
-	g.Rows = slices.DeleteFunc(g.Rows, func(r CompareRow) bool {
+	g.Rows = slices.DeleteFunc(g.Rows, func(r Row) bool {
 		n := 0
 		for _, m := range r.Medians {
 			if !math.IsNaN(m) {
@@ -297,8 +297,8 @@ func (g AlongGroup) Count() int {
 }
 
 // Rows are every group's rows, for how they divide.
-func (a Along) Rows() []CompareRow {
-	var out []CompareRow
+func (a Along) Rows() []Row {
+	var out []Row
 	for _, g := range a.Groups {
 		out = append(out, g.Rows...)
 	}

@@ -1,7 +1,5 @@
 package compare
 
-import ()
-
 // Cell is a benchmark of a campaign's cell, as the campaign left it: the
 // report of a campaign lists every one, those it has no figures of too.
 type Cell struct {

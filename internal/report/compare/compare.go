@@ -25,8 +25,8 @@ const (
 // run's figure is marked too noisy to compare.
 const DefaultMaxCV = 10.0
 
-// CompareOptions say what a comparison holds and how it divides.
-type CompareOptions struct {
+// Options say what a comparison holds and how it divides.
+type Options struct {
 	// All compares every metric, not only the headline ones (see results.Headline).
 	All bool
 	// Ratio is RatioSpeedup (the default) or RatioValue.
@@ -36,9 +36,9 @@ type CompareOptions struct {
 	MaxCV float64
 }
 
-// CompareRow is one figure across runs: each run's median, and its ratio to
+// Row is one figure across runs: each run's median, and its ratio to
 // the baseline's with the ratio's uncertainty.
-type CompareRow struct {
+type Row struct {
 	Test    string
 	Metric  string
 	MsgSize string // bytes; "" for tests without message sizes
@@ -71,7 +71,7 @@ type CompareRow struct {
 
 // Better tells whether run i's figure is better than the baseline's
 // (known is false without a ratio).
-func (r CompareRow) Better(i int) (better, known bool) {
+func (r Row) Better(i int) (better, known bool) {
 	s := r.Speedups[i]
 	if math.IsNaN(s) {
 		return false, false
@@ -83,18 +83,18 @@ func (r CompareRow) Better(i int) (better, known bool) {
 }
 
 // Compare lines up the headline figures (every metric with all) of runs
-// against runs[baseline] as speedups; see CompareWith.
-func Compare(runs []Run, baseline int, all bool) ([]CompareRow, error) {
-	return CompareWith(runs, baseline, CompareOptions{All: all})
+// against runs[baseline] as speedups; see With.
+func Compare(runs []Run, baseline int, all bool) ([]Row, error) {
+	return With(runs, baseline, Options{All: all})
 }
 
-// CompareWith lines up the figures of runs against runs[baseline]: one row
+// With lines up the figures of runs against runs[baseline]: one row
 // per test, metric and message size any run has, the baseline's first, then
 // in the order the other runs add them. Runs whose units differ convert
 // exactly (MiB/s and MB/s, µs and ms); figures of other units are other
 // rows. Each ratio comes with its bootstrap interval over the repetitions,
 // and marks when that interval holds 1 or a CV is above opts.MaxCV.
-func CompareWith(runs []Run, baseline int, opts CompareOptions) ([]CompareRow, error) {
+func With(runs []Run, baseline int, opts Options) ([]Row, error) {
 	if baseline < 0 || baseline >= len(runs) {
 		return nil, fmt.Errorf("baseline %d out of range: %d run(s)", baseline, len(runs))
 	}
@@ -110,7 +110,7 @@ func CompareWith(runs []Run, baseline int, opts CompareOptions) ([]CompareRow, e
 	}
 	order := append([]int{baseline}, Others(len(runs), baseline)...)
 	index := map[string]int{}
-	var rows []CompareRow
+	var rows []Row
 	values := map[int][][]float64{} // per row, per run: the repetitions' values in the row's unit
 	for _, ri := range order {
 		for _, s := range runs[ri].Summaries {
@@ -123,7 +123,7 @@ func CompareWith(runs []Run, baseline int, opts CompareOptions) ([]CompareRow, e
 			if !ok {
 				i = len(rows)
 				index[key] = i
-				rows = append(rows, newCompareRow(s, size, len(runs), opts))
+				rows = append(rows, newRow(s, size, len(runs), opts))
 				values[i] = make([][]float64, len(runs))
 			}
 			r := &rows[i]
@@ -139,9 +139,9 @@ func CompareWith(runs []Run, baseline int, opts CompareOptions) ([]CompareRow, e
 	return rows, nil
 }
 
-// newCompareRow is the row of summary s's figure, with nothing yet.
-func newCompareRow(s results.Summary, size string, runs int, opts CompareOptions) CompareRow {
-	r := CompareRow{Test: s.Test, Metric: s.Metric, MsgSize: size, Unit: s.Unit, Ratio: opts.Ratio, MaxCV: opts.MaxCV,
+// newRow is the row of summary s's figure, with nothing yet.
+func newRow(s results.Summary, size string, runs int, opts Options) Row {
+	r := Row{Test: s.Test, Metric: s.Metric, MsgSize: size, Unit: s.Unit, Ratio: opts.Ratio, MaxCV: opts.MaxCV,
 		LowerIsBetter: results.LowerIsBetter(s.Metric), Medians: nans(runs), Speedups: nans(runs), CVs: nans(runs),
 		Intervals: make([]results.Interval, runs), Unclear: make([]bool, runs), Noisy: make([]bool, runs)}
 	for i := range r.Intervals {

@@ -1,7 +1,7 @@
 // Package compare is the model of a comparison: samples grouped into runs
 // (Load, Group), the ways the runs differ (Dimension: a campaign's pools,
 // tunings and benchmarks, or a label that varies, each with a baseline),
-// each run against a baseline (CompareWith, and Along: within groups that
+// each run against a baseline (With, and Along: within groups that
 // differ in that dimension alone), tuning ladders, least-squares fits
 // against a numeric label (Fits), per-run statistics (Table), a campaign's
 // cells, the limits a run's nodes reached, a run's series from the sampler
@@ -19,5 +19,5 @@
 // ReadMonitors), draws nothing and writes no page. A new way to compare
 // runs goes here; figure draws it and page shows it. A comparison row's
 // statistics (its ratios, their intervals, what is unclear) are computed
-// in one place, CompareRow.decide in ratio.go.
+// in one place, Row.decide in ratio.go.
 package compare

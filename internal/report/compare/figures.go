@@ -60,6 +60,7 @@ func Figures(runs []Run) []*Figure {
 	return out
 }
 
+// ConvertStats expresses s, in unit from, in unit to.
 func ConvertStats(s results.Stats, from, to string) results.Stats {
 	if from == to {
 		return s

@@ -10,12 +10,12 @@ import (
 // baseline, that ratio's interval over both runs' repetitions (values:
 // per run, in the row's unit), whether the interval holds 1 (Unclear),
 // and whether either CV is above opts.MaxCV (Noisy). It is the one place
-// where a row's statistics are computed (CompareWith calls it for every
+// where a row's statistics are computed (With calls it for every
 // table and comparison along a dimension): a test of the difference at
 // benchmark sample sizes and its intervals belong here, a false-discovery
-// control over the table right after CompareWith's loop over the rows;
+// control over the table right after With's loop over the rows;
 // tables, plots and pages only read the row.
-func (r *CompareRow) decide(baseline int, values [][]float64, opts CompareOptions) {
+func (r *Row) decide(baseline int, values [][]float64, opts Options) {
 	for ri := range r.Medians {
 		r.Speedups[ri] = ratio(r.Medians[baseline], r.Medians[ri], r.LowerIsBetter && opts.Ratio == RatioSpeedup)
 		if ri == baseline || math.IsNaN(r.Speedups[ri]) {

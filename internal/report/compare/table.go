@@ -4,9 +4,9 @@ import (
 	"github.com/benchwright/benchwright/internal/results"
 )
 
-// Row is one figure of one run: a test's metric, at a message size where the
+// RunFigure is one figure of one run: a test's metric, at a message size where the
 // test has them, over the run's counted repetitions.
-type Row struct {
+type RunFigure struct {
 	Run     int // index of the run
 	Test    string
 	Metric  string
@@ -17,14 +17,14 @@ type Row struct {
 
 // Table is every figure of every run, run by run, in the order the samples
 // came; only the headline metrics (see results.Headline) unless all is set.
-func Table(runs []Run, all bool) []Row {
-	var rows []Row
+func Table(runs []Run, all bool) []RunFigure {
+	var rows []RunFigure
 	for i, r := range runs {
 		for _, s := range r.Summaries {
 			if !all && !results.Headline(s.Metric) {
 				continue
 			}
-			rows = append(rows, Row{Run: i, Test: s.Test, Metric: s.Metric, MsgSize: s.Labels[results.LabelMsgSize],
+			rows = append(rows, RunFigure{Run: i, Test: s.Test, Metric: s.Metric, MsgSize: s.Labels[results.LabelMsgSize],
 				Unit: s.Unit, Stats: s.Stats})
 		}
 	}

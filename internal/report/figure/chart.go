@@ -33,6 +33,7 @@ var palette = []color.RGBA{
 	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
 }
 
+// SeriesColor is the color of series i.
 func SeriesColor(i int) color.RGBA { return palette[i%len(palette)] }
 
 // lighter mixes c with white, for box fills.

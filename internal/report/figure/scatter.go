@@ -146,6 +146,7 @@ func axisUnit(key string) string {
 	return compare.AxisTitle(key)
 }
 
+// WithUnit is v followed by its unit, when it has one.
 func WithUnit(v, unit string) string {
 	if v == "-" || unit == "" {
 		return v

@@ -99,7 +99,7 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 			for _, m := range r.Medians {
 				cells, cls = append(cells, formatValue(m)), append(cls, "")
 			}
-			add := func(r compare.CompareRow, v int) {
+			add := func(r compare.Row, v int) {
 				switch {
 				case grp.Missing != "" && grp.Runs[v] >= 0:
 					cells, cls = append(cells, grp.Missing), append(cls, "unclear")
@@ -145,7 +145,7 @@ func stepped(g compare.AlongGroup, v int) bool {
 
 // ratioClass colors a ratio: better, worse, or unclear (no color says
 // better or worse where the noise decides).
-func ratioClass(r compare.CompareRow, i int) string {
+func ratioClass(r compare.Row, i int) string {
 	switch better, known := r.Better(i); {
 	case !known:
 		return ""

@@ -48,7 +48,7 @@ func TestCompareConvertsUnits(t *testing.T) {
 	}
 }
 
-func rows(t *testing.T, runs []compare.Run) []compare.CompareRow {
+func rows(t *testing.T, runs []compare.Run) []compare.Row {
 	t.Helper()
 	out, err := compare.Compare(runs, 0, false)
 	if err != nil {
@@ -77,7 +77,7 @@ func runOf(name, test, metric, unit string, values ...float64) compare.Run {
 func TestCompareShowsUncertainty(t *testing.T) {
 	base := runOf("c2", "randread-4k", "read_iops", "IOPS", 10, 11, 12, 13.4, 9.2)
 	noisy := runOf("c3", "randread-4k", "read_iops", "IOPS", 2, 80, 67, 1, 150, 5, 90)
-	rows, err := compare.CompareWith([]compare.Run{base, noisy}, 0, compare.CompareOptions{})
+	rows, err := compare.With([]compare.Run{base, noisy}, 0, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,12 +97,12 @@ func TestCompareShowsUncertainty(t *testing.T) {
 	}
 	// A steady difference is clear and unmarked.
 	steady := runOf("c3", "randread-4k", "read_iops", "IOPS", 28, 29, 30, 29.5, 28.5)
-	rows, _ = compare.CompareWith([]compare.Run{runOf("c2", "randread-4k", "read_iops", "IOPS", 10, 10.5, 11, 10.2, 10.8), steady}, 0, compare.CompareOptions{})
+	rows, _ = compare.With([]compare.Run{runOf("c2", "randread-4k", "read_iops", "IOPS", 10, 10.5, 11, 10.2, 10.8), steady}, 0, compare.Options{})
 	if r := rows[0]; r.Unclear[1] || r.Noisy[1] || r.Intervals[1].Contains(1) || !r.Intervals[1].Known() {
 		t.Errorf("steady: interval %+v, unclear %v, noisy %v", r.Intervals[1], r.Unclear[1], r.Noisy[1])
 	}
 	// One repetition: no interval, no mark.
-	rows, _ = compare.CompareWith([]compare.Run{runOf("a", "t", "read_iops", "IOPS", 10), steady}, 0, compare.CompareOptions{})
+	rows, _ = compare.With([]compare.Run{runOf("a", "t", "read_iops", "IOPS", 10), steady}, 0, compare.Options{})
 	if rows[0].Intervals[1].Known() || rows[0].Unclear[1] {
 		t.Errorf("one repetition: interval %+v", rows[0].Intervals[1])
 	}
@@ -113,7 +113,7 @@ func TestCompareShowsUncertainty(t *testing.T) {
 func TestCompareRatioValue(t *testing.T) {
 	on := runOf("on-node", "osu_latency", "latency", "us", 0.25, 0.26, 0.25)
 	off := runOf("off-node", "osu_latency", "latency", "us", 19.1, 19.0, 19.3)
-	rows, err := compare.CompareWith([]compare.Run{on, off}, 0, compare.CompareOptions{Ratio: compare.RatioValue})
+	rows, err := compare.With([]compare.Run{on, off}, 0, compare.Options{Ratio: compare.RatioValue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestCompareRatioValue(t *testing.T) {
 	if !strings.Contains(md.String(), "off-node / on-node") || !strings.Contains(md.String(), "76.4x [") || !strings.Contains(md.String(), "Ratio = value/baseline") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
-	if _, err := compare.CompareWith([]compare.Run{on, off}, 0, compare.CompareOptions{Ratio: "inverse"}); err == nil {
+	if _, err := compare.With([]compare.Run{on, off}, 0, compare.Options{Ratio: "inverse"}); err == nil {
 		t.Error("an unknown ratio is accepted")
 	}
 }

@@ -19,7 +19,7 @@ var csvColumns = []string{"run", "kind", "namespace", "benchmark", "run_uid", "m
 // WriteCSV writes one line per run, test, metric and message size with all
 // its statistics; numbers are exact (shortest round-trip form), in the
 // tools' units.
-func WriteCSV(w io.Writer, runs []compare.Run, rows []compare.Row) error {
+func WriteCSV(w io.Writer, runs []compare.Run, rows []compare.RunFigure) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvColumns); err != nil {
 		return err
@@ -34,7 +34,7 @@ func WriteCSV(w io.Writer, runs []compare.Run, rows []compare.Row) error {
 }
 
 // figureRecord is a figure's line of csvColumns.
-func figureRecord(runs []compare.Run, row compare.Row) []string {
+func figureRecord(runs []compare.Run, row compare.RunFigure) []string {
 	r, s := runs[row.Run], row.Stats
 	return []string{r.Name, r.Kind, r.Namespace, r.Benchmark, r.RunUID, r.MachineType, row.Test, row.Metric,
 		row.MsgSize, row.Unit, strconv.FormatBool(results.LowerIsBetter(row.Metric)), strconv.Itoa(s.N),
@@ -135,7 +135,7 @@ var compareColumns = []string{"baseline", "run", "test", "metric", "msg_size", "
 // unit; ratio_kind says how ratio divides (speedup or value); ratio is
 // empty where the baseline lacks the figure, ratio_low and ratio_high (the
 // 95% bootstrap interval) where either run has fewer than two repetitions.
-func WriteCompareCSV(w io.Writer, runs []compare.Run, baseline int, rows []compare.CompareRow) error {
+func WriteCompareCSV(w io.Writer, runs []compare.Run, baseline int, rows []compare.Row) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(compareColumns); err != nil {
 		return err

@@ -279,7 +279,7 @@ func seriesOf(plots []figure.Plot) [][]string {
 // The ratio curves hold the table's ratios at each size, in size order.
 func TestAlongPlotPoints(t *testing.T) {
 	a := compare.Along{Dimension: compare.Dimension{Name: "benchmark", Values: []string{"on", "off"}, Baseline: "on"}, Others: []string{"pool"},
-		Groups: []compare.AlongGroup{{Key: []string{"c2"}, Runs: []int{0, 1}, Rows: []compare.CompareRow{
+		Groups: []compare.AlongGroup{{Key: []string{"c2"}, Runs: []int{0, 1}, Rows: []compare.Row{
 			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: compare.RatioValue, Speedups: []float64{1, 80},
 				Intervals: []results.Interval{results.Unknown, {Lo: 70, Hi: 90}}},
 			{Test: "osu_latency", Metric: "latency", MsgSize: "1024", Ratio: compare.RatioValue, Speedups: []float64{1, 60},
@@ -289,7 +289,7 @@ func TestAlongPlotPoints(t *testing.T) {
 			{Test: "osu_latency", Metric: "latency", MsgSize: "1048576", Ratio: compare.RatioValue, Speedups: []float64{1, 2},
 				Intervals: []results.Interval{results.Unknown, results.Unknown}},
 			{Test: "fio", Metric: "read_iops", Ratio: compare.RatioValue, Speedups: []float64{1, 2}, Intervals: []results.Interval{results.Unknown, results.Unknown}},
-		}}, {Key: []string{"c3"}, Runs: []int{-1, 2}, Missing: "no on cell: failed", Rows: []compare.CompareRow{
+		}}, {Key: []string{"c3"}, Runs: []int{-1, 2}, Missing: "no on cell: failed", Rows: []compare.Row{
 			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: compare.RatioValue, Speedups: []float64{math.NaN(), math.NaN()},
 				Intervals: []results.Interval{results.Unknown, results.Unknown}},
 		}}}}
@@ -436,10 +436,10 @@ func dimsOf(along []compare.Along) []string {
 // A campaign's report draws ratio plots along its own dimensions only: a
 // label that varies besides (S2's scope) keeps its table, without plots.
 func TestCampaignPlotsItsOwnDimensions(t *testing.T) {
-	rows := func() []compare.CompareRow {
-		var out []compare.CompareRow
+	rows := func() []compare.Row {
+		var out []compare.Row
 		for _, size := range []string{"1", "8", "64", "1024"} {
-			out = append(out, compare.CompareRow{Test: "fi_msg_bw", Metric: "bandwidth", MsgSize: size, Unit: "MB/s", Ratio: compare.RatioValue,
+			out = append(out, compare.Row{Test: "fi_msg_bw", Metric: "bandwidth", MsgSize: size, Unit: "MB/s", Ratio: compare.RatioValue,
 				Medians: []float64{10, 5}, Speedups: []float64{1, 0.5}, Intervals: []results.Interval{results.Unknown, results.Unknown},
 				CVs: []float64{1, 1}, Unclear: []bool{false, false}, Noisy: []bool{false, false}, MaxCV: 10})
 		}

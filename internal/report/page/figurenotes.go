@@ -9,7 +9,7 @@ import (
 // limitedFigures is a run's figures grid (figuresGrid), each test during
 // which the run's nodes reached a limit marked ("randread-4k [1]"), and
 // the footnotes that say which: "[1] randread-4k: vda at 100 % utilisation".
-func limitedFigures(r compare.Run, rows []compare.Row, upper bool) (*grid, []string) {
+func limitedFigures(r compare.Run, rows []compare.RunFigure, upper bool) (*grid, []string) {
 	g := figuresGrid(rows, upper)
 	by := compare.TestLimits(compare.LimitsOf(r))
 	if len(by) == 0 {

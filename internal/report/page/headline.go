@@ -18,7 +18,7 @@ func (r *Report) headlineGrid() (*grid, []string) {
 	if len(r.Runs) != 1 {
 		return nil, nil
 	}
-	var rows []compare.Row
+	var rows []compare.RunFigure
 	for _, row := range rowsOf(r.Rows, 0) {
 		if results.Headline(row.Metric) {
 			rows = append(rows, row)

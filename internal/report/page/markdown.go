@@ -8,7 +8,7 @@ import (
 )
 
 // WriteFiguresMarkdown writes each run's figures as a Markdown section.
-func WriteFiguresMarkdown(w io.Writer, runs []compare.Run, rows []compare.Row) error {
+func WriteFiguresMarkdown(w io.Writer, runs []compare.Run, rows []compare.RunFigure) error {
 	for i, r := range runs {
 		if _, err := fmt.Fprintf(w, "### %s\n\n", escapeMD(r.Label())); err != nil {
 			return err
@@ -29,7 +29,7 @@ func WriteFiguresMarkdown(w io.Writer, runs []compare.Run, rows []compare.Row) e
 
 // WriteCompareMarkdown writes the comparison as a Markdown table, after a
 // line that says how to read it.
-func WriteCompareMarkdown(w io.Writer, runs []compare.Run, baseline int, rows []compare.CompareRow) error {
+func WriteCompareMarkdown(w io.Writer, runs []compare.Run, baseline int, rows []compare.Row) error {
 	if _, err := fmt.Fprintf(w, "Baseline: **%s**. %s.\n\n", escapeMD(runs[baseline].Label()), compareNote(rows)); err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func TestSamplerSamplesAreNotFigures(t *testing.T) {
 			t.Errorf("figure row %+v", row)
 		}
 	}
-	rows, err := compare.CompareWith(runs, 0, compare.CompareOptions{All: true})
+	rows, err := compare.With(runs, 0, compare.Options{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,8 +44,8 @@ type Options struct {
 // Report is what the renderers draw: runs, their figures, the comparisons.
 type Report struct {
 	Title string
-	Runs  []compare.Run // in the campaign's order, when there is one
-	Rows  []compare.Row // every figure of every run
+	Runs  []compare.Run       // in the campaign's order, when there is one
+	Rows  []compare.RunFigure // every figure of every run
 	// Dimensions are the ways the runs differ; Along compares them along
 	// each that varies, and AlongNote says in words why there is no such
 	// comparison, or what is wrong with the baselines.
@@ -53,10 +53,10 @@ type Report struct {
 	Along      []compare.Along
 	AlongNote  string
 	Baseline   int
-	Comparison []compare.CompareRow // against Runs[Baseline], where it makes sense (see New); else nil
-	Fits       []compare.Fit        // figures against the numeric labels the runs differ in
-	Cells      []compare.Cell       // a campaign's benchmarks, cell by cell
-	Trends     []compare.Trend      // the runs' figures in their histories
+	Comparison []compare.Row   // against Runs[Baseline], where it makes sense (see New); else nil
+	Fits       []compare.Fit   // figures against the numeric labels the runs differ in
+	Cells      []compare.Cell  // a campaign's benchmarks, cell by cell
+	Trends     []compare.Trend // the runs' figures in their histories
 }
 
 // New builds the report of runs. Runs are compared along each dimension
@@ -79,7 +79,7 @@ func New(runs []compare.Run, opts Options) (*Report, error) {
 	if r.Title == "" {
 		r.Title = "benchwright report"
 	}
-	copts := compare.CompareOptions{All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV}
+	copts := compare.Options{All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV}
 	dims, values := compare.DimensionsOf(runs, opts.Campaign)
 	dims, err := compare.WithBaselines(dims, opts.Baselines)
 	r.Dimensions = dims
@@ -93,7 +93,7 @@ func New(runs []compare.Run, opts Options) (*Report, error) {
 	slices.SortStableFunc(r.Along, func(a, b compare.Along) int { return leadRank(opts.Lead, a) - leadRank(opts.Lead, b) })
 	_, ladder := compare.LadderOf(runs)
 	if len(runs) > 1 && opts.Campaign == nil && (len(r.Along) == 0 || ladder != nil) {
-		if r.Comparison, err = compare.CompareWith(runs, r.Baseline, copts); err != nil {
+		if r.Comparison, err = compare.With(runs, r.Baseline, copts); err != nil {
 			return nil, err
 		}
 	}

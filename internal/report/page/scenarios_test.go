@@ -67,7 +67,7 @@ func wantSeries(t *testing.T, p figure.Plot, want ...string) {
 }
 
 // row is the comparison row of test, metric and size.
-func row(t *testing.T, rows []compare.CompareRow, test, metric, size string) compare.CompareRow {
+func row(t *testing.T, rows []compare.Row, test, metric, size string) compare.Row {
 	t.Helper()
 	for _, r := range rows {
 		if r.Test == test && r.Metric == metric && r.MsgSize == size {
@@ -75,7 +75,7 @@ func row(t *testing.T, rows []compare.CompareRow, test, metric, size string) com
 		}
 	}
 	t.Fatalf("no comparison row %s %s %s", test, metric, size)
-	return compare.CompareRow{}
+	return compare.Row{}
 }
 
 // alongOf is the report's comparison along dimension dim, failing when

@@ -70,7 +70,7 @@ func inputsOf(r compare.Run) string {
 
 // figuresGrid is one run's rows; upper makes TEXT-STYLE headers and leaves
 // out mean and stddev, as `benchwright run` prints.
-func figuresGrid(rows []compare.Row, upper bool) *grid {
+func figuresGrid(rows []compare.RunFigure, upper bool) *grid {
 	sized := false
 	for _, r := range rows {
 		sized = sized || r.MsgSize != ""
@@ -107,7 +107,7 @@ func figuresGrid(rows []compare.Row, upper bool) *grid {
 
 // compareGrid is the comparison: each run's median, then each other run's
 // speedup over the baseline.
-func compareGrid(runs []compare.Run, baseline int, rows []compare.CompareRow, upper bool) *grid {
+func compareGrid(runs []compare.Run, baseline int, rows []compare.Row, upper bool) *grid {
 	sized := false
 	for _, r := range rows {
 		sized = sized || r.MsgSize != ""
@@ -161,7 +161,7 @@ func SpeedupColumn(run, base compare.Run) string {
 }
 
 // ratioColumn names the column of run's ratios to base, as rows divide.
-func ratioColumn(rows []compare.CompareRow, run, base compare.Run) string {
+func ratioColumn(rows []compare.Row, run, base compare.Run) string {
 	if len(rows) > 0 && rows[0].Ratio == compare.RatioValue {
 		return run.Label() + " / " + base.Label()
 	}
@@ -170,7 +170,7 @@ func ratioColumn(rows []compare.CompareRow, run, base compare.Run) string {
 
 // ratioCell is run i's ratio, its interval, and its marks: "2.60x
 // [2.55–2.66]", "6.70x [0.91–41.2] ≈ !".
-func ratioCell(r compare.CompareRow, i int) string {
+func ratioCell(r compare.Row, i int) string {
 	s := r.Speedups[i]
 	out := formatSpeedup(s)
 	if r.Ratio == compare.RatioValue {
@@ -189,8 +189,8 @@ func ratioCell(r compare.CompareRow, i int) string {
 }
 
 // rowsOf splits rows by run.
-func rowsOf(rows []compare.Row, run int) []compare.Row {
-	var out []compare.Row
+func rowsOf(rows []compare.RunFigure, run int) []compare.RunFigure {
+	var out []compare.RunFigure
 	for _, r := range rows {
 		if r.Run == run {
 			out = append(out, r)
@@ -201,7 +201,7 @@ func rowsOf(rows []compare.Row, run int) []compare.Row {
 
 // WriteText writes each run's figures as aligned text, as `benchwright run`
 // prints them: a heading line per run, then its table.
-func WriteText(w io.Writer, runs []compare.Run, rows []compare.Row) error {
+func WriteText(w io.Writer, runs []compare.Run, rows []compare.RunFigure) error {
 	for i, r := range runs {
 		var what []string
 		for _, s := range []string{r.Kind, r.MachineType} {
@@ -227,7 +227,7 @@ func WriteText(w io.Writer, runs []compare.Run, rows []compare.Row) error {
 }
 
 // WriteCompareText writes the comparison as aligned text.
-func WriteCompareText(w io.Writer, runs []compare.Run, baseline int, rows []compare.CompareRow) error {
+func WriteCompareText(w io.Writer, runs []compare.Run, baseline int, rows []compare.Row) error {
 	note, legend, _ := strings.Cut(compareNote(rows), ". ")
 	if _, err := fmt.Fprintf(w, "Baseline: %s. %s.\n%s.\n", runs[baseline].Label(), note, legend); err != nil {
 		return err
@@ -236,7 +236,7 @@ func WriteCompareText(w io.Writer, runs []compare.Run, baseline int, rows []comp
 }
 
 // compareNote says how to read a comparison: its ratio, interval and marks.
-func compareNote(rows []compare.CompareRow) string {
+func compareNote(rows []compare.Row) string {
 	note, maxCV := speedupNote, compare.DefaultMaxCV
 	if len(rows) > 0 {
 		if rows[0].Ratio == compare.RatioValue {
