@@ -22,7 +22,7 @@ func pagePlots(t *testing.T, rep *Report) []figure.Plot {
 	for _, a := range alongTables(rep) {
 		out = append(out, a.Plots...)
 	}
-	plots, err := Plots(rep.Runs)
+	plots, err := plotsOf(rep.Runs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/benchwright/benchwright/internal/report/figure"
 )
 
-// Plots chooses the plots the headline figures of runs call for and draws
+// plotsOf chooses the plots the headline figures of runs call for and draws
 // them: per test with message sizes, its metrics against size (and their
 // spread when there are repetitions: per scope, pooled over nodes, for
 // chiplet pairs), then bars of each such test's headline
@@ -19,7 +19,7 @@ import (
 // one's spread past minUnsizedBoxRepetitions; then each such figure against the number of processes
 // that ran it, where tests or runs differ only in that; last, each figure against a numeric label the runs
 // differ in (CPU frequency), with a least-squares line per machine type.
-func Plots(runs []compare.Run) ([]figure.Plot, error) {
+func plotsOf(runs []compare.Run) ([]figure.Plot, error) {
 	plots := plan(runs)
 	for i := range plots {
 		svg, err := plots[i].Draw()

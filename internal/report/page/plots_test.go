@@ -33,7 +33,7 @@ func TestPlotsChosenByTheData(t *testing.T) {
 			sample("a", "m", "osu_bw", "bandwidth", "MB/s", "0", 0, 0)}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plots, err := Plots(group(t, tc.samples))
+			plots, err := plotsOf(group(t, tc.samples))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,11 +46,11 @@ func TestPlotsChosenByTheData(t *testing.T) {
 
 func TestPlotsAreDeterministic(t *testing.T) {
 	runs := group(t, storageSamples(), mpiSamples())
-	a, err := Plots(runs)
+	a, err := plotsOf(runs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Plots(runs)
+	b, _ := plotsOf(runs)
 	for i := range a {
 		if a[i].SVG != b[i].SVG {
 			t.Errorf("%s drew differently twice", a[i].Title)

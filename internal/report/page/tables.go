@@ -155,8 +155,8 @@ func textHeader(h string) string {
 	return strings.ToUpper(strings.ReplaceAll(strings.TrimSuffix(h, " (B)"), " ", "_"))
 }
 
-// SpeedupColumn names the column of run's speedups over base.
-func SpeedupColumn(run, base compare.Run) string {
+// speedupColumn names the column of run's speedups over base.
+func speedupColumn(run, base compare.Run) string {
 	return run.Label() + " speedup vs " + base.Label()
 }
 
@@ -165,7 +165,7 @@ func ratioColumn(rows []compare.Row, run, base compare.Run) string {
 	if len(rows) > 0 && rows[0].Ratio == compare.RatioValue {
 		return run.Label() + " / " + base.Label()
 	}
-	return SpeedupColumn(run, base)
+	return speedupColumn(run, base)
 }
 
 // ratioCell is run i's ratio, its interval, and its marks: "2.60x
