@@ -202,13 +202,13 @@ func (r Run) WriteReport(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var page bytes.Buffer
-	if err := rep.HTML(&page); err != nil {
+	var html bytes.Buffer
+	if err := rep.HTML(&html); err != nil {
 		return err
 	}
 	key, err := r.Location.Report()
 	if err != nil {
 		return err
 	}
-	return r.Store.Put(ctx, key, page.Bytes(), "text/html; charset=utf-8")
+	return r.Store.Put(ctx, key, html.Bytes(), "text/html; charset=utf-8")
 }
