@@ -5,7 +5,8 @@
 // differ in that dimension alone), tuning ladders, least-squares fits
 // against a numeric label (Fits), per-run statistics (Table), a campaign's
 // cells, the limits a run's nodes reached, a run's series from the sampler
-// (Monitor) and a configuration's history (Trend).
+// (Monitor), a configuration's history (Trend), and the curves a chart
+// draws of them (Figures, RatioFigures, ScalingFigures).
 //
 // Samples are grouped into runs by (kind, namespace, benchmark, run_uid); a
 // file from `benchwright parse` names no benchmark, so its base name does.

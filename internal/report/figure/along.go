@@ -4,9 +4,6 @@ import (
 	"html/template"
 	"image/color"
 	"math"
-	"slices"
-	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -14,30 +11,6 @@ import (
 
 	"github.com/benchwright/benchwright/internal/report/compare"
 )
-
-// minRatioSizes is how many message sizes a curve needs to be drawn: fewer
-// say nothing a table does not.
-const minRatioSizes = 4
-
-// maxRatioCurves bounds the curves of one ratio plot: past it, a legend
-// cannot be read (the table has every ratio).
-const maxRatioCurves = 12
-
-// ratioCurve is one group's ratio of one value to the baseline's, against
-// message size, with its bootstrap interval where known.
-type ratioCurve struct {
-	Name    string
-	Xys     plotter.XYs
-	Lo, Hi  []float64 // the interval per point; NaN where unknown
-	HasBars bool
-}
-
-// ratioFigure is one test and metric's ratio curves along a dimension.
-type ratioFigure struct {
-	test, metric string
-	ratio        compare.Ratio
-	Curves       []*ratioCurve
-}
 
 // Along plot a comparison's ratios against message size: per test
 // and metric with sizes, a curve per group and value other than the
@@ -48,82 +21,19 @@ func Along(a compare.Along) []Plot {
 		return nil
 	}
 	var out []Plot
-	for _, f := range RatioFigures(a) {
+	for _, f := range compare.RatioFigures(a) {
 		out = append(out, ratioPlot(a, f))
 	}
 	return out
 }
 
-// RatioFigures gather the sized rows' ratios of a comparison by test and
-// metric, in the table's order; a group without its baseline has none, and
-// a curve of fewer than minRatioSizes sizes is left out.
-func RatioFigures(a compare.Along) []*ratioFigure {
-	type key struct{ test, metric string }
-	var out []*ratioFigure
-	index := map[key]*ratioFigure{}
-	for _, g := range a.Groups {
-		if g.Missing != "" {
-			continue
-		}
-		curves := map[key]map[int]*ratioCurve{}
-		for _, r := range g.Rows {
-			size, err := strconv.ParseFloat(r.MsgSize, 64)
-			if err != nil || size <= 0 {
-				continue
-			}
-			k := key{r.Test, r.Metric}
-			f := index[k]
-			if f == nil {
-				f = &ratioFigure{test: r.Test, metric: r.Metric, ratio: r.Ratio}
-				index[k] = f
-				out = append(out, f)
-			}
-			if curves[k] == nil {
-				curves[k] = map[int]*ratioCurve{}
-			}
-			for v, val := range a.Dimension.Values {
-				s := r.Speedups[v]
-				if val == a.Dimension.Baseline || g.Runs[v] < 0 || !(s > 0) || math.IsInf(s, 0) {
-					continue
-				}
-				c := curves[k][v]
-				if c == nil {
-					if len(f.Curves) == maxRatioCurves {
-						continue
-					}
-					c = &ratioCurve{Name: curveName(a, g, val)}
-					curves[k][v] = c
-					f.Curves = append(f.Curves, c)
-				}
-				iv := r.Intervals[v]
-				c.Xys = append(c.Xys, plotter.XY{X: size, Y: s})
-				c.Lo, c.Hi = append(c.Lo, iv.Lo), append(c.Hi, iv.Hi)
-				c.HasBars = c.HasBars || iv.Known()
-			}
-		}
-	}
-	for _, f := range out {
-		f.Curves = slices.DeleteFunc(f.Curves, func(c *ratioCurve) bool { return len(c.Xys) < minRatioSizes })
-	}
-	return slices.DeleteFunc(out, func(f *ratioFigure) bool { return len(f.Curves) == 0 })
-}
-
-// curveName names a group's curve of value v: "n2 / n1, two-vms".
-func curveName(a compare.Along, g compare.AlongGroup, v string) string {
-	name := v + " / " + a.Dimension.Baseline
-	if len(g.Key) > 0 {
-		name += ", " + strings.Join(g.Key, ", ")
-	}
-	return name
-}
-
 // ratioPlot draws ratio curves against message size: log2 sizes, and a
 // log ratio axis when the ratios span a decade or more (else linear), with
 // a dashed line at 1 (the baseline) and each point's interval as a bar.
-func ratioPlot(a compare.Along, f *ratioFigure) Plot {
-	test, metric, cs := f.test, f.metric, f.Curves
+func ratioPlot(a compare.Along, f *compare.RatioFigure) Plot {
+	test, metric, cs := f.Test, f.Metric, f.Curves
 	what := "speedup"
-	if f.ratio == compare.RatioValue {
+	if f.Ratio == compare.RatioValue {
 		what = "ratio"
 	}
 	p := Plot{Kind: PlotRatios, Title: test + ": " + metric + " " + what + " vs message size",
@@ -184,7 +94,7 @@ func ratioPlot(a compare.Along, f *ratioFigure) Plot {
 
 // intervalBars are a curve's known intervals as vertical bars; nil when it
 // has none.
-func intervalBars(c *ratioCurve) *plotter.YErrorBars {
+func intervalBars(c *compare.RatioCurve) *plotter.YErrorBars {
 	if !c.HasBars {
 		return nil
 	}

@@ -293,7 +293,7 @@ func TestAlongPlotPoints(t *testing.T) {
 			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: compare.RatioValue, Speedups: []float64{math.NaN(), math.NaN()},
 				Intervals: []results.Interval{results.Unknown, results.Unknown}},
 		}}}}
-	figs := figure.RatioFigures(a)
+	figs := compare.RatioFigures(a)
 	if len(figs) != 1 || len(figs[0].Curves) != 1 || figs[0].Curves[0].Name != "off / on, c2" {
 		t.Fatalf("%d figures, want one with one curve for c2 (c3 has no baseline, fio no sizes)", len(figs))
 	}

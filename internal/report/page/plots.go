@@ -99,7 +99,7 @@ func plan(runs []compare.Run) []figure.Plot {
 			add(p, ok, c.Runs, c.Names...)
 		}
 	}
-	for _, f := range figure.ScalingFigures(runs) {
+	for _, f := range compare.ScalingFigures(runs) {
 		add(figure.Scaling(f), true, nil)
 	}
 	for _, p := range figure.Fits(compare.Fits(runs)) {

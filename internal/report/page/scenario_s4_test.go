@@ -168,7 +168,7 @@ func TestScenarioS4ProcessSweep(t *testing.T) {
 	wantSeries(t, dd, "s4-dd-knl-68: write-buffered", "s4-dd-knl-68: write-direct", "s4-dd-haswell-32: write-buffered", "s4-dd-haswell-32: write-direct")
 	ior := findPlot(t, plots, figure.PlotScaling, "bandwidth vs processes")
 	wantSeries(t, ior, "s4-ior-fpp-knl-68: write", "s4-ior-fpp-haswell-32: write")
-	figs := figure.ScalingFigures(runs)
+	figs := compare.ScalingFigures(runs)
 	for _, f := range figs {
 		for _, c := range f.Curves {
 			if c.Name == "s4-ior-fpp-knl-68: write" && fmt.Sprint(c.Xys) != "[{1 50} {2 100} {4 200}]" {
