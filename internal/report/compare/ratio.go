@@ -10,11 +10,11 @@ import (
 // baseline, that ratio's interval over both runs' repetitions (values:
 // per run, in the row's unit), whether the interval holds 1 (Unclear),
 // and whether either CV is above opts.MaxCV (Noisy). It is the one place
-// where a row's statistics are computed (With calls it for every
-// table and comparison along a dimension): a test of the difference at
-// benchmark sample sizes and its intervals belong here, a false-discovery
-// control over the table right after With's loop over the rows;
-// tables, plots and pages only read the row.
+// where a row's statistics are computed (With calls it for every table,
+// and Along through With): a test of the difference at benchmark sample
+// sizes and its intervals belong here, a false-discovery control over the
+// table right after With's loop over the rows; tables, plots and pages
+// only read the row.
 func (r *Row) decide(baseline int, values [][]float64, opts Options) {
 	for ri := range r.Medians {
 		r.Speedups[ri] = ratio(r.Medians[baseline], r.Medians[ri], r.LowerIsBetter && opts.Ratio == RatioSpeedup)
