@@ -38,7 +38,7 @@ func TestClassify(t *testing.T) {
 		{"compact placement refused", status.Error(codes.InvalidArgument, "Compact placement is not supported for machine type e2-standard-4."), InvalidConfig},
 		{"invalid sysctl", status.Error(codes.InvalidArgument, `Invalid sysctl "net.ipv4.tcp_mem".`), InvalidConfig},
 		{"precondition", status.Error(codes.FailedPrecondition, "Auto-upgrade cannot be disabled in a release channel."), InvalidConfig},
-		{"busy cluster", status.Error(codes.FailedPrecondition, "Cluster is running incompatible operation operation-123."), Transient},
+		{"busy node pool", status.Error(codes.FailedPrecondition, "Cluster is running incompatible operation operation-123."), Busy},
 		{"unavailable", status.Error(codes.Unavailable, "The service is currently unavailable."), Transient},
 		{"deadline", status.Error(codes.DeadlineExceeded, "deadline"), Transient},
 		{"internal", status.Error(codes.Internal, "Internal error."), Transient},
