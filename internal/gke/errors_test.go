@@ -151,3 +151,18 @@ func TestNotFoundOfAPoolNamedLikeAnError(t *testing.T) {
 		t.Errorf("classified as %v, want not found", KindOf(err))
 	}
 }
+
+// A pool RUNNING_WITH_ERROR carries its failure (a partial stockout is a
+// stockout); RECONCILING is running.
+func TestPoolStates(t *testing.T) {
+	partial := &containerpb.NodePool{Name: "np", Status: containerpb.NodePool_RUNNING_WITH_ERROR, Conditions: []*containerpb.StatusCondition{{
+		Message: "Instance 'gke-np-1' creation failed: The zone 'projects/p/zones/us-central1-a' does not have enough resources available to fulfill the request.",
+	}}}
+	if err := PoolError(partial); KindOf(err) != Stockout {
+		t.Errorf("PoolError(RUNNING_WITH_ERROR) = %v, want a Stockout", err)
+	}
+	reconciling := Effective(&containerpb.NodePool{Status: containerpb.NodePool_RECONCILING}, ClusterInfo{})
+	if !reconciling.Running() || !reconciling.Reconciling() || PoolError(&containerpb.NodePool{Status: containerpb.NodePool_RECONCILING}) != nil {
+		t.Errorf("RECONCILING: running %v, reconciling %v", reconciling.Running(), reconciling.Reconciling())
+	}
+}
