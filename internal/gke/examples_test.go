@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/gke"
+	"github.com/benchwright/benchwright/internal/yamldoc"
 	"github.com/benchwright/benchwright/test/fakegke"
 )
 
@@ -32,13 +33,19 @@ func TestExamplePoolsAreAcceptedByGKE(t *testing.T) {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
 			return err
 		}
-		data, err := os.ReadFile(path)
+		docs, err := yamldoc.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		for _, doc := range strings.Split(string(data), "\n---") {
+		for _, u := range docs {
 			var pool benchv1.BenchmarkPool
-			if err := yaml.Unmarshal([]byte(doc), &pool); err != nil || pool.Kind != "BenchmarkPool" || pool.Spec.GKE == nil {
+			if u.GetKind() != "BenchmarkPool" {
+				continue
+			}
+			if err := k8sruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pool); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if pool.Spec.GKE == nil {
 				continue
 			}
 			found++
