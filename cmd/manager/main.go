@@ -77,7 +77,7 @@ func run() int {
 		benchv1.IntelMPI: flag.String("mpi-intel-image", defaultImageRepo+"mpi-intel"+defaultImageTag, "image of MPIBenchmarks with Intel MPI that name none (OSU, IMB, sshd, benchwright)"),
 		benchv1.MPICH:    flag.String("mpi-mpich-image", defaultImageRepo+"mpi-mpich"+defaultImageTag, "image of MPIBenchmarks with MPICH that name none (OSU, IMB, IOR, sshd, benchwright)"),
 	}
-	flag.Func("host-path-prefixes", "comma-separated directories of the nodes under which StorageBenchmarks may use hostPath volumes (unset: any path the API accepts)", func(v string) error {
+	flag.Func("host-path-prefixes", "comma-separated directories of the nodes under which StorageBenchmarks may use hostPath volumes (unset: none)", func(v string) error {
 		for _, p := range strings.Split(v, ",") {
 			if p = strings.TrimSpace(p); p != "" {
 				if !strings.HasPrefix(p, "/") || p == "/" {
