@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -54,10 +55,11 @@ func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 	}
 	// The controllers as kube-controller-manager runs them with
 	// --use-service-account-credentials (the API server's bootstrap RBAC lets
-	// these accounts create pods), and without it.
-	as := func(user string) client.Client {
+	// these accounts create pods); kwok's runs as a cluster admin. carol may
+	// create pods in the namespace, and is no admin.
+	as := func(user string, groups ...string) client.Client {
 		c := rest.CopyConfig(cfg)
-		c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
+		c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
 		cl, err := client.New(c, client.Options{Scheme: scheme})
 		if err != nil {
 			t.Fatal(err)
@@ -67,8 +69,20 @@ func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 	var (
 		replicaSets = as("system:serviceaccount:kube-system:replicaset-controller")
 		daemonSets  = as("system:serviceaccount:kube-system:daemon-set-controller")
-		kcm         = as("system:kube-controller-manager")
+		kcm         = as("kwok-admin", "system:masters")
+		carol       = as("carol")
 	)
+	podAuthor := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pod-author", Namespace: ns}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "delete"},
+	}}}
+	podAuthors := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "pod-author", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: podAuthor.Name},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "carol"}}}
+	for _, o := range []client.Object{podAuthor, podAuthors} {
+		if err := k8sClient.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
 	managerPod := func(name string) *corev1.Pod {
 		p := pod(name, "mgrns-benchwright-manager", managerImage, owner("ReplicaSet", "mgrns-benchwright-manager-7d9f8"))
 		p.Spec.Containers[0].Command = []string{"/manager"}
@@ -106,15 +120,15 @@ func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 	}{
 		{"the manager's pod", managerPod("mgrns-benchwright-manager-7d9f8-abcde"), true, replicaSets},
 		{"the tuner's pod", tuner("p-tuner-x2v4k", tunerImage, owner("DaemonSet", "p-tuner")), true, daemonSets},
-		{"the manager's pod from a controller manager without service account credentials", managerPod("mgrns-benchwright-manager-7d9f8-kcm"), true, kcm},
-		{"the tuner's pod from a controller manager without service account credentials", tuner("p-tuner-kcm", tunerImage, owner("DaemonSet", "p-tuner")), true, kcm},
-		{"the manager's owner and image with other args, by a user", evilManager, false, k8sClient},
-		{"the manager's pod, by a user", managerPod("mgrns-benchwright-manager-7d9f8-user"), false, k8sClient},
-		{"a privileged tuner pod with a DaemonSet owner, by a user", tuner("p-tuner-user", tunerImage, owner("DaemonSet", "p-tuner")), false, k8sClient},
+		{"the manager's pod from a controller manager that runs as an admin (kwok's)", managerPod("mgrns-benchwright-manager-7d9f8-kcm"), true, kcm},
+		{"the tuner's pod from a controller manager that runs as an admin (kwok's)", tuner("p-tuner-kcm", tunerImage, owner("DaemonSet", "p-tuner")), true, kcm},
+		{"the manager's owner and image with other args, by a user", evilManager, false, carol},
+		{"the manager's pod, by a user", managerPod("mgrns-benchwright-manager-7d9f8-user"), false, carol},
+		{"a privileged tuner pod with a DaemonSet owner, by a user", tuner("p-tuner-user", tunerImage, owner("DaemonSet", "p-tuner")), false, carol},
 		{"the manager's pod from the DaemonSet controller", managerPod("mgrns-benchwright-manager-7d9f8-ds"), false, daemonSets},
 		{"the tuner's pod from the ReplicaSet controller", tuner("p-tuner-rs", tunerImage, owner("DaemonSet", "p-tuner")), false, replicaSets},
-		{"a Workflow's step as the manager", workflowStep, false, k8sClient},
-		{"a bare privileged pod", privileged, false, k8sClient},
+		{"a Workflow's step as the manager", workflowStep, false, carol},
+		{"a bare privileged pod", privileged, false, carol},
 		{"the manager's account and image, no owner", pod("bare-manager", "mgrns-benchwright-manager", managerImage, nil), false, replicaSets},
 		{"the manager's account, another image", pod("mgrns-benchwright-manager-7d9f8-other", "mgrns-benchwright-manager", "debian:12", owner("ReplicaSet", "mgrns-benchwright-manager-7d9f8")), false, replicaSets},
 		{"the manager's account, an init container of another image", withInit, false, replicaSets},

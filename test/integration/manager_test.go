@@ -82,7 +82,7 @@ func TestConfigManifestsAreAccepted(t *testing.T) {
 	ctx := testContext(t)
 	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
 	var objs []*unstructured.Unstructured
-	for _, dir := range []string{"crd", "rbac", "manager"} {
+	for _, dir := range []string{"manager", "crd", "rbac"} { // the namespace first
 		out, err := exec.Command(kubectl, "kustomize", filepath.Join(util.RepoRoot(), "config", dir)).Output()
 		if err != nil {
 			t.Fatalf("kubectl kustomize config/%s: %v", dir, err)
