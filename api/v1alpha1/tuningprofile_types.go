@@ -85,8 +85,9 @@ type TuningProfileSpec struct {
 	TransparentHugepages string `json:"transparentHugepages,omitempty"`
 
 	// allowUnlistedSysctls lets the tuner set sysctls outside its allow-list
-	// (net.*, vm.*, kernel.sched_*, kernel.numa_balancing, ...). Off by default: a
-	// typo or a dangerous key is refused, not written to every node.
+	// of exact names (net.core.busy_poll, net.ipv4.tcp_rmem, vm.swappiness,
+	// ...). Off by default: a typo or a dangerous key is refused, not written
+	// to every node.
 	// +optional
 	AllowUnlistedSysctls bool `json:"allowUnlistedSysctls,omitempty"`
 }

@@ -131,7 +131,7 @@ func nightlyDB(t *testing.T) *resultsdb.DB {
 		uid := fmt.Sprintf("run-%02d-5d1c-4c8e-9a77-0e6f", i)
 		run := resultsdb.Run{UID: uid, Kind: "StorageBenchmark", Namespace: "perf", Name: "fio-nightly",
 			Campaign: map[bool]string{true: fmt.Sprintf("nightly-%02d", i)}[i%2 == 0],
-			Started: night.AddDate(0, 0, i), Finished: night.AddDate(0, 0, i).Add(12 * time.Minute),
+			Started:  night.AddDate(0, 0, i), Finished: night.AddDate(0, 0, i).Add(12 * time.Minute),
 			Location: "perf/StorageBenchmark/fio-nightly/" + uid + "/"}
 		if _, err := db.Index(context.Background(), run, resultsdb.SamplesOf(samples)); err != nil {
 			t.Fatal(err)
