@@ -73,6 +73,9 @@ var knownNodeBreakers = []string{
 	"vm.mmap_min_addr", "vm.unprivileged_userfaultfd", "vm.max_map_count", "vm.vfs_cache_pressure",
 	"vm.watermark_scale_factor", "vm.admin_reserve_kbytes", "vm.oom_kill_allocating_task",
 	"kernel.sched_rt_runtime_us", "kernel.panic", "kernel.pid_max", "kernel.threads-max",
+	// Found in the review of the exact list: a value of each stalls the
+	// node's own connections (the kubelet's too).
+	"net.ipv4.tcp_mem", "net.ipv4.tcp_adv_win_scale", "net.core.netdev_max_backlog", "net.core.somaxconn", "net.core.optmem_max",
 }
 
 // Every known node breaker is off the list, and the API server refuses it

@@ -163,7 +163,7 @@ func TestExpandRejects(t *testing.T) {
 func TestAllowList(t *testing.T) {
 	for name, want := range map[string]string{
 		"net.core.busy_poll":             "",
-		"net.ipv4.tcp_mem":               "",
+		"net.ipv4.tcp_mem":               "cut the node's pods off",
 		"vm.swappiness":                  "",
 		"kernel.sched_autogroup_enabled": "",
 		"kernel.numa_balancing":          "",

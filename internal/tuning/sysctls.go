@@ -8,7 +8,10 @@ import (
 // allowList is the one list of sysctls a TuningProfile may set without
 // allowUnlistedSysctls: exact names, and names with <iface> where an
 // interface's name (or all, default) stands. Each says why a benchmark node
-// survives any value of it and its restore reaches the node. The tuner
+// survives any value of it and its restore reaches the node. Left out on
+// purpose, as values of them stall the node's own connections: tcp_mem,
+// tcp_adv_win_scale (negative: zero windows), netdev_max_backlog (veth and
+// loopback queue there), somaxconn, optmem_max, the keepalive timers. The tuner
 // checks it (Allowed) and the CRD's rule is generated from it
 // (AllowListRule, written by hack/sysctlrule in make generate).
 var allowList = []struct{ name, why string }{
@@ -18,14 +21,10 @@ var allowList = []struct{ name, why string }{
 	{"net.core.rmem_max", "largest receive buffer a socket may ask for; bounded by tcp_mem and udp_mem"},
 	{"net.core.wmem_default", "default socket send buffer; bounded by tcp_mem and udp_mem"},
 	{"net.core.wmem_max", "largest send buffer a socket may ask for; bounded by tcp_mem and udp_mem"},
-	{"net.core.optmem_max", "ancillary buffer per socket; counted against the socket's memory"},
-	{"net.core.netdev_max_backlog", "packets queued per CPU before the stack: drops, never a lockout"},
 	{"net.core.netdev_budget", "packets one softirq round takes: latency against throughput"},
 	{"net.core.netdev_budget_usecs", "time one softirq round takes: latency against throughput"},
-	{"net.core.somaxconn", "listen backlog cap: at worst connections wait or are refused by that socket"},
-	{"net.ipv4.tcp_rmem", "per-socket TCP receive buffers (seed 003); the global tcp_mem still bounds them"},
+	{"net.ipv4.tcp_rmem", "per-socket TCP receive buffers (seed 003); the kernel keeps a minimum, and tcp_mem (not listed: a tiny one stalls every connection) bounds the total"},
 	{"net.ipv4.tcp_wmem", "per-socket TCP send buffers (seed 003); the global tcp_mem still bounds them"},
-	{"net.ipv4.tcp_mem", "TCP's memory pressure thresholds in pages (seed 003); the kernel reclaims above them"},
 	{"net.ipv4.tcp_fastopen", "TCP fast open for clients and servers: connection setup only"},
 	{"net.ipv4.tcp_congestion_control", "only an algorithm the kernel has loaded is accepted"},
 	{"net.ipv4.tcp_mtu_probing", "path MTU probing: a fallback for black holes"},
@@ -38,15 +37,10 @@ var allowList = []struct{ name, why string }{
 	{"net.ipv4.tcp_low_latency", "a no-op since Linux 4.14, kept for tuned's profiles"},
 	{"net.ipv4.tcp_notsent_lowat", "unsent bytes before a socket is writable: latency only"},
 	{"net.ipv4.tcp_limit_output_bytes", "bytes queued per TCP flow in the qdisc: latency against throughput"},
-	{"net.ipv4.tcp_adv_win_scale", "window share of the buffer: throughput only"},
 	{"net.ipv4.tcp_moderate_rcvbuf", "receive buffer auto-tuning: throughput only"},
 	{"net.ipv4.tcp_ecn", "ECN negotiation: per-connection behaviour only"},
 	{"net.ipv4.tcp_tw_reuse", "reuse of TIME_WAIT ports for new outgoing connections"},
 	{"net.ipv4.tcp_fin_timeout", "how long orphaned FIN_WAIT_2 sockets stay"},
-	{"net.ipv4.tcp_keepalive_time", "keepalive timing of sockets that ask for it"},
-	{"net.ipv4.tcp_keepalive_intvl", "keepalive timing of sockets that ask for it"},
-	{"net.ipv4.tcp_keepalive_probes", "keepalive timing of sockets that ask for it"},
-	{"net.ipv4.tcp_max_syn_backlog", "half-open connections queued: at worst that listener refuses"},
 	{"net.ipv4.udp_rmem_min", "smallest UDP receive buffer under pressure; udp_mem still bounds the total"},
 	{"net.ipv4.udp_wmem_min", "smallest UDP send buffer under pressure; udp_mem still bounds the total"},
 	{"net.ipv4.conf.<iface>.log_martians", "logs impossible source addresses: logging only"},
