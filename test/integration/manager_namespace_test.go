@@ -73,7 +73,7 @@ func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 		carol       = as("carol")
 	)
 	podAuthor := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pod-author", Namespace: ns}, Rules: []rbacv1.PolicyRule{{
-		APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "delete"},
+		APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "delete", "get", "update", "patch"},
 	}}}
 	podAuthors := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "pod-author", Namespace: ns},
 		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: podAuthor.Name},
@@ -158,6 +158,15 @@ func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 	err := k8sClient.SubResource("ephemeralcontainers").Update(ctx, admitted)
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "no ephemeral containers in "+ns) {
 		t.Errorf("adding an ephemeral container to the manager's pod: %v, want Forbidden", err)
+	}
+	// A pod's image is mutable: carol may label the manager's pod, not
+	// give it another image.
+	if err := carol.Patch(ctx, admitted, client.RawPatch(types.MergePatchType, []byte(`{"metadata": {"labels": {"team": "hpc"}}}`))); err != nil {
+		t.Errorf("labelling the manager's pod: %v", err)
+	}
+	err = carol.Patch(ctx, admitted, client.RawPatch(types.StrategicMergePatchType, []byte(`{"spec": {"containers": [{"name": "c", "image": "debian:12"}]}}`)))
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "a pod's images here change only by its controller") {
+		t.Errorf("changing the manager pod's image: %v, want Forbidden", err)
 	}
 	// Elsewhere, the policy says nothing.
 	other := pod("anything", "default", "debian:12", nil)
