@@ -65,8 +65,12 @@ func TestDefaults(t *testing.T) {
 		"ServiceAccount/benchwright-manager",
 		"ServiceAccount/benchwright-tuner",
 		"ValidatingAdmissionPolicy/benchwright-allow-unlisted-sysctls",
+		"ValidatingAdmissionPolicy/benchwright-benchmark-pods",
+		"ValidatingAdmissionPolicy/benchwright-campaign-labels",
 		"ValidatingAdmissionPolicy/benchwright-manager-namespace-pods",
 		"ValidatingAdmissionPolicyBinding/benchwright-allow-unlisted-sysctls",
+		"ValidatingAdmissionPolicyBinding/benchwright-benchmark-pods",
+		"ValidatingAdmissionPolicyBinding/benchwright-campaign-labels",
 		"ValidatingAdmissionPolicyBinding/benchwright-manager-namespace-pods",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
