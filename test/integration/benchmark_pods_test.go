@@ -31,7 +31,7 @@ func TestChartPolicyBenchmarkPodsComeFromTheirControllers(t *testing.T) {
 		APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "get", "update", "patch"},
 	}}}
 	authors := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "pod-author", Namespace: ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: author.Name},
+		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: author.Name},
 		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "dana"},
 			{Kind: "ServiceAccount", Namespace: "mpi-operator", Name: "mpi-operator"}}}
 	for _, o := range []client.Object{author, authors} {
