@@ -272,6 +272,18 @@ func TestChartPolicyKeepsCampaignsToTheirOwnObjects(t *testing.T) {
 	remote := pool("remote", ours)
 	remote.Spec.GKE.Project, remote.Spec.GKE.Location, remote.Spec.GKE.Cluster = "other-project", "us-central1", "hpc"
 	refused("a pool in another cluster", campaign.Create(ctx, remote), "a campaign's node pools are in the manager's own GKE cluster")
+	// GKE's linuxNodeConfig takes kernel.core_pattern (core files written
+	// as root where it says): not from a campaign.
+	corePattern := pool("core-pattern", ours)
+	corePattern.Spec.GKE.LinuxNodeConfig = &benchv1.GKELinuxNodeConfig{Sysctls: []benchv1.Sysctl{{Name: "kernel.core_pattern", Value: "/etc/cron.d/core"}}}
+	refused("kernel.core_pattern on a GKE pool", campaign.Create(ctx, corePattern), "a campaign's GKE pool sets none of the node's protections")
+	busyPoll := pool("busy-poll", ours)
+	busyPoll.Spec.GKE.LinuxNodeConfig = &benchv1.GKELinuxNodeConfig{Sysctls: []benchv1.Sysctl{{Name: "net.core.busy_poll", Value: "50"}}}
+	if err := campaign.Create(ctx, busyPoll); err != nil {
+		t.Errorf("net.core.busy_poll on a campaign's GKE pool: %v", err)
+	} else {
+		t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), busyPoll) })
+	}
 	// The chart's limits (argo.limits): nodes per pool, machine types.
 	big := pool("big", ours)
 	big.Spec.GKE.NodeCount = 9
