@@ -65,7 +65,8 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code, then the manifests.
 	$(MAKE) --no-print-directory manifests
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd), RBAC (config/rbac), the chart's copies of them and internal/crdbounds' copy of the CRDs.
+manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd), RBAC (config/rbac), the chart's copies of them and internal/crdbounds' copy of the CRDs; the TuningProfile's sysctl allow-list rule from internal/tuning's table first.
+	go run ./hack/sysctlrule
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	rm -f internal/crdbounds/crds/*.yaml && mkdir -p internal/crdbounds/crds && cp config/crd/bases/*.yaml internal/crdbounds/crds/
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./..." output:rbac:artifacts:config=config/rbac

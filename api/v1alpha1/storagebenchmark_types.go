@@ -106,7 +106,7 @@ type EmptyDirVolume struct {
 type HostPathVolumes struct {
 	// paths are absolute directories on the node, e.g. /mnt/disks/ssd0. The
 	// manager accepts only paths under the directories its admin allows (the
-	// chart's storage.hostPathPrefixes).
+	// chart's storage.hostPathPrefixes), and none when it allows none.
 	// +required
 	// +listType=set
 	// +kubebuilder:validation:MinItems=1

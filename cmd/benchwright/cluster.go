@@ -79,22 +79,11 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (source.
 	if err != nil {
 		return nil, err
 	}
-	sourceOf := func(b clusterBenchmark) (source.Source, error) {
-		if b.uri == "" {
-			return nil, fmt.Errorf("%s %s/%s has no results yet (status.artifactURI is empty)", b.kind, b.namespace, b.name)
-		}
-		if path, ok := strings.CutPrefix(b.uri, "file://"); ok {
-			if _, err := os.Stat(path); err != nil {
-				return f.throughManager(b)
-			}
-		}
-		return source.Sources([]string{b.uri}), nil
-	}
 	// Named benchmarks stand where they were named; selected ones follow.
 	byName := map[string]source.Source{}
 	var selected []source.Source
 	for i, b := range found {
-		src, err := sourceOf(b)
+		src, err := f.sourceOf(b)
 		if err != nil {
 			return nil, err
 		}
@@ -113,6 +102,27 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (source.
 		sources = append(sources, src)
 	}
 	return source.Join(append(sources, selected...)...), nil
+}
+
+// sourceOf is where a benchmark's run is read: through the manager's
+// artifact server when the command has the campaign's token (report
+// --publish: the server authorizes each run, so the campaign's identity
+// needs no access to a gs:// or s3:// bucket, which would let it read
+// every namespace's files) or when the manager's file:// store is not
+// here; else straight from the store.
+func (f clusterFlags) sourceOf(b clusterBenchmark) (source.Source, error) {
+	if b.uri == "" {
+		return nil, fmt.Errorf("%s %s/%s has no results yet (status.artifactURI is empty)", b.kind, b.namespace, b.name)
+	}
+	if f.reader != nil {
+		return f.throughManager(b)
+	}
+	if path, ok := strings.CutPrefix(b.uri, "file://"); ok {
+		if _, err := os.Stat(path); err != nil {
+			return f.throughManager(b)
+		}
+	}
+	return source.Sources([]string{b.uri}), nil
 }
 
 // maxFetchedBytes bounds a samples.ndjson read from the manager: 100,000

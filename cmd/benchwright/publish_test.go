@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/artifactserver"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // oneToken lets one token publish and read in one namespace.
@@ -108,5 +109,49 @@ func TestCampaignFromSelector(t *testing.T) {
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("campaignName(%q) = %q, %v; want %q", sel, got, err, want)
 		}
+	}
+}
+
+// The report step (--publish, with the campaign's token) reads a run in a
+// gs:// or s3:// store through the manager's artifact server, which
+// authorizes it, and never from the bucket: the campaign identity needs no
+// bucket access (with it, any Workflow submitter read every namespace's
+// raw logs and steps.json).
+func TestPublishingReportReadsBucketRunsThroughTheManager(t *testing.T) {
+	ctx := context.Background()
+	store, err := artifacts.Open(ctx, "file://"+filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = store.Close() }()
+	local := writeRun(t, t.TempDir(), "fio-c2", "c2-standard-60", 1, 100000, 98000)
+	data, err := os.ReadFile(filepath.Join(local, "samples.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"perf", "other"} {
+		if err := store.Put(ctx, ns+"/StorageBenchmark/fio-c2/0b6c-11/samples.ndjson", data, "application/x-ndjson"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewTLSServer(artifactserver.NewPublishing(store, oneToken{"wf-token", "perf"}, testr.New(t)))
+	defer srv.Close()
+	f := clusterFlags{reader: &artifactReader{server: srv.URL, token: "wf-token", client: srv.Client()}}
+
+	read := func(ns string) (int, error) {
+		src, err := f.sourceOf(clusterBenchmark{kind: "StorageBenchmark", namespace: ns, name: "fio-c2",
+			uri: "gs://no-such-bucket-benchwright/" + ns + "/StorageBenchmark/fio-c2/0b6c-11/"})
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		err = src.Samples(ctx, func(string, results.Sample) { n++ })
+		return n, err
+	}
+	if n, err := read("perf"); err != nil || n != 3 {
+		t.Errorf("the campaign's own run: %d samples, %v; want 3 through the manager", n, err)
+	}
+	if _, err := read("other"); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Errorf("another namespace's run: %v, want the artifact server's 403", err)
 	}
 }

@@ -36,9 +36,12 @@ func init() {
 // Defaults of the flags that name images and the store.
 const (
 	defaultArtifactStore = "file:///var/lib/benchwright/artifacts"
-	defaultImageRepo     = "ghcr.io/benchwright/"
-	defaultImageTag      = ":v0.1.0"
-	defaultFioImage      = defaultImageRepo + "fio" + defaultImageTag
+	// defaultArtifactAddr is loopback: the plain port serves every
+	// namespace's files to anyone who reaches it (kubectl port-forward does).
+	defaultArtifactAddr = "127.0.0.1:8082"
+	defaultImageRepo    = "ghcr.io/benchwright/"
+	defaultImageTag     = ":v0.1.0"
+	defaultFioImage     = defaultImageRepo + "fio" + defaultImageTag
 )
 
 func main() { os.Exit(run()) }
@@ -60,7 +63,7 @@ func run() int {
 	flag.BoolVar(&metricsSecure, "metrics-secure", true, "serve metrics over HTTPS to clients whose token may get /metrics (TokenReview, SubjectAccessReview); false: plain HTTP to anyone")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the /healthz and /readyz probes bind to")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "address net/http/pprof binds to, for memory and CPU profiles (0, the default, disables it)")
-	flag.StringVar(&artifactAddr, "artifact-server-bind-address", ":8082", "address the read-only HTTP view of the artifact store binds to (0 disables it)")
+	flag.StringVar(&artifactAddr, "artifact-server-bind-address", defaultArtifactAddr, "address the read-only HTTP view of the artifact store binds to, unauthenticated: keep it on loopback (0 disables it)")
 	artifactTLS.register(flag.CommandLine)
 	flag.BoolVar(&leaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
 	flag.StringVar(&leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
@@ -74,7 +77,7 @@ func run() int {
 		benchv1.IntelMPI: flag.String("mpi-intel-image", defaultImageRepo+"mpi-intel"+defaultImageTag, "image of MPIBenchmarks with Intel MPI that name none (OSU, IMB, sshd, benchwright)"),
 		benchv1.MPICH:    flag.String("mpi-mpich-image", defaultImageRepo+"mpi-mpich"+defaultImageTag, "image of MPIBenchmarks with MPICH that name none (OSU, IMB, IOR, sshd, benchwright)"),
 	}
-	flag.Func("host-path-prefixes", "comma-separated directories of the nodes under which StorageBenchmarks may use hostPath volumes (unset: any path the API accepts)", func(v string) error {
+	flag.Func("host-path-prefixes", "comma-separated directories of the nodes under which StorageBenchmarks may use hostPath volumes (unset: none)", func(v string) error {
 		for _, p := range strings.Split(v, ",") {
 			if p = strings.TrimSpace(p); p != "" {
 				if !strings.HasPrefix(p, "/") || p == "/" {

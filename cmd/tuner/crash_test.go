@@ -358,8 +358,8 @@ func TestTunerKilledHalfWayOnRealSysctls(t *testing.T) {
 	if !util.InOwnNetNS(t, tunerBinEnv+"="+tunerBin) {
 		return // the re-run passed
 	}
-	names := []string{"net.ipv4.tcp_fastopen", "net.ipv4.tcp_rmem", "net.core.somaxconn", "net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_wmem"}
-	values := []string{"3", "4096 87380 16777216", "8192", "0", "4096 16384 16777216"}
+	names := []string{"net.ipv4.tcp_fastopen", "net.ipv4.tcp_rmem", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_wmem"}
+	values := []string{"3", "4096 87380 16777216", "30", "0", "4096 16384 16777216"}
 	c := &crashNode{root: t.TempDir(), procSys: "/proc/sys", sysFS: t.TempDir(), kernel: true}
 	for i, name := range names {
 		c.settings = append(c.settings, tuning.Setting{Name: name, Value: values[i], Source: "spec"})

@@ -24,7 +24,7 @@ type Reconciler struct {
 	Image string
 	// HostPathPrefixes are the directories of the nodes under which a
 	// benchmark may mount host paths (the admin's allow-list); none allows
-	// every path the API accepts.
+	// no host path.
 	HostPathPrefixes []string
 }
 

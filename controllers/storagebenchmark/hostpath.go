@@ -12,10 +12,14 @@ import (
 // allows, and the admin's directory itself: a benchmark gets a directory
 // under it, never the directory whose entries other benchmarks mount. Paths
 // are compared cleaned, a prefix as a whole directory: /scratch allows
-// /scratch/a, not /scratch2 and not /scratch.
+// /scratch/a, not /scratch2 and not /scratch. With no directories, no host
+// path: a deny-list of the node's system directories always misses one.
 func checkHostPaths(b *benchv1.StorageBenchmark, prefixes []string) error {
-	if b.Spec.Volumes.HostPath == nil || len(prefixes) == 0 {
+	if b.Spec.Volumes.HostPath == nil {
 		return nil
+	}
+	if len(prefixes) == 0 {
+		return fmt.Errorf("hostPath volumes are off in this cluster: its admin allows no host directory for benchmarks (chart value storage.hostPathPrefixes, manager flag --host-path-prefixes); use a PersistentVolumeClaim, or ask the admin for one")
 	}
 	for _, p := range b.Spec.Volumes.HostPath.Paths {
 		root, sub := splitHostPath(p, prefixes)
@@ -36,16 +40,10 @@ func checkHostPaths(b *benchv1.StorageBenchmark, prefixes []string) error {
 // The kubelet opens a subPath one component at a time without following
 // links (its safe-open), so a link a benchmark left under root that leads
 // out of it (ln -s / /mnt/disks/x) fails the pod instead of mounting the
-// node's /. root is the longest of the admin's prefixes that holds p, or
-// with no prefixes p's first component (/mnt of /mnt/disks/ssd0), which no
-// benchmark can replace: the API refuses / as a host path. root is "" when p
-// is under no prefix.
+// node's /. root is the longest of the admin's prefixes that holds p, ""
+// when p is under none.
 func splitHostPath(p string, prefixes []string) (root, sub string) {
 	p = path.Clean(p)
-	if len(prefixes) == 0 {
-		first, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
-		return "/" + first, rest
-	}
 	for _, pre := range prefixes {
 		pre = path.Clean(pre)
 		if pre == "/" {

@@ -22,6 +22,10 @@ func TestCheckHostPaths(t *testing.T) {
 		{"/scratch2", "/mnt/disks/, /scratch"},
 		{"/mnt/diskstore", "/mnt/disks/, /scratch"},
 		{"/data", "/mnt/disks/, /scratch"},
+		{"/root/.ssh", "/mnt/disks/, /scratch"},
+		{"/srv/x", "/mnt/disks/, /scratch"},
+		{"/tmp/x", "/mnt/disks/, /scratch"},
+		{"/home/alice/.ssh", "/mnt/disks/, /scratch"},
 	} {
 		b := wrappers.MakeStorageBenchmark("", "").HostPath(tc.path).Obj()
 		err := checkHostPaths(b, allow)
@@ -31,8 +35,10 @@ func TestCheckHostPaths(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: %v, want a refusal saying %q", tc.path, err, tc.want)
 		}
-		if err := checkHostPaths(b, nil); err != nil {
-			t.Errorf("%s without an allow-list: %v", tc.path, err)
+		// Without the admin's directories, no host path at all: the
+		// deny-list the API holds missed /root, /srv, /tmp, /home/*/.ssh.
+		if err := checkHostPaths(b, nil); err == nil || !strings.Contains(err.Error(), "hostPath volumes are off") {
+			t.Errorf("%s without an allow-list: %v, want refused", tc.path, err)
 		}
 	}
 }
@@ -54,9 +60,8 @@ func TestSplitHostPath(t *testing.T) {
 		{"/mnt/disks/ssd0", []string{"/mnt/disks", "/mnt/disks/ssd0/"}, "/mnt/disks/ssd0", ""},
 		{"/data", []string{"/mnt/disks"}, "", ""},
 		{"/mnt/disksx/a", []string{"/mnt/disks"}, "", ""},
-		// No allow-list: the first component is the volume.
-		{"/mnt/disks/ssd0", nil, "/mnt", "disks/ssd0"},
-		{"/scratch", nil, "/scratch", ""},
+		// No allow-list: no volume (checkHostPaths refuses first).
+		{"/mnt/disks/ssd0", nil, "", ""},
 	} {
 		root, sub := splitHostPath(tc.path, tc.prefixes)
 		if root != tc.root || sub != tc.sub {

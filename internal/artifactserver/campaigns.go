@@ -18,6 +18,11 @@ import (
 // plots is a few MiB.
 const MaxReportBytes = 64 << 20
 
+// MaxConcurrentPublishes bounds the reports being stored at once: a body is
+// streamed to the store, which holds a chunk of it per upload (gs:// 16 MiB,
+// file:// 32 KiB), never the whole report.
+const MaxConcurrentPublishes = 4
+
 // Authorizer decides who may publish and read. Its errors wrap
 // ErrUnauthenticated, ErrForbidden or ErrTooManyRequests, with the reason.
 type Authorizer interface {
@@ -38,9 +43,10 @@ var (
 	ErrTooManyRequests = errors.New("too many requests")
 )
 
-// Writer is what publishing writes to (*artifacts.Store).
+// Writer is what publishing writes to (*artifacts.Store). A write whose ctx
+// is cancelled before r ends stores nothing.
 type Writer interface {
-	Put(ctx context.Context, key string, data []byte, contentType string) error
+	PutReader(ctx context.Context, key string, r io.Reader, contentType string) error
 }
 
 // campaign is one published campaign as the index lists it.
@@ -99,24 +105,52 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request, key, format st
 		h.authError(w, err)
 		return
 	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(PublishReadTimeout))
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxReportBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, "a report is at most 64 MiB", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "reading the report: "+err.Error(), http.StatusBadRequest)
+	if !h.publishing.acquire(r.Context()) {
+		tooBusy(w)
 		return
 	}
-	if err := h.writer.Put(r.Context(), key, data, artifacts.CampaignFormats[format]); err != nil {
+	defer h.publishing.release()
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(PublishReadTimeout))
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	body := &abortOnError{r: http.MaxBytesReader(w, r.Body, MaxReportBytes), abort: cancel}
+	err := h.writer.PutReader(ctx, key, body, artifacts.CampaignFormats[format])
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(body.err, &tooBig):
+		http.Error(w, "a report is at most 64 MiB", http.StatusRequestEntityTooLarge)
+		return
+	case body.err != nil:
+		http.Error(w, "reading the report: "+body.err.Error(), http.StatusBadRequest)
+		return
+	case err != nil:
 		h.log.Error(err, "publishing a report", "key", key)
 		http.Error(w, "writing the report to the artifact store failed", http.StatusInternalServerError)
 		return
 	}
-	h.log.Info("published a campaign report", "key", key, "bytes", len(data))
+	h.log.Info("published a campaign report", "key", key, "bytes", body.n)
 	w.WriteHeader(http.StatusCreated)
+}
+
+// abortOnError reads a request's body into an upload and, on the body's
+// first error (too large, cut off), cancels the upload before returning
+// the error, so that the store keeps nothing of it: an upload that saw an
+// error from its reader would still be closed, storing what it had.
+type abortOnError struct {
+	r     io.Reader
+	abort context.CancelFunc
+	n     int64
+	err   error
+}
+
+func (a *abortOnError) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	a.n += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		a.err = err
+		a.abort()
+	}
+	return n, err
 }
 
 // formatRank orders a campaign's formats as the index shows them.

@@ -3,10 +3,15 @@ package artifactserver
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/testr"
 )
@@ -130,5 +135,84 @@ func TestPublishRefusesOversizedReports(t *testing.T) {
 	w := put(h, "/campaigns/perf/big/report.csv", "t", strings.Repeat("x", MaxReportBytes+1))
 	if w.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("PUT of %d bytes = %d, want 413", MaxReportBytes+1, w.Code)
+	}
+}
+
+// endless is an endless body of one byte, made as it is read.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// 16 campaign tokens uploading oversized reports at once: each body is
+// streamed to the store and refused as it passes 64 MiB, so the manager's
+// heap grows by a few chunks, not by 16 reports (io.ReadAll held up to
+// 1 GiB against the chart's 512 Mi limit); nothing of them is stored.
+func TestPublishingOversizedReportsInParallelKeepsTheHeapBounded(t *testing.T) {
+	store, _ := newStore(t)
+	srv := httptest.NewServer(NewPublishing(store, tokens{"t": "perf"}, testr.New(t)))
+	defer srv.Close()
+
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	const parallel = 16
+	var wg sync.WaitGroup
+	codes := make([]int, parallel)
+	for i := range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := io.LimitReader(endless{}, MaxReportBytes+1<<20)
+			req, _ := http.NewRequest(http.MethodPut, fmt.Sprintf("%s/campaigns/perf/big-%d/report.html", srv.URL, i), body)
+			req.Header.Set("Authorization", "Bearer t")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				codes[i] = resp.StatusCode
+				_ = resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	<-sampled
+
+	grew := int64(peak.Load()) - int64(before.HeapAlloc)
+	t.Logf("heap before %d MiB, peak %d MiB during %d parallel %d MiB uploads", before.HeapAlloc>>20, peak.Load()>>20, parallel, (MaxReportBytes+1<<20)>>20)
+	if grew > 32<<20 {
+		t.Errorf("the heap grew by %d MiB during the uploads, want under 32", grew>>20)
+	}
+	for i, code := range codes {
+		if code != 0 && code != http.StatusRequestEntityTooLarge && code != http.StatusTooManyRequests {
+			t.Errorf("upload %d = %d, want 413 (or 429)", i, code)
+		}
+		if ok, err := store.Exists(context.Background(), fmt.Sprintf("perf/Campaign/big-%d/report.html", i)); err != nil || ok {
+			t.Errorf("upload %d: stored %t (%v), want nothing", i, ok, err)
+		}
+	}
+	// A report within the bound is still published whole.
+	if w := put(NewPublishing(store, tokens{"t": "perf"}, testr.New(t)), "/campaigns/perf/small/report.md", "t", "# S0"); w.Code != http.StatusCreated {
+		t.Errorf("a small report after them = %d", w.Code)
 	}
 }

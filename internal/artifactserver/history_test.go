@@ -130,7 +130,8 @@ func nightlyDB(t *testing.T) *resultsdb.DB {
 		}
 		uid := fmt.Sprintf("run-%02d-5d1c-4c8e-9a77-0e6f", i)
 		run := resultsdb.Run{UID: uid, Kind: "StorageBenchmark", Namespace: "perf", Name: "fio-nightly",
-			Started: night.AddDate(0, 0, i), Finished: night.AddDate(0, 0, i).Add(12 * time.Minute),
+			Campaign: map[bool]string{true: fmt.Sprintf("nightly-%02d", i)}[i%2 == 0],
+			Started:  night.AddDate(0, 0, i), Finished: night.AddDate(0, 0, i).Add(12 * time.Minute),
 			Location: "perf/StorageBenchmark/fio-nightly/" + uid + "/"}
 		if _, err := db.Index(context.Background(), run, resultsdb.SamplesOf(samples)); err != nil {
 			t.Fatal(err)
@@ -151,6 +152,9 @@ func TestHistoryPagePlotsChangePoints(t *testing.T) {
 		"<svg", "StorageBenchmark perf/fio-nightly randread-4k read_iops (machine_type=c3-standard-8)",
 		"change point: worse from here", `href="runs/perf/StorageBenchmark/fio-nightly/run-10-5d1c-4c8e-9a77-0e6f/"`,
 		"-10.2 %", // the change's label on the plot
+		// Who made each run: a campaign (its labels only the campaign
+		// account sets), or someone by hand.
+		"<td>campaign nightly-10</td>", "<td>by hand</td>",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %q", want)

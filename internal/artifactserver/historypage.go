@@ -38,7 +38,16 @@ type historyConfig struct {
 }
 
 type historyRow struct {
-	Finished, Href, Name, UID, N, Median, Min, Max, Change, Note string
+	Finished, Href, Name, UID, MadeBy, N, Median, Min, Max, Change, Note string
+}
+
+// madeBy says who made a run: its campaign (the labels only the campaign
+// account may set, the chart's campaign-labels policy), or a person.
+func madeBy(p resultsdb.Point) string {
+	if p.Campaign != "" {
+		return "campaign " + p.Campaign
+	}
+	return "by hand"
 }
 
 // serveHistoryPage answers HistoryPagePath, authorized as serveHistory.
@@ -73,7 +82,7 @@ func historyConfigOf(hist resultsdb.History) historyConfig {
 	}
 	for i, p := range hist.Points {
 		row := historyRow{
-			Finished: p.Finished.Format("2006-01-02 15:04:05"), Name: p.Name, UID: resultsdb.ShortUID(p.RunUID),
+			Finished: p.Finished.Format("2006-01-02 15:04:05"), Name: p.Name, UID: resultsdb.ShortUID(p.RunUID), MadeBy: madeBy(p),
 			Href: "runs/" + url.PathEscape(hist.Config.Namespace) + "/" + url.PathEscape(hist.Config.Kind) + "/" +
 				url.PathEscape(p.Name) + "/" + url.PathEscape(p.RunUID) + "/",
 			N: fmt.Sprint(p.N), Median: num(p.Median), Min: num(p.Min), Max: num(p.Max),

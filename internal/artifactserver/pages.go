@@ -149,7 +149,8 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	if !slash { // the page's links are relative to the run's "directory"
-		w.Header().Set("Location", url.PathEscape(loc.UID)+"/")
+		// "./" keeps a UID such as "https:evil.example" a path of this server.
+		w.Header().Set("Location", "./"+url.PathEscape(loc.UID)+"/")
 		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}

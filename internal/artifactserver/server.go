@@ -68,7 +68,9 @@ type Handler struct {
 	// auth, when set, authorizes every request: reads and publishing.
 	auth  Authorizer
 	limit *Limiter
-	index *indexCache
+	// publishing bounds the reports being stored at once.
+	publishing *Limiter
+	index      *indexCache
 	// history answers HistoryPath (nil: 404).
 	history HistoryReader
 }
@@ -76,7 +78,8 @@ type Handler struct {
 // New returns a Handler of store that serves every read without asking who
 // reads; log receives the store's errors.
 func New(store Store, log logr.Logger) *Handler {
-	return &Handler{store: store, log: log, limit: NewLimiter(MaxConcurrentRequests, QueueWait), index: &indexCache{}}
+	return &Handler{store: store, log: log, limit: NewLimiter(MaxConcurrentRequests, QueueWait),
+		publishing: NewLimiter(MaxConcurrentPublishes, QueueWait), index: &indexCache{}}
 }
 
 // NewPublishing returns a Handler of store that serves the reads auth

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,8 +128,16 @@ func TestRunPageShowsFiguresAndFiles(t *testing.T) {
 	}
 	checkSelfContained(t, w)
 
-	if w := get(t, h, http.MethodGet, "/runs/hpc/MPIBenchmark/osu-lat/7f2e-22"); w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "7f2e-22/" {
-		t.Errorf("run page without its slash = %d to %q, want a redirect to 7f2e-22/", w.Code, w.Header().Get("Location"))
+	if w := get(t, h, http.MethodGet, "/runs/hpc/MPIBenchmark/osu-lat/7f2e-22"); w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "./7f2e-22/" {
+		t.Errorf("run page without its slash = %d to %q, want a redirect to ./7f2e-22/", w.Code, w.Header().Get("Location"))
+	}
+	// A UID that reads as a URL stays a path of this server.
+	for _, uid := range []string{"https:evil.example", "javascript:alert(1)"} {
+		w := get(t, h, http.MethodGet, "/runs/hpc/MPIBenchmark/osu-lat/"+uid)
+		loc, err := url.Parse(w.Header().Get("Location"))
+		if w.Code != http.StatusMovedPermanently || err != nil || loc.Scheme != "" || loc.Host != "" || !strings.HasPrefix(loc.Path, "./") {
+			t.Errorf("run %s without its slash = %d to %q, want a redirect within the server", uid, w.Code, w.Header().Get("Location"))
+		}
 	}
 	if w := get(t, h, http.MethodGet, "/runs/hpc/MPIBenchmark/osu-lat/other/"); w.Code != http.StatusNotFound {
 		t.Errorf("unknown run = %d, want 404", w.Code)

@@ -53,7 +53,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 func open(rawURL string) (*DB, error) {
 	scheme, rest, ok := strings.Cut(rawURL, ":")
 	if !ok {
-		return nil, fmt.Errorf("results database %q: want sqlite:///path/results.db or postgres://user@host/db", rawURL)
+		return nil, errors.New("results database: the URL has no scheme: want sqlite:///path/results.db or postgres://user@host/db")
 	}
 	switch scheme {
 	case "sqlite":
@@ -79,15 +79,15 @@ func open(rawURL string) (*DB, error) {
 		s.SetMaxOpenConns(1)
 		return &DB{sql: s, dialect: sqliteDialect, where: where}, nil
 	case "postgres", "postgresql":
-		u, err := url.Parse(rawURL)
-		if err != nil {
-			return nil, fmt.Errorf("results database: %w", err)
+		// url.Parse's error quotes the URL, password and all.
+		if _, err := url.Parse(rawURL); err != nil {
+			return nil, errors.New("results database: the postgres URL does not parse: want postgres://user@host:5432/db?sslmode=require, the password in PGPASSWORD")
 		}
 		s, err := sql.Open("pgx", rawURL)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("results database %s: %w", redact(rawURL), err)
 		}
-		return &DB{sql: s, dialect: postgresDialect, where: u.Redacted()}, nil
+		return &DB{sql: s, dialect: postgresDialect, where: redact(rawURL)}, nil
 	}
 	return nil, fmt.Errorf("results database %q: scheme %q is neither sqlite nor postgres", redact(rawURL), scheme)
 }
@@ -110,11 +110,24 @@ func sqliteDSN(rest string) (dsn, path string, err error) {
 	return "file:" + path + "?" + pragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", path, nil
 }
 
+// redact is a URL fit for messages: the password of its user and of its
+// query (password=, sslpassword=) hidden; one that does not parse is not
+// shown at all.
 func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a URL that does not parse)"
 	}
-	return "(unparsable URL)"
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			if strings.Contains(strings.ToLower(k), "password") {
+				q.Set(k, "xxxxx")
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }
 
 // Close closes the database.

@@ -76,6 +76,9 @@ func refusal(s Setting, allowUnlisted bool) string {
 	if err := Validate(s); err != nil {
 		return err.Error()
 	}
+	if fromPreset(s) && !HardDenied(s.Name) {
+		return ""
+	}
 	return refuse(s.Name, allowUnlisted)
 }
 

@@ -204,7 +204,7 @@ func TestRefusedKeysAreNotWritten(t *testing.T) {
 func TestMissingKeys(t *testing.T) {
 	r := newFakeRoot(t)
 	rep, err := Apply(r.Host, r.state, []Setting{
-		{Name: "net.core.no_such_key", Value: "1", Source: SourceSpec},
+		{Name: "net.core.netdev_budget_usecs", Value: "1", Source: SourceSpec},
 		{Name: "net.ipv4.tcp_notsent_lowat", Value: "1", Source: "preset x"},
 	}, false)
 	if err != nil {

@@ -17,7 +17,7 @@ var netnsSettings = []Setting{
 	{Name: "net.ipv4.tcp_rmem", Value: "4096 87380 16777216", Source: SourceSpec},
 	{Name: "net.ipv4.tcp_wmem", Value: "4096 16384 16777216", Source: SourceSpec},
 	{Name: "net.ipv4.tcp_slow_start_after_idle", Value: "0", Source: SourceSpec},
-	{Name: "net.core.somaxconn", Value: "8192", Source: SourceSpec},
+	{Name: "net.ipv4.tcp_fin_timeout", Value: "30", Source: SourceSpec},
 	{Name: "net.core.busy_poll", Value: "50", Source: SourceSpec},
 }
 

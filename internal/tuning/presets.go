@@ -135,3 +135,20 @@ var presets = map[benchv1.TuningPreset]preset{
 			busyPolling)},
 	},
 }
+
+// fromPreset tells whether a setting is a preset's own, at the preset's
+// value: tuned's figures chosen here (hpc-compute's vm.min_free_kbytes), not
+// a submitter's, so the allow-list does not apply to it.
+func fromPreset(s Setting) bool {
+	if s.Source == SourceSpec {
+		return false
+	}
+	for _, p := range presets {
+		for _, ps := range p.settings() {
+			if ps.Name == s.Name && ps.Value == s.Value {
+				return true
+			}
+		}
+	}
+	return false
+}

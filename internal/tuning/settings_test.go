@@ -81,9 +81,26 @@ func TestEveryPresetValueIsValidAndAllowed(t *testing.T) {
 			if err := Validate(s); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
-			if r := refuse(s.Name, false); r != "" {
+			if r := refusal(s, false); r != "" {
 				t.Errorf("%s: %s is refused: %s", name, s.Name, r)
 			}
+		}
+	}
+}
+
+// A preset's value passes the allow-list; the same name with a value of
+// the submitter's does not.
+func TestOnlyThePresetsOwnValueSkipsTheAllowList(t *testing.T) {
+	preset := Setting{Name: "vm.min_free_kbytes", Value: "135168", Source: "preset hpc-compute"}
+	if r := refusal(preset, false); r != "" {
+		t.Errorf("hpc-compute's own vm.min_free_kbytes is refused: %s", r)
+	}
+	for _, s := range []Setting{
+		{Name: "vm.min_free_kbytes", Value: "8000000", Source: "preset hpc-compute"},
+		{Name: "vm.min_free_kbytes", Value: "135168", Source: SourceSpec},
+	} {
+		if refusal(s, false) == "" {
+			t.Errorf("%+v is allowed", s)
 		}
 	}
 }
@@ -146,7 +163,7 @@ func TestExpandRejects(t *testing.T) {
 func TestAllowList(t *testing.T) {
 	for name, want := range map[string]string{
 		"net.core.busy_poll":             "",
-		"net.ipv4.tcp_mem":               "",
+		"net.ipv4.tcp_mem":               "cut the node's pods off",
 		"vm.swappiness":                  "",
 		"kernel.sched_autogroup_enabled": "",
 		"kernel.numa_balancing":          "",
@@ -165,9 +182,15 @@ func TestAllowList(t *testing.T) {
 		"net.bridge.bridge-nf-call-ip6tables": "cut the node's pods off",
 		"vm.panic_on_oom":                     "take the node down",
 		"vm.nr_hugepages":                     "take the node down",
-		"net.ipv4.conf.eth0.rp_filter":        "",
-		"vm.drop_caches":                      "write-only action",
-		Governor:                              "",
+		"net.ipv4.conf.eth0.rp_filter":        "cut the node's pods off",
+		// Round three: the prefixes let these through.
+		"vm.nr_hugepages_mempolicy":       "take the node down",
+		"vm.min_free_kbytes":              "take the node down",
+		"net.ipv4.conf.all.arp_ignore":    "cut the node's pods off",
+		"net.netfilter.nf_conntrack_max":  "cut the node's pods off",
+		"net.ipv4.conf.ens4.log_martians": "",
+		"vm.drop_caches":                  "write-only action",
+		Governor:                          "",
 	} {
 		got := refuse(name, false)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {

@@ -65,8 +65,12 @@ func TestDefaults(t *testing.T) {
 		"ServiceAccount/benchwright-manager",
 		"ServiceAccount/benchwright-tuner",
 		"ValidatingAdmissionPolicy/benchwright-allow-unlisted-sysctls",
+		"ValidatingAdmissionPolicy/benchwright-benchmark-pods",
+		"ValidatingAdmissionPolicy/benchwright-campaign-labels",
 		"ValidatingAdmissionPolicy/benchwright-manager-namespace-pods",
 		"ValidatingAdmissionPolicyBinding/benchwright-allow-unlisted-sysctls",
+		"ValidatingAdmissionPolicyBinding/benchwright-benchmark-pods",
+		"ValidatingAdmissionPolicyBinding/benchwright-campaign-labels",
 		"ValidatingAdmissionPolicyBinding/benchwright-manager-namespace-pods",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -481,6 +485,9 @@ func TestRejected(t *testing.T) {
 		{`{replicas: 2, leaderElection: {enabled: false}, artifactStore: {url: "s3://b"}}`, "replicas > 1 needs leaderElection.enabled"},
 		{`{replicas: 2, artifactStore: {url: "s3://b"}}`, "replicas > 1 needs resultsDB.url postgres://"},
 		{`resultsDB: {url: "postgres://bench:secret@db/results"}`, "at '/resultsDB/url'"},
+		// A password in the query would land in the Deployment's args too.
+		{`resultsDB: {url: "postgres://bench@db/results?sslmode=require&password=secret"}`, "at '/resultsDB/url'"},
+		{`resultsDB: {url: "postgres://bench@db/results?sslpassword=secret"}`, "at '/resultsDB/url'"},
 		{`resultsDB: {url: "sqlite:///tmp/results.db"}`, "at '/resultsDB/url'"},
 	} {
 		_, err := template(t, chartDir, tc.values)

@@ -113,9 +113,45 @@ func TestChartPolicyAllowUnlistedSysctlsIsForAdmins(t *testing.T) {
 	}
 }
 
+// An admin who sets argo.limits.existingPools false keeps campaigns to GKE
+// pools, on the real API server.
+func TestChartPolicyExistingPoolsOff(t *testing.T) {
+	ctx := context.Background()
+	ns := testNamespace(t, "campaign-noexist-")
+	campaigns := testNamespace(t, "campaigns-noexist-")
+	createAll(t, renderChartWith(t, "noexist", ns, campaigns, []string{"argo.limits.existingPools=false"}, "templates/argo/rbac.yaml", "templates/argo/admission.yaml"))
+	as := rest.CopyConfig(cfg)
+	as.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + campaigns + ":benchwright-campaign",
+		Groups: []string{"system:serviceaccounts", "system:authenticated"}}
+	campaign, err := client.New(as, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	existing := &benchv1.BenchmarkPool{
+		ObjectMeta: metav1.ObjectMeta{Name: "noexist-cell", Labels: map[string]string{benchv1.CampaignLabel: "s0"}},
+		Spec: benchv1.BenchmarkPoolSpec{Provider: benchv1.ProviderExisting,
+			Existing: &benchv1.ExistingPoolSpec{NodeSelector: map[string]string{"benchwright.io/benchmark-node": "true"}}},
+	}
+	const msg = "a campaign's pools are GKE pools here (chart value argo.limits.existingPools is false)"
+	util.WaitFor(t, 30*time.Second, "an existing pool refused", func() (bool, string) {
+		err := campaign.Create(ctx, existing)
+		if err == nil {
+			_ = k8sClient.Delete(ctx, existing)
+			return false, "accepted"
+		}
+		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), msg), err.Error()
+	})
+}
+
 // renderChart renders the chart's templates (helm's --show-only paths) as
 // release in namespace ns, with Argo campaigns on in namespace campaigns.
 func renderChart(t *testing.T, release, ns, campaigns string, templates ...string) []*unstructured.Unstructured {
+	t.Helper()
+	return renderChartWith(t, release, ns, campaigns, nil, templates...)
+}
+
+// renderChartWith is renderChart with values set (helm's --set).
+func renderChartWith(t *testing.T, release, ns, campaigns string, sets []string, templates ...string) []*unstructured.Unstructured {
 	t.Helper()
 	helm, err := util.Helm()
 	if err != nil {
@@ -123,6 +159,9 @@ func renderChart(t *testing.T, release, ns, campaigns string, templates ...strin
 	}
 	args := []string{"template", release, util.RepoRoot() + "/charts/benchwright", "--namespace", ns,
 		"--set", "argo.enabled=true", "--set", "argo.namespace=" + campaigns}
+	for _, set := range sets {
+		args = append(args, "--set", set)
+	}
 	for _, tmpl := range templates {
 		args = append(args, "--show-only", tmpl)
 	}
@@ -233,6 +272,33 @@ func TestChartPolicyKeepsCampaignsToTheirOwnObjects(t *testing.T) {
 	remote := pool("remote", ours)
 	remote.Spec.GKE.Project, remote.Spec.GKE.Location, remote.Spec.GKE.Cluster = "other-project", "us-central1", "hpc"
 	refused("a pool in another cluster", campaign.Create(ctx, remote), "a campaign's node pools are in the manager's own GKE cluster")
+	// GKE's linuxNodeConfig takes kernel.core_pattern (core files written
+	// as root where it says): not from a campaign.
+	corePattern := pool("core-pattern", ours)
+	corePattern.Spec.GKE.LinuxNodeConfig = &benchv1.GKELinuxNodeConfig{Sysctls: []benchv1.Sysctl{{Name: "kernel.core_pattern", Value: "/etc/cron.d/core"}}}
+	refused("kernel.core_pattern on a GKE pool", campaign.Create(ctx, corePattern), "a campaign's GKE pool sets none of the node's protections")
+	busyPoll := pool("busy-poll", ours)
+	busyPoll.Spec.GKE.LinuxNodeConfig = &benchv1.GKELinuxNodeConfig{Sysctls: []benchv1.Sysctl{{Name: "net.core.busy_poll", Value: "50"}}}
+	if err := campaign.Create(ctx, busyPoll); err != nil {
+		t.Errorf("net.core.busy_poll on a campaign's GKE pool: %v", err)
+	} else {
+		t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), busyPoll) })
+	}
+	// The chart's limits (argo.limits): nodes per pool, machine types.
+	big := pool("big", ours)
+	big.Spec.GKE.NodeCount = 9
+	refused("9 nodes", campaign.Create(ctx, big), "a campaign's GKE pool has at most 8 nodes (chart value argo.limits.maxNodesPerPool): cvap-big asks for 9")
+	gpu := pool("gpu", ours)
+	gpu.Spec.GKE.MachineType = "a3-megagpu-8g"
+	refused("a GPU machine", campaign.Create(ctx, gpu), "a campaign's GKE pools use the machine types c2-*, c2d-*")
+	existing := pool("existing", ours)
+	existing.Spec.Provider, existing.Spec.GKE = benchv1.ProviderExisting, nil
+	existing.Spec.Existing = &benchv1.ExistingPoolSpec{NodeSelector: map[string]string{"benchwright.io/benchmark-node": "true"}}
+	if err := campaign.Create(ctx, existing); err != nil {
+		t.Errorf("an existing pool with existingPools on (the default): %v", err)
+	} else {
+		t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), existing) })
+	}
 
 	for _, o := range []client.Object{ownTuning, own} {
 		if err := campaign.Delete(ctx, o); err != nil {

@@ -7,20 +7,26 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/benchwright/benchwright/test/util"
 )
 
 // The chart's policy on the manager's namespace, on the real API server: it
-// admits the manager's pod (its account and image, from its Deployment's
-// ReplicaSet) and the tuner's (benchwright-tuner, the tuner image, no token,
-// from a DaemonSet), and refuses every other pod there. Before it, anyone
-// who could submit a Workflow in that namespace ran a pod as the manager
-// (Argo does not check spec.serviceAccountName) or a privileged one.
+// admits the manager's pod (its account and image, created by the
+// ReplicaSet controller for its Deployment's ReplicaSet) and the tuner's
+// (benchwright-tuner, the tuner image, no token, created by the DaemonSet
+// controller), and refuses every other pod there. Before it, anyone who
+// could submit a Workflow in that namespace ran a pod as the manager (Argo
+// does not check spec.serviceAccountName) or a privileged one; and before
+// the creator was checked, anyone who could create pods there copied the
+// manager's owner reference and image and chose its args.
 func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 	ctx := context.Background()
 	ns := testNamespace(t, "mgr-ns-")
@@ -47,6 +53,43 @@ func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 		p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
 		return p
 	}
+	// The controllers as kube-controller-manager runs them with
+	// --use-service-account-credentials (the API server's bootstrap RBAC lets
+	// these accounts create pods); kwok's runs as a cluster admin. carol may
+	// create pods in the namespace, and is no admin.
+	as := func(user string, groups ...string) client.Client {
+		c := rest.CopyConfig(cfg)
+		c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
+		cl, err := client.New(c, client.Options{Scheme: scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	var (
+		replicaSets = as("system:serviceaccount:kube-system:replicaset-controller")
+		daemonSets  = as("system:serviceaccount:kube-system:daemon-set-controller")
+		kcm         = as("kwok-admin", "system:masters")
+		carol       = as("carol")
+	)
+	podAuthor := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pod-author", Namespace: ns}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "delete", "get", "update", "patch"},
+	}}}
+	podAuthors := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "pod-author", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: podAuthor.Name},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "carol"}}}
+	for _, o := range []client.Object{podAuthor, podAuthors} {
+		if err := k8sClient.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	managerPod := func(name string) *corev1.Pod {
+		p := pod(name, "mgrns-benchwright-manager", managerImage, owner("ReplicaSet", "mgrns-benchwright-manager-7d9f8"))
+		p.Spec.Containers[0].Command = []string{"/manager"}
+		return p
+	}
+	evilManager := managerPod("mgrns-benchwright-manager-7d9f8-evil")
+	evilManager.Spec.Containers[0].Args = []string{"--fio-image=evil"}
 	// A Workflow's step pod as Argo's controller makes it, naming the
 	// manager's account: the attack of the review.
 	workflowStep := pod("s0-x7k2p-1234", "mgrns-benchwright-manager", "quay.io/argoproj/argoexec:v3.6.10",
@@ -73,20 +116,28 @@ func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 		name  string
 		pod   *corev1.Pod
 		admit bool
+		by    client.Client
 	}{
-		{"the manager's pod", pod("mgrns-benchwright-manager-7d9f8-abcde", "mgrns-benchwright-manager", managerImage, owner("ReplicaSet", "mgrns-benchwright-manager-7d9f8")), true},
-		{"the tuner's pod", tuner("p-tuner-x2v4k", tunerImage, owner("DaemonSet", "p-tuner")), true},
-		{"a Workflow's step as the manager", workflowStep, false},
-		{"a bare privileged pod", privileged, false},
-		{"the manager's account and image, no owner", pod("bare-manager", "mgrns-benchwright-manager", managerImage, nil), false},
-		{"the manager's account, another image", pod("mgrns-benchwright-manager-7d9f8-other", "mgrns-benchwright-manager", "debian:12", owner("ReplicaSet", "mgrns-benchwright-manager-7d9f8")), false},
-		{"the manager's account, an init container of another image", withInit, false},
-		{"the manager's account, a ReplicaSet of another Deployment", pod("mgrns-benchwright-manager-x-7d9f8-abcde", "mgrns-benchwright-manager", managerImage, owner("ReplicaSet", "mgrns-benchwright-manager-x-7d9f8")), false},
-		{"the tuner's account, another image", tuner("tuner-other", "debian:12", owner("DaemonSet", "p-tuner")), false},
-		{"the tuner's account with a token", tokenTuner, false},
-		{"the tuner's account from a Job", tuner("tuner-job", tunerImage, owner("Job", "j")), false},
+		{"the manager's pod", managerPod("mgrns-benchwright-manager-7d9f8-abcde"), true, replicaSets},
+		{"the tuner's pod", tuner("p-tuner-x2v4k", tunerImage, owner("DaemonSet", "p-tuner")), true, daemonSets},
+		{"the manager's pod from a controller manager that runs as an admin (kwok's)", managerPod("mgrns-benchwright-manager-7d9f8-kcm"), true, kcm},
+		{"the tuner's pod from a controller manager that runs as an admin (kwok's)", tuner("p-tuner-kcm", tunerImage, owner("DaemonSet", "p-tuner")), true, kcm},
+		{"the manager's owner and image with other args, by a user", evilManager, false, carol},
+		{"the manager's pod, by a user", managerPod("mgrns-benchwright-manager-7d9f8-user"), false, carol},
+		{"a privileged tuner pod with a DaemonSet owner, by a user", tuner("p-tuner-user", tunerImage, owner("DaemonSet", "p-tuner")), false, carol},
+		{"the manager's pod from the DaemonSet controller", managerPod("mgrns-benchwright-manager-7d9f8-ds"), false, daemonSets},
+		{"the tuner's pod from the ReplicaSet controller", tuner("p-tuner-rs", tunerImage, owner("DaemonSet", "p-tuner")), false, replicaSets},
+		{"a Workflow's step as the manager", workflowStep, false, carol},
+		{"a bare privileged pod", privileged, false, carol},
+		{"the manager's account and image, no owner", pod("bare-manager", "mgrns-benchwright-manager", managerImage, nil), false, replicaSets},
+		{"the manager's account, another image", pod("mgrns-benchwright-manager-7d9f8-other", "mgrns-benchwright-manager", "debian:12", owner("ReplicaSet", "mgrns-benchwright-manager-7d9f8")), false, replicaSets},
+		{"the manager's account, an init container of another image", withInit, false, replicaSets},
+		{"the manager's account, a ReplicaSet of another Deployment", pod("mgrns-benchwright-manager-x-7d9f8-abcde", "mgrns-benchwright-manager", managerImage, owner("ReplicaSet", "mgrns-benchwright-manager-x-7d9f8")), false, replicaSets},
+		{"the tuner's account, another image", tuner("tuner-other", "debian:12", owner("DaemonSet", "p-tuner")), false, daemonSets},
+		{"the tuner's account with a token", tokenTuner, false, daemonSets},
+		{"the tuner's account from a Job", tuner("tuner-job", tunerImage, owner("Job", "j")), false, daemonSets},
 	} {
-		err := k8sClient.Create(ctx, tc.pod)
+		err := tc.by.Create(ctx, tc.pod)
 		if err == nil {
 			t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), tc.pod) })
 		}
@@ -107,6 +158,15 @@ func TestChartPolicyManagerNamespaceAdmitsOnlyManagerAndTuner(t *testing.T) {
 	err := k8sClient.SubResource("ephemeralcontainers").Update(ctx, admitted)
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "no ephemeral containers in "+ns) {
 		t.Errorf("adding an ephemeral container to the manager's pod: %v, want Forbidden", err)
+	}
+	// A pod's image is mutable: carol may label the manager's pod, not
+	// give it another image.
+	if err := carol.Patch(ctx, admitted, client.RawPatch(types.MergePatchType, []byte(`{"metadata": {"labels": {"team": "hpc"}}}`))); err != nil {
+		t.Errorf("labelling the manager's pod: %v", err)
+	}
+	err = carol.Patch(ctx, admitted, client.RawPatch(types.StrategicMergePatchType, []byte(`{"spec": {"containers": [{"name": "c", "image": "debian:12"}]}}`)))
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "a pod's images here change only by its controller") {
+		t.Errorf("changing the manager pod's image: %v, want Forbidden", err)
 	}
 	// Elsewhere, the policy says nothing.
 	other := pod("anything", "default", "debian:12", nil)

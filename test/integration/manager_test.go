@@ -11,6 +11,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -74,18 +75,23 @@ func TestManagerServesProbesAndElectsLeader(t *testing.T) {
 	})
 }
 
-// TestConfigManifestsAreAccepted renders config/default with kubectl kustomize and
-// has the API server validate every object (dry run, strict fields).
+// TestConfigManifestsAreAccepted renders config/'s parts (what the chart is
+// generated from) with kubectl kustomize and has the API server validate
+// every object (dry run, strict fields).
 func TestConfigManifestsAreAccepted(t *testing.T) {
 	ctx := testContext(t)
 	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
-	out, err := exec.Command(kubectl, "kustomize", filepath.Join(util.RepoRoot(), "config", "default")).Output()
-	if err != nil {
-		t.Fatalf("kubectl kustomize config/default: %v", err)
-	}
-	objs, err := yamldoc.Decode(out)
-	if err != nil {
-		t.Fatal(err)
+	var objs []*unstructured.Unstructured
+	for _, dir := range []string{"manager", "crd", "rbac"} { // the namespace first
+		out, err := exec.Command(kubectl, "kustomize", filepath.Join(util.RepoRoot(), "config", dir)).Output()
+		if err != nil {
+			t.Fatalf("kubectl kustomize config/%s: %v", dir, err)
+		}
+		part, err := yamldoc.Decode(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, part...)
 	}
 	kinds := map[string]int{}
 	for _, obj := range objs {
@@ -102,11 +108,11 @@ func TestConfigManifestsAreAccepted(t *testing.T) {
 	}
 	for _, kind := range []string{"CustomResourceDefinition", "Deployment", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"} {
 		if kinds[kind] == 0 {
-			t.Errorf("config/default has no %s", kind)
+			t.Errorf("config/ has no %s", kind)
 		}
 	}
 	if kinds["CustomResourceDefinition"] != 4 {
-		t.Errorf("config/default has %d CRDs, want 4", kinds["CustomResourceDefinition"])
+		t.Errorf("config/ has %d CRDs, want 4", kinds["CustomResourceDefinition"])
 	}
 }
 

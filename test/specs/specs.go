@@ -593,19 +593,37 @@ pool: p
 sysctls: [{name: kernel.usermodehelper.bset, value: "4294967295 4294967295"}]`, "no TuningProfile may set kernel.modprobe"},
 	{"tuning: kernel.panic without allowUnlistedSysctls", "TuningProfile", `
 pool: p
-sysctls: [{name: kernel.panic, value: "10"}]`, "sysctls outside the tuner's allow-list"},
+sysctls: [{name: kernel.panic, value: "10"}]`, "sysctls off the tuner's allow-list"},
 	{"tuning: per-interface forwarding without allowUnlistedSysctls", "TuningProfile", `
 pool: p
-sysctls: [{name: net.ipv4.conf.eth0.forwarding, value: "0"}]`, "would cut the node's pods off the network or take the node down; set allowUnlistedSysctls to allow them"},
+sysctls: [{name: net.ipv4.conf.eth0.forwarding, value: "0"}]`, "sysctls off the tuner's allow-list (exact names, each with why a node survives it: README, Security) need allowUnlistedSysctls: true"},
 	{"tuning: forwarding on every interface without allowUnlistedSysctls", "TuningProfile", `
 pool: p
-sysctls: [{name: net.ipv4.conf.all.forwarding, value: "0"}]`, "would cut the node's pods off the network or take the node down"},
+sysctls: [{name: net.ipv4.conf.all.forwarding, value: "0"}]`, "sysctls off the tuner's allow-list"},
 	{"tuning: panic on OOM without allowUnlistedSysctls", "TuningProfile", `
 pool: p
-sysctls: [{name: vm.swappiness, value: "10"}, {name: vm.panic_on_oom, value: "1"}]`, "would cut the node's pods off the network or take the node down"},
+sysctls: [{name: vm.swappiness, value: "10"}, {name: vm.panic_on_oom, value: "1"}]`, "sysctls off the tuner's allow-list"},
 	{"tuning: bridge netfilter without allowUnlistedSysctls", "TuningProfile", `
 pool: p
-sysctls: [{name: net.bridge.bridge-nf-call-iptables, value: "0"}]`, "would cut the node's pods off the network or take the node down"},
+sysctls: [{name: net.bridge.bridge-nf-call-iptables, value: "0"}]`, "sysctls off the tuner's allow-list"},
+	{"tuning: vm.nr_hugepages_mempolicy, which the prefixes let through, without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: vm.nr_hugepages_mempolicy, value: "1"}]`, "sysctls off the tuner's allow-list"},
+	{"tuning: vm.min_free_kbytes, which the prefixes let through, without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: vm.min_free_kbytes, value: "1"}]`, "sysctls off the tuner's allow-list"},
+	{"tuning: vm.overcommit_memory, which the prefixes let through, without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: vm.overcommit_memory, value: "1"}]`, "sysctls off the tuner's allow-list"},
+	{"tuning: net.ipv4.conf.all.arp_ignore, which the prefixes let through, without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: net.ipv4.conf.all.arp_ignore, value: "1"}]`, "sysctls off the tuner's allow-list"},
+	{"tuning: net.netfilter.nf_conntrack_max, which the prefixes let through, without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: net.netfilter.nf_conntrack_max, value: "1"}]`, "sysctls off the tuner's allow-list"},
+	{"tuning: net.core.bpf_jit_harden, which the prefixes let through, without allowUnlistedSysctls", "TuningProfile", `
+pool: p
+sysctls: [{name: net.core.bpf_jit_harden, value: "1"}]`, "sysctls off the tuner's allow-list"},
 	{"tuning: both pool and nodeSelector", "TuningProfile", `
 pool: p
 nodeSelector: {benchwright.io/benchmark-node: "true"}
