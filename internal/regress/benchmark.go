@@ -3,6 +3,7 @@ package regress
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -83,11 +84,12 @@ func CheckBenchmark(figs []Figure, opts Options) Benchmark {
 			return out
 		}
 	}
-	for _, c := range []Change{Outlier, Steady} {
-		if i := worstOf(out.Figures, c); i >= 0 {
-			out.Verdict, out.Worst = out.Figures[i], i
-			return out
-		}
+	if i := worstOf(out.Figures, Outlier); i >= 0 {
+		out.Verdict, out.Worst = out.Figures[i], i
+		return out
+	}
+	if slices.ContainsFunc(out.Figures, func(v Verdict) bool { return v.Change == Steady }) {
+		out.Verdict = Verdict{Change: Steady}
 	}
 	return out
 }
