@@ -248,7 +248,9 @@ func check(series []float64, lowerIsBetter bool, o Options) (Verdict, evidence) 
 		// A new change, or the first runs of one no change point shows yet.
 		return st.verdict(v, stepChange, MethodStep), ev
 	case changed:
-		cv.ChangePoints, cv.Outliers, cv.Noise, cv.Detectable = v.ChangePoints, v.Outliers, v.Noise, v.Detectable
+		// Runs of the new level are not one-offs of the old.
+		cv.ChangePoints, cv.Noise, cv.Detectable = v.ChangePoints, v.Noise, v.Detectable
+		cv.Outliers = slices.DeleteFunc(v.Outliers, func(i int) bool { return i >= cv.Since })
 		return cv, ev
 	case tr.ok && trendP <= alpha && verdict(math.Exp(tr.d), lowerIsBetter, o) != Steady:
 		q := tQuantile(0.05, tr.df)

@@ -319,9 +319,9 @@ func (p *Point) summarize(metric string) {
 }
 
 // ShortUID is the start of a run's UID, as people tell runs apart
-// (benchwright run's "local-" left out).
+// (benchwright run's "local-" and benchwright index's "import-" left out).
 func ShortUID(uid string) string {
-	uid = strings.TrimPrefix(uid, "local-")
+	uid = strings.TrimPrefix(strings.TrimPrefix(uid, "local-"), "import-")
 	if len(uid) > 8 {
 		return uid[:8]
 	}
