@@ -138,4 +138,3 @@ func writeChecksCSV(w io.Writer, hs []resultsdb.History, checks map[string]histo
 	cw.Flush()
 	return cw.Error()
 }
-

@@ -55,13 +55,13 @@ type Point struct {
 	Finished time.Time `json:"finished"`
 	Values   []float64 `json:"values"`
 	// reps are the repetitions of Values' samples, before Combine.
-	reps     []int
-	N        int       `json:"n"`
-	Median   float64   `json:"median"`
-	Mean     float64   `json:"mean"`
-	StdDev   float64   `json:"stddev"`
-	Min      float64   `json:"min"`
-	Max      float64   `json:"max"`
+	reps   []int
+	N      int     `json:"n"`
+	Median float64 `json:"median"`
+	Mean   float64 `json:"mean"`
+	StdDev float64 `json:"stddev"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
 }
 
 // MaxConfigs bounds the configurations one query reads.
