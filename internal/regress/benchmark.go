@@ -13,8 +13,8 @@ type Figure struct {
 	Series        []float64
 	LowerIsBetter bool
 	// Group names the figures that measure the same thing (a fio job's
-	// IOPS and bandwidth): a group is checked once, on its first figure,
-	// and counts once. Empty: a group of its own.
+	// IOPS and bandwidth): they count once among the groups, and the
+	// joint check takes the group's first figure. Empty: a group of its own.
 	Group string
 }
 
@@ -48,30 +48,23 @@ const (
 // while a change every group shares is found sooner than in any one.
 func CheckBenchmark(figs []Figure, opts Options) Benchmark {
 	first := map[string]int{}
-	rep := make([]int, len(figs))
 	var reps []int
 	for i, f := range figs {
 		key := "\x00" + strconv.Itoa(i)
 		if f.Group != "" {
 			key = f.Group
 		}
-		j, ok := first[key]
-		if !ok {
-			j = i
+		if _, ok := first[key]; !ok {
 			first[key] = i
 			reps = append(reps, i)
 		}
-		rep[i] = j
 	}
 	opts.Groups = len(reps)
 	o := opts.withDefaults()
 	out := Benchmark{Worst: -1, Groups: len(reps), Figures: make([]Verdict, len(figs))}
 	evs := make([]evidence, len(figs))
-	for _, i := range reps {
-		out.Figures[i], evs[i] = check(figs[i].Series, figs[i].LowerIsBetter, o)
-	}
 	for i := range figs {
-		out.Figures[i] = out.Figures[rep[i]]
+		out.Figures[i], evs[i] = check(figs[i].Series, figs[i].LowerIsBetter, o)
 	}
 	out.Verdict = Verdict{Change: TooFew}
 	for _, c := range []Change{Regressed, Improved} {
