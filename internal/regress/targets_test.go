@@ -24,7 +24,6 @@ const (
 
 // scenario draws a run's level factor (step, drift, one-off) before noise.
 type scenario struct {
-	name string
 	// repCV is the repetitions' CV (3 % gives about 2 % between runs).
 	repCV float64
 	// level is the run's level, outlier says whether run i of a series is a
