@@ -31,6 +31,9 @@ type historyFlags struct {
 	allNamespaces bool
 	// check runs the regression detector on each configuration's newest run.
 	check bool
+	// acknowledge is the run whose change the matching configurations
+	// accept, note why.
+	acknowledge, note string
 }
 
 func newHistoryCommand() *cobra.Command {
@@ -51,7 +54,9 @@ newest run, with the run's other headline figures as the manager does: the
 verdict (Regressed, Improved, Outlier, Steady, TooFewRuns) since which run,
 the change with its 95 % interval, the levels before and after, the change
 points, the runs that look like one-offs, and the smallest change a step
-detects within 3 runs at the configuration's noise.
+detects within 3 runs at the configuration's noise. A change stays
+reported until a later change point, or until --acknowledge RUN accepts it:
+the configurations are then checked from that run on.
 
 A configuration is what makes runs comparable: the kind, the namespace, the
 benchmark's name as written (a campaign's cell by its campaign's names), the
@@ -75,6 +80,9 @@ password from PGPASSWORD).`,
 			if err != nil {
 				return err
 			}
+			if flags.acknowledge != "" {
+				return flags.acknowledgeRun(cmd.Context(), cmd.OutOrStdout(), q)
+			}
 			hs, checks, err := flags.read(cmd.Context(), cluster, q)
 			if err != nil {
 				return err
@@ -93,6 +101,8 @@ password from PGPASSWORD).`,
 	f.StringVar(&flags.db, "db", "", "read this database instead of the manager's: sqlite:///path/results.db or postgres://user@host/db")
 	f.BoolVarP(&flags.allNamespaces, "all-namespaces", "A", false, "every namespace's runs")
 	f.StringVar(&flags.format, "format", flags.format, "output format: text, csv, json")
+	f.StringVar(&flags.acknowledge, "acknowledge", "", "accept the change at this run (its UID or the UID's start) in every configuration the query matches: its history is checked from that run on (needs --db)")
+	f.StringVar(&flags.note, "note", "", "why, with --acknowledge")
 	f.BoolVar(&flags.check, "check", false, "check each configuration's newest run as the manager does: its verdict, change points, levels, one-offs and the smallest change it can see")
 	_ = cmd.MarkFlagRequired("metric")
 	cluster.register(cmd)
@@ -198,6 +208,41 @@ func (f historyFlags) read(ctx context.Context, cluster clusterFlags, q resultsd
 		return managerCheck(ctx, rd, server, uid, hs)
 	})
 	return hs, checks, err
+}
+
+// acknowledgeRun accepts the change at run f.acknowledge in each history
+// the query matches that has the run.
+func (f historyFlags) acknowledgeRun(ctx context.Context, w io.Writer, q resultsdb.Query) error {
+	if f.db == "" {
+		return fmt.Errorf("--acknowledge writes the results database: give --db (the manager's, sqlite:///... or postgres://...)")
+	}
+	db, err := resultsdb.Open(ctx, f.db)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	hs, err := db.History(ctx, q)
+	if err != nil {
+		return err
+	}
+	done := 0
+	for _, h := range hs {
+		for _, p := range h.Points {
+			if p.RunUID != f.acknowledge && !strings.HasPrefix(p.RunUID, f.acknowledge) && resultsdb.ShortUID(p.RunUID) != f.acknowledge {
+				continue
+			}
+			if err := db.Acknowledge(ctx, h.Config, p.RunUID, f.note); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "acknowledged: %s from run %s on\n", h.Config, runName(p))
+			done++
+			break
+		}
+	}
+	if done == 0 {
+		return fmt.Errorf("--acknowledge %q: no configuration the query matches has that run (--runs, --since and -l narrow what is searched)", f.acknowledge)
+	}
+	return nil
 }
 
 // checkNewest checks each history's newest run once, by its UID.

@@ -116,11 +116,28 @@ func TestIndexAndHistoryCheck(t *testing.T) {
 			}
 			out, _, err = runCLI(t, "history", "--db", db, "--metric", "read_iops", "-A", "--check", "--format", "json")
 			var got []struct {
+				Points []struct {
+					RunUID string `json:"run_uid"`
+				} `json:"points"`
 				Check *verdictView `json:"check"`
 			}
 			if err != nil || json.Unmarshal([]byte(out), &got) != nil || len(got) != 1 || got[0].Check == nil ||
 				got[0].Check.Verdict != "Regressed" || *got[0].Check.Change > -5 || got[0].Check.Detectable <= 0 {
-				t.Errorf("--check --format json: %v\n%s", err, out)
+				t.Fatalf("--check --format json: %v\n%s", err, out)
+			}
+			// Seen: the change is accepted, the history checked from it on.
+			slow := got[0].Points[20].RunUID
+			if out, _, err = runCLI(t, "history", "--db", db, "--metric", "read_iops", "-A", "--acknowledge", slow[:12], "--note", "new kernel"); err != nil ||
+				!strings.Contains(out, "acknowledged: StorageBenchmark perf/fio-nightly randread-4k read_iops") {
+				t.Fatalf("--acknowledge: %v\n%s", err, out)
+			}
+			out, _, err = runCLI(t, "history", "--db", db, "--metric", "read_iops", "-A", "--check")
+			if err != nil || strings.Contains(out, "Regressed since") || !strings.Contains(out, "verdict at fio-nightly 01234567: too few earlier runs") {
+				t.Errorf("--check after --acknowledge: %v\n%s", err, out)
+			}
+			if _, _, err = runCLI(t, "history", "--db", db, "--metric", "read_iops", "-A", "--acknowledge", "no-such-run"); err == nil ||
+				!strings.Contains(err.Error(), "no configuration the query matches has that run") {
+				t.Errorf("--acknowledge of no run: %v", err)
 			}
 		})
 	}

@@ -22,9 +22,11 @@ const (
 	MaxConfigs = 200
 )
 
-// Reader reads a run's histories (*resultsdb.DB).
+// Reader reads a run's histories and their acknowledged changes
+// (*resultsdb.DB).
 type Reader interface {
 	RunHistories(ctx context.Context, uid string, runs int, keep func(resultsdb.Config) bool, maxConfigs int) ([]resultsdb.History, error)
+	Acknowledged(ctx context.Context, c resultsdb.Config) ([]string, error)
 }
 
 // Finding is one headline figure at the run: its history up to the run,
@@ -47,21 +49,32 @@ type Result struct {
 }
 
 // Run checks the run's headline figures, each against the earlier runs of
-// its configuration, together (regress.CheckBenchmark): a job's IOPS and
-// bandwidth are one group (Group).
+// its configuration since its newest acknowledged change, together
+// (regress.CheckBenchmark): a job's IOPS and bandwidth are one group
+// (Group).
 func Run(ctx context.Context, r Reader, uid string) (Result, error) {
 	hs, err := r.RunHistories(ctx, uid, Runs, resultsdb.Config.Figure, MaxConfigs)
 	if err != nil {
 		return Result{}, fmt.Errorf("reading the run's histories: %w", err)
 	}
 	res := Result{RunUID: uid}
+	// An acknowledged change counts for the figure's whole group (the
+	// bandwidth of an acknowledged IOPS).
+	acked := map[string][]string{}
+	for _, h := range hs {
+		a, err := r.Acknowledged(ctx, h.Config)
+		if err != nil {
+			return Result{}, err
+		}
+		acked[Group(h.Config)] = append(acked[Group(h.Config)], a...)
+	}
 	var figs []regress.Figure
 	for _, h := range hs {
 		i := slices.IndexFunc(h.Points, func(p resultsdb.Point) bool { return p.RunUID == uid })
 		if i < 0 {
 			continue
 		}
-		h.Points = h.Points[:i+1] // the run against those before it
+		h.Points = sinceAcknowledged(h.Points[:i+1], acked[Group(h.Config)]) // the run against those before it
 		series := make([]float64, len(h.Points))
 		for j, p := range h.Points {
 			series[j] = p.Median
@@ -76,6 +89,17 @@ func Run(ctx context.Context, r Reader, uid string) (Result, error) {
 	res.Verdict, res.Groups = b.Verdict, b.Groups
 	res.Message = res.describe(b)
 	return res, nil
+}
+
+// sinceAcknowledged are the points from the newest acknowledged run on: a
+// change a person has seen is the new normal, not reported again.
+func sinceAcknowledged(points []resultsdb.Point, acked []string) []resultsdb.Point {
+	for i := len(points) - 1; i > 0; i-- {
+		if slices.Contains(acked, points[i].RunUID) {
+			return points[i:]
+		}
+	}
+	return points
 }
 
 // Group is the key of the figures that measure the same thing: one
