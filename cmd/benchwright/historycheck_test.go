@@ -2,17 +2,24 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/testr"
+
+	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/artifactserver"
 	"github.com/benchwright/benchwright/internal/results"
+	"github.com/benchwright/benchwright/internal/resultsdb"
 	"github.com/benchwright/benchwright/test/util"
 )
 
@@ -162,5 +169,37 @@ func TestIndexRefusesWhatItCannotRead(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error()+stderr, tc.want) {
 			t.Errorf("index %v: %v %s, want %q", tc.args, err, stderr, tc.want)
 		}
+	}
+}
+
+// history --check through the manager's artifact server (as through a
+// port-forward) says what it says from the database.
+func TestHistoryCheckThroughTheManager(t *testing.T) {
+	files, _ := nightlyFiles(t)
+	db := "sqlite://" + filepath.Join(t.TempDir(), "results.db")
+	if _, _, err := runCLI(t, append([]string{"index", "--db", db}, files...)...); err != nil {
+		t.Fatal(err)
+	}
+	direct, _, err := runCLI(t, "history", "--db", db, "--metric", "read_iops", "-A", "--check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb, err := resultsdb.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rdb.Close() })
+	store, err := artifacts.Open(context.Background(), "file://"+filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(artifactserver.New(store, testr.New(t)).WithHistory(rdb))
+	t.Cleanup(srv.Close)
+	viaManager, stderr, err := runCLI(t, "history", "--artifact-server", srv.URL, "--metric", "read_iops", "-A", "--check")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if viaManager != direct || !strings.Contains(direct, "Regressed since run fio-nightly ") {
+		t.Errorf("through the manager:\n%s\nfrom the database:\n%s", viaManager, direct)
 	}
 }

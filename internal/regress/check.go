@@ -105,8 +105,9 @@ type Verdict struct {
 	Since int `json:"since"`
 	// Ratio is the new level over the old one, Low and High its 95 %
 	// interval (Student's t on the runs' logs).
-	Ratio     float64 `json:"ratio,omitempty"`
-	Low, High float64 `json:"-"`
+	Ratio float64 `json:"ratio,omitempty"`
+	Low   float64 `json:"low,omitempty"`
+	High  float64 `json:"high,omitempty"`
 	// P is the method's p-value (for a step, before the Groups correction).
 	P float64 `json:"p,omitempty"`
 	// Baseline and After are the indexes of the runs compared: the old
