@@ -97,8 +97,8 @@ const powerZ = 1.2816
 // Verdict is a check's finding about the newest run of a series.
 type Verdict struct {
 	Change Change `json:"change"`
-	// Method is MethodStep, MethodChangePoint or MethodOutlier (empty when
-	// Steady or TooFew).
+	// Method is MethodStep, MethodChangePoint, MethodTrend or MethodOutlier,
+	// or a joint one on a benchmark's verdict (empty when Steady or TooFew).
 	Method string `json:"method,omitempty"`
 	// Since is the first run of the new level (Regressed, Improved) or the
 	// one-off run (Outlier).
