@@ -33,7 +33,8 @@ func newIndexCommand() *cobra.Command {
     which holds summary.json and samples.ndjson);
   - a file of samples (benchwright parse's NDJSON): one run, its UID from the
     file's content, its kind and benchmark from the samples (or --kind, and
-    the file's name), finished at its newest sample (or the file's time).
+    the file's name, --benchmark-namespace), finished at its newest sample
+    (or the file's time).
 
 A run is indexed once (by UID): indexing again adds nothing.`,
 		Example: `  benchwright index --db sqlite:///var/tmp/results.db benchwright-results/fio-quickstart
@@ -62,7 +63,7 @@ A run is indexed once (by UID): indexing again adds nothing.`,
 	}
 	cmd.Flags().StringVar(&db, "db", os.Getenv("BENCHWRIGHT_RESULTS_DB"), "the results database: sqlite:///path/results.db or postgres://user@host/db (default $BENCHWRIGHT_RESULTS_DB)")
 	cmd.Flags().StringVar(&kind, "kind", "", "a samples file's kind when its samples do not say (StorageBenchmark, MPIBenchmark, NetworkBenchmark)")
-	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "a samples file's namespace when its samples do not say")
+	cmd.Flags().StringVar(&namespace, "benchmark-namespace", "", "a samples file's namespace when its samples do not say")
 	return cmd
 }
 
