@@ -180,6 +180,10 @@ bench-real: ## StorageBenchmark vs a bare fio pod on a real node, alternated (PA
 bench-resultsdb: ## The results database on SQLite and a real PostgreSQL: indexing a run of 100 000 samples, and one configuration's last 100 runs among 100 000 (the first builds that database: about 2 minutes).
 	go test ./internal/resultsdb/ -run '^$$' -bench . -benchtime 5x -count 1 -v -timeout 30m
 
+.PHONY: bench-regress
+bench-regress: ## The regression detector's targets on synthetic histories of 30 runs (issue 45), 400 series a case with their 95 % Wilson intervals (make test runs 60 a case).
+	BENCHWRIGHT_REGRESS_SERIES=400 go test ./internal/regress/ -run '^TestTargetsOnSyntheticHistories$$' -count 1 -v -timeout 60m
+
 .PHONY: bench-real-sampler
 bench-real-sampler: ## What the sampler sidecar costs, on a real cluster, alternated pairs: fio's IOPS and OSU's 8 B latency and bandwidth with it on and off (PAIRS=5), and osu_latency and fio again and again in a twin of the benchmark's pods with the samplers running and stopped (15 pairs); PAIRS=N sets both.
 	go test -tags real ./test/real/ -run '^$$' -bench 'SamplerOnVsOff|SamplerPausedVsRunning' -benchtime=1x -count=1 -timeout 90m

@@ -65,7 +65,8 @@ const (
 	ConditionMeetsExpectations = "MeetsExpectations"
 	// ConditionRegressed is the run against its configuration's history in
 	// the results database: True when a figure regressed, False when none
-	// did (reason Improved or Steady), Unknown when it could not tell
+	// did (reason Improved, Steady, or Outlier: the run looks like a
+	// one-off that a later run may confirm), Unknown when it could not tell
 	// (TooFewRuns, HistoryUnavailable). Absent without a results database.
 	ConditionRegressed = "Regressed"
 )
@@ -75,6 +76,7 @@ const (
 	ReasonRegressed          = "Regressed"
 	ReasonImproved           = "Improved"
 	ReasonSteady             = "Steady"
+	ReasonOutlier            = "Outlier"
 	ReasonTooFewRuns         = "TooFewRuns"
 	ReasonHistoryUnavailable = "HistoryUnavailable"
 )

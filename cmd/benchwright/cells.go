@@ -190,6 +190,8 @@ func historyOf(st *benchv1.BenchmarkStatusCommon) (string, bool) {
 		return "regressed: " + cond.Message, true
 	case cond.Reason == benchv1.ReasonImproved:
 		return "improved: " + cond.Message, false
+	case cond.Reason == benchv1.ReasonOutlier:
+		return "one-off: " + cond.Message, false
 	case cond.Status == metav1.ConditionFalse:
 		return "steady: " + cond.Message, false
 	}

@@ -47,6 +47,7 @@ func TestHistoryOf(t *testing.T) {
 		{cond(metav1.ConditionTrue, benchv1.ReasonRegressed, "read_iops -20.0%"), "regressed: read_iops -20.0%", true},
 		{cond(metav1.ConditionFalse, benchv1.ReasonImproved, "read_iops +9.1%"), "improved: read_iops +9.1%", false},
 		{cond(metav1.ConditionFalse, benchv1.ReasonSteady, "no figure changed"), "steady: no figure changed", false},
+		{cond(metav1.ConditionFalse, benchv1.ReasonOutlier, "run x looks like a one-off"), "one-off: run x looks like a one-off", false},
 		{cond(metav1.ConditionUnknown, benchv1.ReasonTooFewRuns, "2 earlier runs"), "not judged: 2 earlier runs", false},
 		{cond(metav1.ConditionUnknown, benchv1.ReasonHistoryUnavailable, "database down"), "not judged: database down", false},
 	} {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchwright/benchwright/internal/artifactserver"
+	"github.com/benchwright/benchwright/internal/historycheck"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 )
@@ -26,6 +29,11 @@ type historyFlags struct {
 	db            string
 	format        string
 	allNamespaces bool
+	// check runs the regression detector on each configuration's newest run.
+	check bool
+	// acknowledge is the run whose change the matching configurations
+	// accept, note why.
+	acknowledge, note string
 }
 
 func newHistoryCommand() *cobra.Command {
@@ -38,7 +46,17 @@ func newHistoryCommand() *cobra.Command {
 		Short: "Print a configuration's runs over time, from the results database",
 		Long: `Print, for each configuration the query matches, its runs oldest first: when
 each finished, its median over the counted repetitions, the range, the CV,
-and the change from the run before.
+and the change from the run before, and the run-to-run CV of the medians
+(over the last 10 runs: the noise the detector sees).
+
+--check runs the manager's regression detector on each configuration's
+newest run, with the run's other headline figures as the manager does: the
+verdict (Regressed, Improved, Outlier, Steady, TooFewRuns) since which run,
+the change with its 95 % interval, the levels before and after, the change
+points, the runs that look like one-offs, and the smallest change a step
+detects within 3 runs at the configuration's noise. A change stays
+reported until a later change point, or until --acknowledge RUN accepts it:
+the configurations are then checked from that run on.
 
 A configuration is what makes runs comparable: the kind, the namespace, the
 benchmark's name as written (a campaign's cell by its campaign's names), the
@@ -54,18 +72,22 @@ SQLite file (sqlite:///path) or a PostgreSQL server (postgres://..., the
 password from PGPASSWORD).`,
 		Example: `  benchwright history --metric read_iops -l machine_type=c3-standard-8 --test randread-4k
   benchwright history --metric latency --benchmark osu-latency -l msg_size=8 --since 720h
-  benchwright history --metric read_iops --db sqlite:///var/lib/benchwright/results.db -A --format csv`,
+  benchwright history --metric read_iops --db sqlite:///var/lib/benchwright/results.db -A --format csv
+  benchwright history --metric read_iops --db sqlite:///var/tmp/results.db -A --check`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q, err := flags.query(cluster)
 			if err != nil {
 				return err
 			}
-			hs, err := flags.read(cmd.Context(), cluster, q)
+			if flags.acknowledge != "" {
+				return flags.acknowledgeRun(cmd.Context(), cmd.OutOrStdout(), q)
+			}
+			hs, checks, err := flags.read(cmd.Context(), cluster, q)
 			if err != nil {
 				return err
 			}
-			return writeHistory(cmd.OutOrStdout(), flags.format, hs)
+			return writeHistory(cmd.OutOrStdout(), flags.format, hs, checks)
 		},
 	}
 	f := cmd.Flags()
@@ -79,6 +101,9 @@ password from PGPASSWORD).`,
 	f.StringVar(&flags.db, "db", "", "read this database instead of the manager's: sqlite:///path/results.db or postgres://user@host/db")
 	f.BoolVarP(&flags.allNamespaces, "all-namespaces", "A", false, "every namespace's runs")
 	f.StringVar(&flags.format, "format", flags.format, "output format: text, csv, json")
+	f.StringVar(&flags.acknowledge, "acknowledge", "", "accept the change at this run (its UID or the UID's start) in every configuration the query matches: its history is checked from that run on (needs --db)")
+	f.StringVar(&flags.note, "note", "", "why, with --acknowledge")
+	f.BoolVar(&flags.check, "check", false, "check each configuration's newest run as the manager does: its verdict, change points, levels, one-offs and the smallest change it can see")
 	_ = cmd.MarkFlagRequired("metric")
 	cluster.register(cmd)
 	f.Lookup("selector").Usage = "sample labels the figures must carry, KEY=VALUE[,KEY=VALUE] (machine_type=c3-standard-8,msg_size=8)"
@@ -144,42 +169,144 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--since %q: want a duration (720h) or a date (2026-11-01, or RFC 3339)", s)
 }
 
-// read answers the query from --db, else from the manager.
-func (f historyFlags) read(ctx context.Context, cluster clusterFlags, q resultsdb.Query) ([]resultsdb.History, error) {
+// read answers the query from --db, else from the manager, with the
+// checks of the configurations' newest runs when --check.
+func (f historyFlags) read(ctx context.Context, cluster clusterFlags, q resultsdb.Query) ([]resultsdb.History, map[string]historycheck.Result, error) {
 	if f.db != "" {
 		db, err := resultsdb.Open(ctx, f.db)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer func() { _ = db.Close() }()
-		return db.History(ctx, q)
+		hs, err := db.History(ctx, q)
+		if err != nil || !f.check {
+			return hs, nil, err
+		}
+		checks, err := checkNewest(hs, func(uid string) (historycheck.Result, error) { return historycheck.Run(ctx, db, uid) })
+		return hs, checks, err
 	}
 	server := strings.TrimSuffix(cluster.artifactServer, "/")
 	if server == "" {
 		var err error
 		if server, err = cluster.forwarded(ctx); err != nil {
-			return nil, fmt.Errorf("the history is in the manager's results database, read through a port-forward to the manager (or give --db): %w", err)
+			return nil, nil, fmt.Errorf("the history is in the manager's results database, read through a port-forward to the manager (or give --db): %w", err)
 		}
 	}
 	rd := &artifactReader{client: &http.Client{Timeout: 2 * time.Minute}}
 	data, err := rd.get(ctx, server+artifactserver.HistoryPath+"?"+artifactserver.HistoryValues(q).Encode())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var hs []resultsdb.History
 	if err := json.Unmarshal(data, &hs); err != nil {
-		return nil, fmt.Errorf("the manager's history is not JSON: %w", err)
+		return nil, nil, fmt.Errorf("the manager's history is not JSON: %w", err)
 	}
-	return hs, nil
+	if !f.check {
+		return hs, nil, nil
+	}
+	checks, err := checkNewest(hs, func(uid string) (historycheck.Result, error) {
+		return managerCheck(ctx, rd, server, uid, hs)
+	})
+	return hs, checks, err
 }
 
-func writeHistory(w io.Writer, format string, hs []resultsdb.History) error {
+// acknowledgeRun accepts the change at run f.acknowledge in each history
+// the query matches that has the run.
+func (f historyFlags) acknowledgeRun(ctx context.Context, w io.Writer, q resultsdb.Query) error {
+	if f.db == "" {
+		return fmt.Errorf("--acknowledge writes the results database: give --db (the manager's, sqlite:///... or postgres://...)")
+	}
+	db, err := resultsdb.Open(ctx, f.db)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	hs, err := db.History(ctx, q)
+	if err != nil {
+		return err
+	}
+	done := 0
+	for _, h := range hs {
+		for _, p := range h.Points {
+			if p.RunUID != f.acknowledge && !strings.HasPrefix(p.RunUID, f.acknowledge) && resultsdb.ShortUID(p.RunUID) != f.acknowledge {
+				continue
+			}
+			if err := db.Acknowledge(ctx, h.Config, p.RunUID, f.note); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "acknowledged: %s from run %s on\n", h.Config, runName(p))
+			done++
+			break
+		}
+	}
+	if done == 0 {
+		return fmt.Errorf("--acknowledge %q: no configuration the query matches has that run (--runs, --since and -l narrow what is searched)", f.acknowledge)
+	}
+	return nil
+}
+
+// checkNewest checks each history's newest run once, by its UID.
+func checkNewest(hs []resultsdb.History, check func(uid string) (historycheck.Result, error)) (map[string]historycheck.Result, error) {
+	out := map[string]historycheck.Result{}
+	for _, h := range hs {
+		if len(h.Points) == 0 {
+			continue
+		}
+		uid := h.Points[len(h.Points)-1].RunUID
+		if _, done := out[uid]; done {
+			continue
+		}
+		res, err := check(uid)
+		if err != nil {
+			return nil, err
+		}
+		out[uid] = res
+	}
+	return out, nil
+}
+
+// managerCheck asks the manager's artifact server for a run's check.
+func managerCheck(ctx context.Context, rd *artifactReader, server, uid string, hs []resultsdb.History) (historycheck.Result, error) {
+	v := url.Values{"run": {uid}}
+	for _, h := range hs {
+		if len(h.Points) > 0 && h.Points[len(h.Points)-1].RunUID == uid {
+			v.Set("namespace", h.Config.Namespace)
+			v.Set("kind", h.Config.Kind)
+			break
+		}
+	}
+	data, err := rd.get(ctx, server+artifactserver.HistoryCheckPath+"?"+v.Encode())
+	if err != nil {
+		return historycheck.Result{}, err
+	}
+	var res historycheck.Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return res, fmt.Errorf("the manager's check is not JSON: %w", err)
+	}
+	return res, nil
+}
+
+// checked is a history's finding at its newest run, if checked.
+func checked(h resultsdb.History, checks map[string]historycheck.Result) (historycheck.Finding, bool) {
+	if len(h.Points) == 0 || checks == nil {
+		return historycheck.Finding{}, false
+	}
+	return checks[h.Points[len(h.Points)-1].RunUID].Finding(h.Config)
+}
+
+func writeHistory(w io.Writer, format string, hs []resultsdb.History, checks map[string]historycheck.Result) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		if checks != nil {
+			return enc.Encode(checkedJSON(hs, checks))
+		}
 		return enc.Encode(hs)
 	case "csv":
+		if checks != nil {
+			return writeChecksCSV(w, hs, checks)
+		}
 		return writeHistoryCSV(w, hs)
 	case "text":
 	default:
@@ -195,17 +322,20 @@ func writeHistory(w io.Writer, format string, hs []resultsdb.History) error {
 		}
 		fmt.Fprintf(w, "%s, in %s\n", h.Config, h.Config.Unit)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  FINISHED (UTC)\tRUN\tREPS\tMEDIAN\tMIN\tMAX\tCV\tVS PREVIOUS")
+		fmt.Fprintln(tw, "  FINISHED (UTC)\tRUN\tREPS\tMEDIAN\tMIN\tMAX\tRUN-TO-RUN CV\tVS PREVIOUS")
 		for j, p := range h.Points {
 			change := ""
 			if j > 0 && h.Points[j-1].Median != 0 {
 				change = fmt.Sprintf("%+.1f%%", 100*(p.Median/h.Points[j-1].Median-1))
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Finished.Format("2006-01-02 15:04"), runName(p),
-				p.N, results.FormatValue(p.Median), results.FormatValue(p.Min), results.FormatValue(p.Max), cv(p), change)
+				p.N, results.FormatValue(p.Median), results.FormatValue(p.Min), results.FormatValue(p.Max), runToRunCV(h.Points[:j+1]), change)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if f, ok := checked(h, checks); ok {
+			writeFinding(w, f, checks[h.Points[len(h.Points)-1].RunUID])
 		}
 	}
 	return nil
@@ -217,11 +347,25 @@ func runName(p resultsdb.Point) string {
 	return p.Name + " " + resultsdb.ShortUID(p.RunUID)
 }
 
-func cv(p resultsdb.Point) string {
-	if p.N < 2 || p.Mean == 0 {
+// cvRuns is how many of the newest runs the run-to-run CV is taken over.
+const cvRuns = 10
+
+// runToRunCV is the coefficient of variation of the medians of the newest
+// cvRuns of points (at least 3), on their logs as the detector sees them.
+func runToRunCV(points []resultsdb.Point) string {
+	points = points[max(0, len(points)-cvRuns):]
+	if len(points) < 3 {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f%%", 100*p.StdDev/p.Mean)
+	logs := make([]float64, 0, len(points))
+	for _, p := range points {
+		if p.Median <= 0 {
+			return "-"
+		}
+		logs = append(logs, math.Log(p.Median))
+	}
+	sd := results.Compute(logs).Stddev
+	return fmt.Sprintf("%.1f%%", 100*math.Sqrt(math.Expm1(sd*sd)))
 }
 
 func writeHistoryCSV(w io.Writer, hs []resultsdb.History) error {

@@ -61,7 +61,7 @@ kubectl benchwright results ...`,
 	)
 	for group, cmds := range map[string][]*cobra.Command{
 		groupLocal:   {newRunCommand(), newParseCommand()},
-		groupResults: {newResultsCommand(), newCompareCommand(), newReportCommand(), newHistoryCommand(), newExportCommand()},
+		groupResults: {newResultsCommand(), newCompareCommand(), newReportCommand(), newHistoryCommand(), newIndexCommand(), newExportCommand()},
 		groupPods:    {newStepsCommand(), newNetbenchCommand(), newNodefactsCommand(), newSampleCommand(), newCampaignCommand()},
 	} {
 		for _, c := range cmds {

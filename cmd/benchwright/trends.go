@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/benchwright/benchwright/internal/artifactserver"
+	"github.com/benchwright/benchwright/internal/historycheck"
 	"github.com/benchwright/benchwright/internal/regress"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/results"
@@ -56,6 +57,12 @@ func (f clusterFlags) trends(ctx context.Context, runs []compare.Run, warn io.Wr
 			fmt.Fprintf(warn, "benchwright: no history in the report: the manager's answer is not JSON: %v\n", err)
 			return nil
 		}
+		// The manager's verdict for the run: the same as its Regressed
+		// condition, and its change points.
+		res, err := managerCheck(ctx, rd, rd.server, run.RunUID, hs)
+		if err != nil {
+			fmt.Fprintf(warn, "benchwright: the report's history has no verdicts: %v\n", err)
+		}
 		for _, h := range hs {
 			if len(h.Points) < 2 {
 				continue
@@ -64,15 +71,16 @@ func (f clusterFlags) trends(ctx context.Context, runs []compare.Run, warn io.Wr
 				fmt.Fprintf(warn, "benchwright: the report shows the history of the first %d figures\n", maxTrends)
 				return out
 			}
-			out = append(out, trendOf(run, h))
+			f, ok := res.Finding(h.Config)
+			out = append(out, trendOf(run, h, f, ok))
 		}
 	}
 	return out
 }
 
 // trendOf is a configuration's history as a report's trend, titled after
-// the run.
-func trendOf(run compare.Run, h resultsdb.History) compare.Trend {
+// the run and, when checked (ok), the detector's verdict at the run.
+func trendOf(run compare.Run, h resultsdb.History, f historycheck.Finding, ok bool) compare.Trend {
 	c := h.Config
 	title := run.Label() + ": " + c.Test + " " + c.Metric
 	if size := c.Labels[results.LabelMsgSize]; size != "" {
@@ -80,12 +88,20 @@ func trendOf(run compare.Run, h resultsdb.History) compare.Trend {
 			title += " at " + strconv.FormatInt(n, 10) + " B"
 		}
 	}
+	if ok {
+		h = f.History
+		title += " — " + f.Verdict.Describe(func(i int) string { return runName(h.Points[i]) })
+	}
 	t := compare.Trend{Title: title, Metric: c.Metric, Unit: c.Unit}
 	medians := make([]float64, len(h.Points))
 	for i, p := range h.Points {
 		medians[i] = p.Median
 		t.Points = append(t.Points, compare.TrendPoint{Finished: p.Finished, Median: p.Median, Min: p.Min, Max: p.Max})
 	}
-	t.Changes = regress.ChangePoints(medians, regress.Options{})
+	if ok {
+		t.Changes = f.Verdict.ChangePoints
+	} else {
+		t.Changes = regress.ChangePoints(medians, regress.Options{})
+	}
 	return t
 }

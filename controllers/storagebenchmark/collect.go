@@ -166,6 +166,9 @@ func labelSamples(b *benchv1.StorageBenchmark, out *podOutput, rep, attempt int)
 	}.Label(out.samples)
 	for _, s := range out.samples {
 		s.Labels[results.LabelNode] = out.pod.Spec.NodeName
+		if b.Spec.Nodes > 1 {
+			s.Labels[results.LabelNodes] = strconv.Itoa(int(b.Spec.Nodes))
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 type HistoryReader interface {
 	History(ctx context.Context, q resultsdb.Query) ([]resultsdb.History, error)
 	RunHistories(ctx context.Context, uid string, runs int, keep func(resultsdb.Config) bool, maxConfigs int) ([]resultsdb.History, error)
+	Acknowledged(ctx context.Context, c resultsdb.Config) ([]string, error)
 }
 
 // Bounds of a run's histories (?run=UID): its headline figures' (or the

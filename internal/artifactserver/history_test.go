@@ -14,6 +14,8 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/benchwright/benchwright/internal/artifacts"
+	"github.com/benchwright/benchwright/internal/historycheck"
+	"github.com/benchwright/benchwright/internal/regress"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 	"github.com/benchwright/benchwright/internal/runstore"
@@ -180,5 +182,30 @@ func TestRunPageLinksToHistory(t *testing.T) {
 	}
 	if w := get(t, New(store, testr.New(t)), http.MethodGet, "/runs/hpc/MPIBenchmark/osu-lat/7f2e-22/"); strings.Contains(w.Body.String(), "history?") {
 		t.Error("without a results database, the run page links to a history")
+	}
+}
+
+// The page and /api/history/check say the verdict the manager's condition
+// says (package historycheck on the same runs): regressed since run 11,
+// with the noise it can see through.
+func TestHistoryPageShowsTheManagersVerdict(t *testing.T) {
+	store, _ := newStore(t)
+	db := nightlyDB(t)
+	h := New(store, testr.New(t)).WithHistory(db)
+	const newest = "run-14-5d1c-4c8e-9a77-0e6f"
+	want, err := historycheck.Run(context.Background(), db, newest)
+	if err != nil || want.Verdict.Change != regress.Regressed {
+		t.Fatalf("the manager's check: %v %+v", err, want.Verdict)
+	}
+	w := get(t, h, http.MethodGet, HistoryCheckPath+"?run="+newest)
+	var got historycheck.Result
+	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &got) != nil || got.Message != want.Message {
+		t.Errorf("%s: %d %s, want the message %q", HistoryCheckPath, w.Code, w.Body, want.Message)
+	}
+	page := get(t, h, http.MethodGet, HistoryPagePath+"?metric=read_iops&namespace=perf").Body.String()
+	for _, s := range []string{`<p class="bad">Newest run: Regressed since run fio-nightly run-10-5: -10.2%`, "(change point, 5 run(s) since against 10 before", "run to run: the smallest change it detects within 3 runs"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the page lacks %q", s)
+		}
 	}
 }

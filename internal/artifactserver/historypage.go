@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
+	"github.com/benchwright/benchwright/internal/historycheck"
 	"github.com/benchwright/benchwright/internal/regress"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/report/figure"
@@ -35,6 +37,12 @@ type historyConfig struct {
 	Name string
 	SVG  template.HTML
 	Rows []historyRow
+	// Verdict is the detector's at the newest run (the manager's, for the
+	// same runs), Regressed marks a regression, Noise the run-to-run noise
+	// and the smallest change it detects, Run the run's verdict over all its
+	// headline figures when that says more.
+	Verdict, Noise, Run string
+	Regressed           bool
 }
 
 type historyRow struct {
@@ -56,29 +64,73 @@ func (h *Handler) serveHistoryPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	page := historyPage{Root: "./", Metric: q.Metric, Alpha: regress.DefaultAlpha,
+	page := historyPage{Root: "./", Metric: q.Metric, Alpha: regress.DefaultChangeAlpha,
 		JSONHref: "api/history?" + HistoryValues(q).Encode()}
+	checks := map[string]historycheck.Result{}
 	for i, hist := range hs {
 		if i == maxPlottedConfigs {
 			break
 		}
-		page.Configs = append(page.Configs, historyConfigOf(hist))
+		f, res, ok := h.checkNewest(r, hist, checks)
+		page.Configs = append(page.Configs, historyConfigOf(hist, f, res, ok))
 	}
 	h.render(w, historyTemplate, page)
 }
 
-// historyConfigOf is a configuration's plot and table.
-func historyConfigOf(hist resultsdb.History) historyConfig {
+// checkNewest is the finding of hist's configuration at its newest run,
+// checked once per run (checks caches them); ok is false when it could not
+// be checked.
+func (h *Handler) checkNewest(r *http.Request, hist resultsdb.History, checks map[string]historycheck.Result) (historycheck.Finding, historycheck.Result, bool) {
+	if len(hist.Points) == 0 {
+		return historycheck.Finding{}, historycheck.Result{}, false
+	}
+	uid := hist.Points[len(hist.Points)-1].RunUID
+	res, done := checks[uid]
+	if !done {
+		var err error
+		if res, err = historycheck.Run(r.Context(), h.history, uid); err != nil {
+			h.log.Error(err, "checking a run's history", "run", uid)
+			return historycheck.Finding{}, res, false
+		}
+		checks[uid] = res
+	}
+	f, ok := res.Finding(hist.Config)
+	return f, res, ok
+}
+
+// historyConfigOf is a configuration's plot and table: with its finding
+// (ok), the detector's history, change points and verdict.
+func historyConfigOf(hist resultsdb.History, f historycheck.Finding, res historycheck.Result, ok bool) historyConfig {
 	c := historyConfig{Name: hist.Config.String()}
+	if ok {
+		hist = f.History
+	}
 	series := make([]float64, len(hist.Points))
 	trend := compare.Trend{Title: hist.Config.Test + ": " + hist.Config.Metric, Metric: hist.Config.Metric, Unit: hist.Config.Unit}
 	for i, p := range hist.Points {
 		series[i] = p.Median
 		trend.Points = append(trend.Points, compare.TrendPoint{Finished: p.Finished, Median: p.Median, Min: p.Min, Max: p.Max})
 	}
-	trend.Changes = regress.ChangePoints(series, regress.Options{})
+	if ok {
+		v := f.Verdict
+		trend.Changes = v.ChangePoints
+		c.Verdict = v.Describe(func(i int) string { return hist.Points[i].Name + " " + resultsdb.ShortUID(hist.Points[i].RunUID) })
+		c.Regressed = v.Change == regress.Regressed
+		if v.Detectable > 0 {
+			c.Noise = fmt.Sprintf("%.1f %% run to run: the smallest change it detects within 3 runs (90 %% of the time) is %.1f %%", 100*v.Noise, 100*v.Detectable)
+		}
+		if res.Verdict.Change != v.Change || res.Verdict.Method != v.Method {
+			c.Run = res.Message
+		}
+	} else {
+		trend.Changes = regress.ChangePoints(series, regress.Options{})
+	}
 	if svg, err := figure.Trend(trend); err == nil {
 		c.SVG = svg
+	}
+	outliers := map[int]bool{}
+	for _, i := range f.Verdict.Outliers {
+		outliers[i] = ok
 	}
 	for i, p := range hist.Points {
 		row := historyRow{
@@ -97,6 +149,9 @@ func historyConfigOf(hist resultsdb.History) historyConfig {
 				dir = map[bool]string{true: "change point: worse from here", false: "change point: better from here"}[worse]
 			}
 			row.Note = dir
+		}
+		if outliers[i] {
+			row.Note = strings.TrimPrefix(row.Note+"; one-off", "; ")
 		}
 		c.Rows = append(c.Rows, row)
 	}

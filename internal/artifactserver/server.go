@@ -152,6 +152,8 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.file(w, r, strings.TrimPrefix(p, "/files/"))
 	case p == HistoryPath:
 		h.serveHistory(w, r)
+	case p == HistoryCheckPath:
+		h.serveHistoryCheck(w, r)
 	case p == HistoryPagePath:
 		h.serveHistoryPage(w, r)
 	default:

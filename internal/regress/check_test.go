@@ -36,8 +36,10 @@ func TestCheck(t *testing.T) {
 	}{
 		{"too few", []float64{100, 101, 99}, false, TooFew, ""},
 		{"steady", append(steady, 100.3), false, Steady, ""},
-		{"a drop in IOPS", append(steady, 80), false, Regressed, "step"},
-		{"a drop in latency", append(steady, 80), true, Improved, "step"},
+		{"one low run: a one-off", append(steady, 80), false, Outlier, MethodOutlier},
+		{"a drop in IOPS", append(steady, 80, 80.5, 79.8), false, Regressed, "step"},
+		{"a drop in latency", append(steady, 80, 80.5, 79.8), true, Improved, "step"},
+		{"one-off, then normal", append(steady, 80, 100.1), false, Steady, ""},
 		{"a rise under the tolerance", append(steady, 101.5), false, Steady, ""},
 		{"garbage", append(steady, -1), false, TooFew, ""},
 	} {
@@ -46,11 +48,11 @@ func TestCheck(t *testing.T) {
 			t.Errorf("%s: %s by %q (%s), want %s by %q", tc.name, v.Change, v.Method, v, tc.want, tc.method)
 		}
 	}
-	// Three runs after a change: the change point names them.
+	// Three runs after a change: the step names them.
 	series := append(append([]float64{}, steady...), steady...)
 	series = append(series, 90, 90.5, 89.8)
 	v := Check(series, false, Options{})
-	if v.Change != Regressed || len(v.After) != 3 || v.After[0] != len(series)-3 {
+	if v.Change != Regressed || len(v.After) != 3 || v.Since != len(series)-3 {
 		t.Errorf("three runs after a drop: %+v (%s)", v, v)
 	}
 }

@@ -1,12 +1,21 @@
-// Package regress tells whether a run's figure changed against the history
-// of its configuration, by two methods:
+// Package regress tells where a run's figure stands against the history of
+// its configuration, on the logs of the runs' medians (one verdict for a
+// figure and any multiple of it):
 //
-//   - a step: the new run against the runs before it (since the last change
-//     point), by a prediction interval of Student's t over their medians, and
-//     a tolerance below which a change does not count;
+//   - a step: the last 3 runs against the runs before them since the last
+//     change point (one-offs left out by median and MAD), by Student's t;
+//     the 3 runs must agree with each other, so a one-off run is an Outlier,
+//     not a change, until runs like it confirm it;
 //   - change points over the history: E-divisive means (Matteson and James,
-//     2014, as Apache Otava applies it to performance histories), the most
-//     recent change point found by bisection and tested by permutation.
+//     2014, as Apache Otava applies it to performance histories), bisected
+//     and tested by permutation; a level beyond the tolerance since a change
+//     point stays Regressed or Improved "since run X" until a later one;
+//   - a trend over the newest runs, for drifts.
+//
+// CheckBenchmark checks a benchmark's figures together: groups of figures
+// that measure the same thing count once, each group is tested at
+// Alpha/Groups, and the groups jointly (Stouffer) at Alpha, so the false
+// alarms per benchmark do not grow with its figures.
 //
 // Runs are compared by their medians over their repetitions: runs of one
 // configuration differ by more than their repetitions do (a node, a boot, a

@@ -1,8 +1,10 @@
 package regress
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // changePoint is a change found in a series: the first index after it, its
@@ -15,6 +17,11 @@ type changePoint struct {
 
 // minSegment is the fewest points on either side of a change point.
 const minSegment = 2
+
+// tieTolerance is how close, relatively, a permutation's statistic must
+// come to the observed one to count as a tie: statistics of the same split
+// computed in another order differ in their last bits.
+const tieTolerance = 1e-9
 
 // bestSplit is the split of x that maximizes the E-divisive statistic
 // (alpha = 1): for X = x[:t] and Y = x[t:],
@@ -65,10 +72,12 @@ func bestSplit(x []float64, order []int) (at int, stat float64) {
 }
 
 // testSplit finds x's best split and its p-value: the share of
-// permutations of x whose best split is at least as strong (the observed
-// one counted among them, so p >= 1/(perms+1)). It stops once that share
-// cannot come under alpha (p is then above alpha, not exact). The
-// permutations are seeded by the series, so a check is reproducible.
+// permutations of x whose best split is at least as strong, ties within
+// tieTolerance included (the observed one counted among them, so p >=
+// 1/(perms+1)). It stops once that share cannot come under alpha (p is
+// then above alpha, not exact). The permutations are seeded by the ranks
+// of x, so a check is reproducible and gives one answer for x and for any
+// positive multiple of it.
 func testSplit(x []float64, alpha float64, perms int) (changePoint, bool) {
 	at, stat := bestSplit(x, nil)
 	if at < 0 {
@@ -80,9 +89,10 @@ func testSplit(x []float64, alpha float64, perms int) (changePoint, bool) {
 		order[i] = i
 	}
 	atLeast, limit := 1, alpha*float64(perms+1)
+	tie := stat - tieTolerance*math.Abs(stat)
 	for range perms {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		if _, s := bestSplit(x, order); s >= stat {
+		if _, s := bestSplit(x, order); s >= tie {
 			if atLeast++; float64(atLeast) > limit {
 				break
 			}
@@ -91,52 +101,60 @@ func testSplit(x []float64, alpha float64, perms int) (changePoint, bool) {
 	return changePoint{at: at, stat: stat, p: float64(atLeast) / float64(perms+1)}, true
 }
 
+// seedOf hashes the ranks of x: the same for x and for c*x (c > 0), or
+// log x, so proportional figures are tested on the same permutations.
 func seedOf(x []float64) uint64 {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
 	h := uint64(14695981039346656037)
-	for _, v := range x {
-		h = (h ^ math.Float64bits(v)) * 1099511628211
+	for _, i := range idx {
+		h = (h ^ uint64(i)) * 1099511628211
 	}
 	return h
 }
 
-// lastChange is the most recent significant change point of x (at level
-// alpha), found by bisection: a significant split's right part is searched
-// again for a later one. ok is false when x has none.
-func lastChange(x []float64, alpha float64, perms int) (changePoint, bool) {
-	var found changePoint
-	ok := false
-	offset, rest := 0, x
-	for len(rest) >= 2*minSegment {
-		cp, split := testSplit(rest, alpha, perms)
-		if !split || cp.p > alpha {
-			break
-		}
-		found, ok = changePoint{at: offset + cp.at, stat: cp.stat, p: cp.p}, true
-		offset += cp.at
-		rest = rest[cp.at:]
-	}
-	return found, ok
-}
-
 // ChangePoints are every significant change point of series (E-divisive
 // means, bisected on both sides of each one found), in order: the indexes
-// of the first point after each change. For a history's plot.
+// of the first point after each change. Check finds the same ones over a
+// history's newest Options.History runs; a plot draws them.
 func ChangePoints(series []float64, opts Options) []int {
-	o := opts.withDefaults()
-	var out []int
+	cps := changePoints(logs(series), opts.withDefaults())
+	out := make([]int, len(cps))
+	for i, cp := range cps {
+		out[i] = cp.at
+	}
+	return out
+}
+
+// changePoints are ChangePoints of y, the logs of a series, with their
+// p-values.
+func changePoints(y []float64, o Options) []changePoint {
+	var out []changePoint
 	var split func(from, to int)
 	split = func(from, to int) {
 		if to-from < 2*minSegment {
 			return
 		}
-		cp, ok := testSplit(series[from:to], o.Alpha, o.Permutations)
-		if !ok || cp.p > o.Alpha {
+		cp, ok := testSplit(y[from:to], o.ChangeAlpha, o.Permutations)
+		if !ok || cp.p > o.ChangeAlpha {
 			return
 		}
 		split(from, from+cp.at)
-		out = append(out, from+cp.at)
+		out = append(out, changePoint{at: from + cp.at, stat: cp.stat, p: cp.p})
 		split(from+cp.at, to)
 	}
-	split(0, len(series))
+	split(0, len(y))
+	return out
+}
+
+// logs are the logs of series' values (nonpositive values give NaN).
+func logs(series []float64) []float64 {
+	out := make([]float64, len(series))
+	for i, v := range series {
+		out[i] = math.Log(v)
+	}
 	return out
 }

@@ -98,16 +98,16 @@ func syntheticWith(n, history int, cv, step float64, seed uint64, draw noise) (f
 	return float64(hits) / float64(n), float64(any) / float64(n)
 }
 
-// The detector on 1 000 synthetic histories of 20 runs each: how often a
+// The detector on 500 synthetic histories of 20 runs each: how often a
 // drop is flagged within the 3 runs after it, and how often a history
 // without one is flagged at those 3 runs, at the run-to-run noise below
 // which a 5 % drop is caught 95 % of the time, at the noise measured on the
 // real cluster here (make history-noise-real), and at half and twice each.
 func TestDetectorOnSyntheticHistories(t *testing.T) {
 	if testing.Short() {
-		t.Skip("27 000 checks")
+		t.Skip("13 500 checks")
 	}
-	const n = 1000
+	const n = 500
 	for _, tc := range []struct {
 		name               string
 		cv, drop           float64
@@ -119,7 +119,7 @@ func TestDetectorOnSyntheticHistories(t *testing.T) {
 		{"real cluster / 2", realClusterCV / 2, 0.05, -1, 0.01},
 		{"real cluster", realClusterCV, 0.05, -1, 0.01},
 		{"real cluster x 2", realClusterCV * 2, 0.05, -1, 0.01},
-		{"real cluster, a 25 % drop", realClusterCV, 0.25, 0.95, 0.01},
+		{"real cluster, a 25 % drop", realClusterCV, 0.25, 0.90, 0.01},
 	} {
 		flagged, _ := synthetic(n, 20, tc.cv, -tc.drop, 1)
 		fpr := 0.0
@@ -138,10 +138,9 @@ func TestDetectorOnSyntheticHistories(t *testing.T) {
 }
 
 // detectableCV is the run-to-run coefficient of variation of run medians up
-// to which a 5 % step is flagged within 3 runs in 95 % of series: what three
-// runs can show, whatever the method (the drop is then 4 standard deviations
-// of one run).
-const detectableCV = 0.0125
+// to which a 5 % step of one figure alone is flagged within 3 runs in 95 %
+// of series (the 1 % target; at 1.25 % it is about 91 %).
+const detectableCV = 0.01
 
 // realClusterCV is the run-to-run CV of fio 4k random reads' medians
 // (QD16, 3 repetitions of 5 s) on this repository's real cluster, where the
@@ -151,30 +150,30 @@ const realClusterCV = 0.060
 // False alarms under noise with heavier tails than the normal the detector
 // assumes: Student's t with 3 degrees of freedom, a normal with one run in
 // 20 four times as wide, and the real cluster's own 10 run medians
-// resampled; each at the real cluster's CV, 1 000 series of 20 runs and 3
-// checks. The normal and the real noise keep the 1 %; the heavy
-// tails raise false alarms to about 5 %, which the README says, and a rise
-// past 6 % fails.
+// resampled; each at the real cluster's CV, 500 series of 20 runs and 3
+// checks. One-offs are left out of the baseline and a change needs three
+// runs that agree, so heavy tails keep false alarms near 1 % (the real
+// cluster's skewed runs about 1 %); a 25 % drop is still flagged in 90 %.
 func TestFalseAlarmsUnderHeavyTails(t *testing.T) {
 	if testing.Short() {
-		t.Skip("12 000 checks")
+		t.Skip("6 000 checks")
 	}
-	const n = 1000
+	const n = 500
 	for _, tc := range []struct {
 		name   string
 		draw   noise
 		maxFPR float64
 	}{
 		{"normal", normalNoise, 0.01},
-		{"Student t, 3 df", studentT3, 0.06},
-		{"5 % of runs 4x as wide", contaminated, 0.06},
-		{"real cluster, resampled", realResiduals(), 0.01},
+		{"Student t, 3 df", studentT3, 0.01},
+		{"5 % of runs 4x as wide", contaminated, 0.01},
+		{"real cluster, resampled", realResiduals(), 0.02},
 	} {
 		_, fpr := syntheticWith(n, 20, realClusterCV, 0, 3, tc.draw)
 		flagged, _ := syntheticWith(n, 20, realClusterCV, -0.25, 4, tc.draw)
 		t.Logf("%-26s no change flagged in %4.1f %% of %d series; a 25 %% drop flagged within 3 runs in %5.1f %%", tc.name, 100*fpr, n, 100*flagged)
-		if fpr > tc.maxFPR || flagged < 0.95 {
-			t.Errorf("%s: %.1f %% false alarms (at most %.0f %%), a 25 %% drop flagged in %.1f %% (at least 95 %%)", tc.name, 100*fpr, 100*tc.maxFPR, 100*flagged)
+		if fpr > tc.maxFPR || flagged < 0.90 {
+			t.Errorf("%s: %.1f %% false alarms (at most %.0f %%), a 25 %% drop flagged in %.1f %% (at least 90 %%)", tc.name, 100*fpr, 100*tc.maxFPR, 100*flagged)
 		}
 	}
 }

@@ -47,6 +47,9 @@ const (
 	LabelNumJobs     = "num_jobs"
 	LabelProcesses   = "processes"
 	LabelNode        = "node"
+	// LabelNodes is how many nodes ran a distributed benchmark at once (set
+	// from 2 on): the run's figure is theirs together.
+	LabelNodes       = "nodes"
 	LabelCampaign    = "campaign"
 	LabelTool        = "tool"
 	LabelToolVersion = "tool_version"

@@ -142,7 +142,7 @@ func (z *Summarizer) Summaries() []Summary {
 		s := g.summary
 		s.Values = make([]float64, 0, len(g.order))
 		for _, rep := range g.order {
-			s.Values = append(s.Values, combine(s.Metric, g.reps[rep]))
+			s.Values = append(s.Values, Combine(s.Metric, g.reps[rep]))
 		}
 		s.Stats = Compute(s.Values)
 		out = append(out, s)
@@ -150,8 +150,9 @@ func (z *Summarizer) Summaries() []Summary {
 	return out
 }
 
-// combine folds the values of one repetition (one per node or process).
-func combine(metric string, values []float64) float64 {
+// Combine folds the values of one repetition (one per node or process):
+// the sum of a throughput, else the mean.
+func Combine(metric string, values []float64) float64 {
 	var sum float64
 	for _, v := range values {
 		sum += v

@@ -38,13 +38,16 @@ type Config struct {
 
 // DefaultIdentity are the sample labels that describe a figure's setup:
 // the machine type and the pool's settings, the MPI, the message size and
-// I/O shape, the process count, the tool. The axis labels (x-NAME, the
+// I/O shape, the process and node counts, the tool. The axis labels (x-NAME, the
 // author's own dimensions) are in every identity too.
 var DefaultIdentity = defaultIdentity{
 	results.LabelMachineType, results.LabelPlacement, results.LabelThreadsPerCore,
 	results.LabelMPI, results.LabelMsgSize, results.LabelRW, results.LabelBlockSize,
 	results.LabelIODepth, results.LabelNumJobs, results.LabelProcesses,
 	results.LabelDirection, results.LabelTool,
+	// A distributed run's node count (absent for one node, so the keys of
+	// single-node histories are those they always had).
+	results.LabelNodes,
 	// What the nodes did (the sampler's summaries): apart from the tool's
 	// figures, per device, interface and side.
 	sampler.LabelSource, sampler.LabelDevice, sampler.LabelIface, sampler.LabelSide,

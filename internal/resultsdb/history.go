@@ -46,19 +46,22 @@ type History struct {
 }
 
 // Point is one run's figure of the configuration: the statistics of its
-// counted repetitions' samples (warm-ups left out).
+// counted repetitions (warm-ups left out), each repetition's figure the
+// run's own (results.Combine: a distributed fio's nodes summed).
 type Point struct {
 	RunUID   string    `json:"run_uid"`
 	Name     string    `json:"name"`
 	Campaign string    `json:"campaign,omitempty"`
 	Finished time.Time `json:"finished"`
 	Values   []float64 `json:"values"`
-	N        int       `json:"n"`
-	Median   float64   `json:"median"`
-	Mean     float64   `json:"mean"`
-	StdDev   float64   `json:"stddev"`
-	Min      float64   `json:"min"`
-	Max      float64   `json:"max"`
+	// reps are the repetitions of Values' samples, before Combine.
+	reps   []int
+	N      int     `json:"n"`
+	Median float64 `json:"median"`
+	Mean   float64 `json:"mean"`
+	StdDev float64 `json:"stddev"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
 }
 
 // MaxConfigs bounds the configurations one query reads.
@@ -178,7 +181,7 @@ func (db *DB) configHistory(ctx context.Context, c storedConfig, q Query, keep, 
 		}
 	}
 	needLabels := len(sampleFilter) > 0 || len(q.Identity.Extra) > 0
-	rows, err := db.sql.QueryContext(ctx, db.rebind(`SELECT r.run_uid, r.name, r.campaign, r.finished_ns, s.value, s.labels
+	rows, err := db.sql.QueryContext(ctx, db.rebind(`SELECT r.run_uid, r.name, r.campaign, r.finished_ns, s.value, s.repetition, s.labels
 		FROM samples s JOIN runs r ON r.run_uid = s.run_uid
 		WHERE s.config = ? AND s.warmup = 0 AND s.run_uid IN (`+placeholders(len(uids))+`)
 		ORDER BY r.finished_ns, r.run_uid, s.seq`), append([]any{c.id}, anys(uids)...)...)
@@ -197,9 +200,10 @@ func (db *DB) configHistory(ctx context.Context, c storedConfig, q Query, keep, 
 			p         Point
 			finished  int64
 			value     float64
+			rep       int
 			labelJSON string
 		)
-		if err := rows.Scan(&p.RunUID, &p.Name, &p.Campaign, &finished, &value, &labelJSON); err != nil {
+		if err := rows.Scan(&p.RunUID, &p.Name, &p.Campaign, &finished, &value, &rep, &labelJSON); err != nil {
 			return nil, n, err
 		}
 		cfg := c.Config
@@ -225,7 +229,7 @@ func (db *DB) configHistory(ctx context.Context, c storedConfig, q Query, keep, 
 			h.Points = append(h.Points, p)
 		}
 		pt := &h.Points[len(h.Points)-1]
-		pt.Values = append(pt.Values, value)
+		pt.Values, pt.reps = append(pt.Values, value), append(pt.reps, rep)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, n, err
@@ -234,7 +238,7 @@ func (db *DB) configHistory(ctx context.Context, c storedConfig, q Query, keep, 
 	for _, k := range order {
 		h := byKey[k]
 		for i := range h.Points {
-			h.Points[i].summarize()
+			h.Points[i].summarize(h.Config.Metric)
 		}
 		out = append(out, *h)
 	}
@@ -291,15 +295,33 @@ func anys(ss []string) []any {
 	return out
 }
 
-func (p *Point) summarize() {
+// summarize folds the samples of each repetition into the run's figure
+// (results.Combine: several nodes' IOPS add up) and computes the
+// statistics over the repetitions.
+func (p *Point) summarize(metric string) {
+	byRep := map[int][]float64{}
+	var order []int
+	for i, v := range p.Values {
+		r := p.reps[i]
+		if _, ok := byRep[r]; !ok {
+			order = append(order, r)
+		}
+		byRep[r] = append(byRep[r], v)
+	}
+	slices.Sort(order)
+	p.Values = p.Values[:0]
+	for _, r := range order {
+		p.Values = append(p.Values, results.Combine(metric, byRep[r]))
+	}
+	p.reps = nil
 	st := results.Compute(p.Values)
 	p.N, p.Median, p.Mean, p.StdDev, p.Min, p.Max = st.N, st.Median, st.Mean, st.Stddev, st.Min, st.Max
 }
 
 // ShortUID is the start of a run's UID, as people tell runs apart
-// (benchwright run's "local-" left out).
+// (benchwright run's "local-" and benchwright index's "import-" left out).
 func ShortUID(uid string) string {
-	uid = strings.TrimPrefix(uid, "local-")
+	uid = strings.TrimPrefix(strings.TrimPrefix(uid, "local-"), "import-")
 	if len(uid) > 8 {
 		return uid[:8]
 	}

@@ -211,7 +211,7 @@ func (db *DB) Has(ctx context.Context, uid string) (bool, error) {
 // Forget removes a run and its samples (a run deleted from the store).
 func (db *DB) Forget(ctx context.Context, uid string) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, table := range []string{"samples", "config_runs", "runs"} {
+		for _, table := range []string{"samples", "config_runs", "acknowledgements", "runs"} {
 			if err := db.exec(ctx, tx, `DELETE FROM `+table+` WHERE run_uid = ?`, uid); err != nil {
 				return err
 			}

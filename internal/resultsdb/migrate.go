@@ -65,6 +65,15 @@ var migrations = []string{
 	);
 	CREATE UNIQUE INDEX samples_run ON samples (run_uid, seq);
 	CREATE INDEX samples_config ON samples (config, run_uid);`,
+	// 2: acknowledged changes: a configuration's history is checked from
+	// the acknowledged run on (Acknowledge).
+	`CREATE TABLE acknowledgements (
+		config   TEXT NOT NULL,
+		run_uid  TEXT NOT NULL,
+		note     TEXT NOT NULL DEFAULT '',
+		acked_ns BIGINT NOT NULL,
+		PRIMARY KEY (config, run_uid)
+	)`,
 }
 
 // SchemaVersion is the version this build migrates a database to.
