@@ -199,7 +199,8 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 	if ttl := p.Spec.TTLSecondsAfterIdle; ttl != nil && idle {
 		left := time.Duration(*ttl)*time.Second - r.now().Sub(p.Status.LastUsedTime.Time)
 		if left <= 0 {
-			r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonIdleExpired, "No benchmark or campaign cell used the pool for %ds (ttlSecondsAfterIdle): deleting it", *ttl)
+			campaigngc.Tell(r.Recorder, p, "BenchmarkPool", corev1.EventTypeNormal, benchv1.ReasonIdleExpired,
+				fmt.Sprintf("no benchmark or campaign cell used the pool for %ds (ttlSecondsAfterIdle): deleting it", *ttl))
 			return ctrl.Result{}, client.IgnoreNotFound(r.Delete(ctx, p))
 		}
 		return ctrl.Result{RequeueAfter: min(left+time.Second, notReadyRetry*4)}, nil

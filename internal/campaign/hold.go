@@ -42,7 +42,7 @@ func (r *Runner) holdPool(ctx context.Context, name, tuning string, logf func(st
 	if err == nil {
 		logf("BenchmarkPool %s held by this cell (%s=%s)", name, HolderAnnotation, tuning)
 	}
-	return err
+	return r.explainGone(ctx, o, err)
 }
 
 // unholdPool clears the holder when it is this cell.
