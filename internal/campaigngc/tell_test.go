@@ -5,17 +5,21 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
+// Told gives the newest of what the manager told the Workflow of a pool:
+// not another pool's, not an event on another object.
 func TestTold(t *testing.T) {
-	at := func(s int) metav1.Time { return metav1.NewTime(time.Date(2026, 11, 28, 12, 0, s, 0, time.UTC)) }
-	wf := corev1.ObjectReference{Kind: "Workflow", Name: "s0"}
-	events := []corev1.Event{
-		{InvolvedObject: wf, Reason: "IdleExpired", Message: "BenchmarkPool s0-c2-none: idle for 60s", LastTimestamp: at(5)},
-		{InvolvedObject: wf, Reason: "WorkflowGone", Message: "BenchmarkPool s0-c2-none: gone", LastTimestamp: at(9)},
-		{InvolvedObject: wf, Reason: "IdleExpired", Message: "BenchmarkPool s0-c2-none-x: later, another pool", LastTimestamp: at(20)},
-		{InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "s0"}, Reason: "Killing", Message: "BenchmarkPool s0-c2-none: not the Workflow's", LastTimestamp: at(30)},
+	var events []corev1.Event
+	for i, e := range []struct{ kind, reason, msg string }{
+		{"Workflow", "IdleExpired", "BenchmarkPool s0-c2-none: idle for 60s"},
+		{"Workflow", "WorkflowGone", "BenchmarkPool s0-c2-none: gone"},
+		{"Pod", "Killing", "BenchmarkPool s0-c2-none: not the Workflow's"},
+		{"Workflow", "IdleExpired", "BenchmarkPool s0-c2-none-x: another pool's"},
+	} {
+		events = append(events, wrappers.MakeEvent(e.kind, "s0").Said(e.reason, e.msg).At(time.Unix(int64(i), 0)).Obj())
 	}
 	if got := Told(events, "BenchmarkPool", "s0-c2-none"); got != "WorkflowGone: gone" {
 		t.Errorf("Told = %q, want the newest of the pool's: WorkflowGone: gone", got)
