@@ -22,9 +22,14 @@ func TestWindows(t *testing.T) {
 		ContainerStatuses:     []corev1.ContainerStatus{term("fio", 5, 30), term("drop-caches", 3, 4)},
 	}}
 	got := Windows(2, pod)
-	want := []results.Window{{Repetition: 2, Start: at(3).Time, End: at(30).Time}}
+	want := []results.Window{{Repetition: 2, Start: at(3).Time, End: at(31).Time}}
 	if len(got) != 1 || got[0] != want[0] {
 		t.Errorf("Windows = %v, want %v", got, want)
+	}
+	// Under a second: it ran within that second.
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{term("osu", 7, 7)}
+	if got := Windows(0, pod); len(got) != 1 || got[0].Start != at(7).Time || got[0].End != at(8).Time {
+		t.Errorf("a run within one second: %v", got)
 	}
 	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "fio", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: at(5)}}}}
 	if got := Windows(2, pod); got != nil {
