@@ -40,6 +40,21 @@ const (
 	// ReasonClusterNotAllowed: spec.gke names a cluster other than the
 	// manager's own that the admin did not allow (chart gke.allowedClusters).
 	ReasonClusterNotAllowed = "ClusterNotAllowed"
+	// ReasonClusterBusy: GKE refused a node-pool call because another
+	// operation runs on the cluster (an upgrade, a repair, another node
+	// pool); the call is retried.
+	ReasonClusterBusy = "ClusterBusy"
+	// ReasonReconciling: the node pool runs while GKE reconciles it.
+	ReasonReconciling = "Reconciling"
+
+	// PoolConditionUpgradesExcluded is True when GKE will not upgrade the
+	// pool's nodes during a campaign: auto-upgrade is off (a cluster on no
+	// release channel), or a maintenance exclusion holds minor and node
+	// upgrades back.
+	PoolConditionUpgradesExcluded = "UpgradesExcluded"
+	ReasonAutoUpgradeOff          = "AutoUpgradeOff"
+	ReasonMaintenanceExclusion    = "MaintenanceExclusion"
+	ReasonNoMaintenanceExclusion  = "NoMaintenanceExclusion"
 )
 
 // BenchmarkPoolSpec says which nodes benchmarks run on.
@@ -91,6 +106,20 @@ type GKEDiskType string
 // GKEPoolSpec is a GKE node pool built for benchmarks.
 // +kubebuilder:validation:XValidation:rule="!has(self.compactPlacement) || self.nodeCount >= 2",message="compactPlacement places several nodes close together: it needs nodeCount >= 2"
 // +kubebuilder:validation:XValidation:rule="!has(self.networkTier) || self.networkTier != 'TIER_1' || (has(self.gvnic) && self.gvnic)",message="networkTier TIER_1 needs gvnic: true"
+//
+// GKE's own limits, each from the page that documents it:
+// compact placement, https://cloud.google.com/kubernetes-engine/docs/how-to/compact-placement#limitations
+// ("Available only on C2, C2D, C3, C3D, C4A, C4D, C4N, H3, H4D, N2, N2D, and Z4D machine types",
+// with A100, L4 and H100 GPUs: A2, G2, A3); the page's node cap (1,500) is above nodeCount's
+// maximum, GKE's 1,000 nodes per zone and pool.
+// +kubebuilder:validation:XValidation:rule="!has(self.compactPlacement) || self.machineType.matches('^(a2|a3|c2|c2d|c3|c3d|c4a|c4d|c4n|g2|h3|h4d|n2|n2d|z4d)-')",message="compactPlacement: GKE offers compact placement only on the machine series C2, C2D, C3, C3D, C4A, C4D, C4N, H3, H4D, N2, N2D, Z4D and the GPU series A2, A3, G2: choose such a machineType or remove compactPlacement"
+// Tier_1, https://cloud.google.com/compute/docs/networking/configure-vm-with-high-bandwidth-configuration
+// ("only supported on N2, N2D, C2, C2D, or C3 VMs that have at least 30 vCPUs").
+// +kubebuilder:validation:XValidation:rule="!has(self.networkTier) || self.networkTier != 'TIER_1' || self.machineType.matches('^(n2|n2d|c2|c2d|c3)-[a-z]+-([3-9][0-9]|[1-9][0-9][0-9]+)(-|$)')",message="networkTier TIER_1: GKE gives Tier_1 bandwidth only to N2, N2D, C2, C2D and C3 machine types with at least 30 vCPUs (such as c2-standard-30 or c3-highcpu-44): choose such a machineType or remove networkTier"
+// Threads per core, https://cloud.google.com/compute/docs/instances/set-threads-per-core
+// (not on T2D, T2A, the Arm C4A with one thread per core, shared-core machine types, or
+// fewer than 2 vCPUs).
+// +kubebuilder:validation:XValidation:rule="!has(self.threadsPerCore) || !(self.machineType.matches('^(t2d|t2a|c4a)-') || self.machineType.matches('^(e2-micro|e2-small|e2-medium|f1-micro|g1-small)$') || self.machineType.matches('^[a-z0-9]+-[a-z]+-1(-|$)'))",message="threadsPerCore: GKE cannot set threads per core on T2D, T2A or C4A (one thread per core), on shared-core machine types (e2-micro, e2-small, e2-medium, f1-micro, g1-small) or below 2 vCPUs: remove threadsPerCore or choose another machineType"
 type GKEPoolSpec struct {
 	// project of the cluster. Default: the manager's configuration. A cluster
 	// other than the manager's own must be one the admin allows (chart value
@@ -111,11 +140,16 @@ type GKEPoolSpec struct {
 	// +kubebuilder:validation:MaxLength=40
 	Cluster string `json:"cluster,omitempty"`
 
-	// nodeLocations are the zones of the nodes; compact placement needs one zone.
+	// nodeLocations is the zone of the nodes, one of the cluster's region. On a
+	// regional cluster, or a zonal one with several zones, a pool without it
+	// takes the manager's default zone (chart gke.defaultZone); without that,
+	// GKE would create nodeCount nodes in every zone of the cluster, so the
+	// pool is refused.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=1
 	// +kubebuilder:validation:items:MaxLength=64
+	// +kubebuilder:validation:items:Pattern=`^[a-z]+-[a-z]+[0-9]+-[a-z]$`
 	NodeLocations []string `json:"nodeLocations,omitempty"`
 
 	// machineType of the nodes, e.g. c3-highcpu-176.
@@ -173,6 +207,25 @@ type GKEPoolSpec struct {
 	// use a TuningProfile for anything else).
 	// +optional
 	LinuxNodeConfig *GKELinuxNodeConfig `json:"linuxNodeConfig,omitempty"`
+
+	// serviceAccount is the Google service account of the nodes. Unset: GKE's
+	// default, the Compute Engine default service account, which hardened
+	// projects disable. The manager's own identity needs
+	// iam.serviceAccounts.actAs on it (roles/iam.serviceAccountUser).
+	// +optional
+	// +kubebuilder:validation:MaxLength=100
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][-a-z0-9]*@[-a-z0-9.]+\.gserviceaccount\.com$`
+	ServiceAccount string `json:"serviceAccount,omitempty"`
+
+	// oauthScopes are the nodes' access scopes. Unset: GKE's defaults. With a
+	// serviceAccount, https://www.googleapis.com/auth/cloud-platform lets IAM
+	// alone decide.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=128
+	// +kubebuilder:validation:items:Pattern=`^https://www\.googleapis\.com/auth/[a-z][-a-z._]*$`
+	OAuthScopes []string `json:"oauthScopes,omitempty"`
 }
 
 // CompactPlacement configures a compact placement policy.
@@ -187,18 +240,22 @@ type CompactPlacement struct {
 
 // GKELinuxNodeConfig holds the kernel parameters GKE sets on the nodes.
 type GKELinuxNodeConfig struct {
-	// sysctls to set; GKE accepts only its allow-list.
+	// sysctls to set; GKE accepts only its allow-list, the one
+	// google.container.v1 LinuxNodeConfig documents (cloud.google.com/go/container
+	// v1.46.0); the manager also checks the cluster's version against the version
+	// that added each (internal/gke).
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="self.all(s, s.name in ['fs.aio-max-nr', 'fs.file-max', 'fs.inotify.max_user_instances', 'fs.inotify.max_user_watches', 'fs.nr_open', 'kernel.core_pattern', 'kernel.dmesg_restrict', 'kernel.keys.maxbytes', 'kernel.keys.maxkeys', 'kernel.kptr_restrict', 'kernel.perf_event_paranoid', 'kernel.sched_rt_runtime_us', 'kernel.shmall', 'kernel.shmmax', 'kernel.shmmni', 'kernel.softlockup_panic', 'kernel.sysrq', 'kernel.yama.ptrace_scope', 'net.core.busy_poll', 'net.core.busy_read', 'net.core.netdev_max_backlog', 'net.core.optmem_max', 'net.core.rmem_default', 'net.core.rmem_max', 'net.core.somaxconn', 'net.core.wmem_default', 'net.core.wmem_max', 'net.ipv4.neigh.default.gc_thresh1', 'net.ipv4.neigh.default.gc_thresh2', 'net.ipv4.neigh.default.gc_thresh3', 'net.ipv4.tcp_congestion_control', 'net.ipv4.tcp_ecn', 'net.ipv4.tcp_max_orphans', 'net.ipv4.tcp_max_tw_buckets', 'net.ipv4.tcp_mtu_probing', 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_syn_retries', 'net.ipv4.tcp_tw_reuse', 'net.ipv4.tcp_wmem', 'net.netfilter.nf_conntrack_acct', 'net.netfilter.nf_conntrack_buckets', 'net.netfilter.nf_conntrack_max', 'net.netfilter.nf_conntrack_tcp_timeout_close_wait', 'net.netfilter.nf_conntrack_tcp_timeout_established', 'net.netfilter.nf_conntrack_tcp_timeout_time_wait', 'vm.dirty_background_bytes', 'vm.dirty_background_ratio', 'vm.dirty_bytes', 'vm.dirty_expire_centisecs', 'vm.dirty_ratio', 'vm.dirty_writeback_centisecs', 'vm.max_map_count', 'vm.min_free_kbytes', 'vm.overcommit_memory', 'vm.overcommit_ratio', 'vm.swappiness', 'vm.vfs_cache_pressure', 'vm.watermark_scale_factor'])",message="GKE's linuxNodeConfig accepts only its allow-list (net.core.busy_poll, net.core.busy_read, net.core.rmem_max, net.ipv4.tcp_rmem, ...; not net.ipv4.tcp_mem); set other sysctls with a TuningProfile"
+	// +kubebuilder:validation:XValidation:rule="self.all(s, s.name in ['fs.aio-max-nr', 'fs.file-max', 'fs.inotify.max_user_instances', 'fs.inotify.max_user_watches', 'fs.nr_open', 'kernel.dmesg_restrict', 'kernel.kptr_restrict', 'kernel.perf_event_paranoid', 'kernel.sched_rt_runtime_us', 'kernel.shmall', 'kernel.shmmax', 'kernel.shmmni', 'kernel.softlockup_panic', 'kernel.sysrq', 'kernel.yama.ptrace_scope', 'net.core.busy_poll', 'net.core.busy_read', 'net.core.netdev_max_backlog', 'net.core.optmem_max', 'net.core.rmem_default', 'net.core.rmem_max', 'net.core.somaxconn', 'net.core.wmem_default', 'net.core.wmem_max', 'net.ipv4.tcp_congestion_control', 'net.ipv4.tcp_ecn', 'net.ipv4.tcp_max_orphans', 'net.ipv4.tcp_max_tw_buckets', 'net.ipv4.tcp_mtu_probing', 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_syn_retries', 'net.ipv4.tcp_tw_reuse', 'net.ipv4.tcp_wmem', 'net.netfilter.nf_conntrack_acct', 'net.netfilter.nf_conntrack_buckets', 'net.netfilter.nf_conntrack_max', 'net.netfilter.nf_conntrack_tcp_timeout_close_wait', 'net.netfilter.nf_conntrack_tcp_timeout_established', 'net.netfilter.nf_conntrack_tcp_timeout_time_wait', 'vm.dirty_background_bytes', 'vm.dirty_background_ratio', 'vm.dirty_bytes', 'vm.dirty_expire_centisecs', 'vm.dirty_ratio', 'vm.dirty_writeback_centisecs', 'vm.max_map_count', 'vm.min_free_kbytes', 'vm.overcommit_memory', 'vm.overcommit_ratio', 'vm.swappiness', 'vm.vfs_cache_pressure', 'vm.watermark_scale_factor'])",message="GKE's linuxNodeConfig accepts only its allow-list (net.core.busy_poll, net.core.busy_read, net.core.rmem_max, net.ipv4.tcp_rmem, ...; not net.ipv4.tcp_mem); set other sysctls with a TuningProfile"
 	Sysctls []Sysctl `json:"sysctls,omitempty"`
 }
 
 // BenchmarkPoolStatus is the state of the pool's nodes.
 type BenchmarkPoolStatus struct {
-	// conditions are Ready, Provisioning and Deleting.
+	// conditions are Ready, Provisioning, Deleting and, for a GKE pool,
+	// UpgradesExcluded.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -298,6 +355,27 @@ type EffectivePoolSettings struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
 	Sysctls []Sysctl `json:"sysctls,omitempty"`
+	// nodeLocations are the zones of the nodes.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=64
+	NodeLocations []string `json:"nodeLocations,omitempty"`
+	// autoUpgrade is true when GKE may upgrade the nodes by itself.
+	// +optional
+	AutoUpgrade bool `json:"autoUpgrade,omitempty"`
+	// autoRepair is true when GKE may recreate an unhealthy node.
+	// +optional
+	AutoRepair bool `json:"autoRepair,omitempty"`
+	// releaseChannel is the cluster's release channel (RAPID, REGULAR, STABLE,
+	// EXTENDED); empty on no channel.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	ReleaseChannel string `json:"releaseChannel,omitempty"`
+	// serviceAccount is the nodes' service account.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	ServiceAccount string `json:"serviceAccount,omitempty"`
 }
 
 // BenchmarkPool is a set of nodes reserved for benchmarks: a GKE node pool it

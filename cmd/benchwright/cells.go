@@ -16,16 +16,17 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/campaign"
 	"github.com/benchwright/benchwright/internal/campaigngc"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/compare"
+	"github.com/benchwright/benchwright/internal/report/source"
 )
 
 // campaignView is what a report knows of the campaign -l selects.
 type campaignView struct {
 	// cells are its benchmarks, cell by cell (see campaignCells).
-	cells []report.Cell
+	cells []compare.Cell
 	// campaign places each benchmark in the campaign's dimensions; nil when
 	// none is a campaign's.
-	campaign *report.Campaign
+	campaign *compare.Campaign
 	// baselines are the campaign's baselines parameter, and lead the
 	// dimensions it names, in its order.
 	baselines map[string]string
@@ -59,7 +60,7 @@ func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params)
 		}
 		view.baselines, view.lead = m.Baselines, m.Lead
 	}
-	var out []report.Cell
+	var out []compare.Cell
 	seen := map[string]bool{}
 	places := map[string]map[string]string{}
 	err = eachBenchmark(ctx, c, c.Scheme(), ns, func(kind string, b benchmark) {
@@ -86,19 +87,19 @@ func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params)
 		for _, cell := range m.Cells() {
 			for _, b := range m.Benchmarks {
 				if name := campaign.BenchmarkName(wf, cell, b); !seen[name] {
-					out = append(out, report.Cell{Pool: cell.Pool.Name, Tuning: cell.Tuning.Name, Benchmark: b.Name, Name: name, Kind: b.Kind,
+					out = append(out, compare.Cell{Pool: cell.Pool.Name, Tuning: cell.Tuning.Name, Benchmark: b.Name, Name: name, Kind: b.Kind,
 						State: "not created", Result: notCreated(events, m.PoolName(wf, cell))})
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b report.Cell) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(out, func(a, b compare.Cell) int { return strings.Compare(a.Name, b.Name) })
 	if m != nil {
 		// In the campaign's order: pools, then tunings, then benchmarks, as listed.
-		rank := func(c report.Cell) [3]int {
+		rank := func(c compare.Cell) [3]int {
 			return [3]int{indexOf(m.Pools, c.Pool), indexOf(m.Tunings, c.Tuning), indexOf(m.Benchmarks, c.Benchmark)}
 		}
-		slices.SortStableFunc(out, func(a, b report.Cell) int {
+		slices.SortStableFunc(out, func(a, b compare.Cell) int {
 			ra, rb := rank(a), rank(b)
 			return slices.Compare(ra[:], rb[:])
 		})
@@ -131,8 +132,8 @@ func placeOf(l map[string]string) map[string]string {
 
 // storedCampaign is the campaign of stored runs, from the benchmark labels
 // their summaries keep: nil when none of them was a campaign's cell.
-func storedCampaign(ctx context.Context, src report.Source, runs []report.Run) (*report.Campaign, error) {
-	labels, err := report.RunLabels(ctx, src, runs)
+func storedCampaign(ctx context.Context, src source.Source, runs []compare.Run) (*compare.Campaign, error) {
+	labels, err := compare.RunLabels(ctx, src, runs)
 	if err != nil {
 		return nil, err
 	}
@@ -148,18 +149,18 @@ func storedCampaign(ctx context.Context, src report.Source, runs []report.Run) (
 // campaignOf is the report's view of a campaign's dimensions: as the matrix
 // lists them when there is one; else their values in the order the report
 // finds them. Nil when neither a matrix nor a campaign's benchmark is there.
-func campaignOf(m *campaign.Matrix, places map[string]map[string]string) *report.Campaign {
+func campaignOf(m *campaign.Matrix, places map[string]map[string]string) *compare.Campaign {
 	if m == nil && len(places) == 0 {
 		return nil
 	}
-	c := &report.Campaign{Places: places}
+	c := &compare.Campaign{Places: places}
 	names := []string{campaign.DimPool, campaign.DimTuning, campaign.DimBenchmark}
 	var values map[string][]string
 	if m != nil {
 		names, values = m.Dimensions()
 	}
 	for _, n := range names {
-		c.Dimensions = append(c.Dimensions, report.Dimension{Name: n, Values: values[n]})
+		c.Dimensions = append(c.Dimensions, compare.Dimension{Name: n, Values: values[n]})
 	}
 	return c
 }
@@ -174,10 +175,10 @@ func indexOf(es []campaign.Entry, name string) int {
 
 // cellOf is a benchmark as a report's cell: its campaign labels, its state,
 // and its headline figure (as kubectl get shows it) or why it failed.
-func cellOf(b benchmark, kind string) report.Cell {
+func cellOf(b benchmark, kind string) compare.Cell {
 	l := b.GetLabels()
 	st := b.BenchmarkStatus()
-	c := report.Cell{Pool: l[campaign.PoolLabel], Tuning: l[campaign.TuningLabel], Benchmark: l[campaign.BenchmarkLabel],
+	c := compare.Cell{Pool: l[campaign.PoolLabel], Tuning: l[campaign.TuningLabel], Benchmark: l[campaign.BenchmarkLabel],
 		Name: b.GetName(), Kind: kind, State: string(st.State)}
 	if c.Benchmark == "" {
 		c.Benchmark = b.GetName()

@@ -24,7 +24,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/source"
 )
 
 // clusterFlags select benchmarks in a cluster, with kubectl's --kubeconfig,
@@ -65,7 +65,7 @@ type clusterBenchmark struct {
 // names in the cluster, read from their status.artifactURI, like every
 // benchmark --selector matches. A run in the manager's own file:// store is
 // read from the manager's artifact server (throughManager).
-func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.Source, error) {
+func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (source.Source, error) {
 	var names []string
 	for _, a := range args {
 		if _, err := os.Stat(a); err != nil && !artifacts.IsURL(a) {
@@ -73,13 +73,13 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.
 		}
 	}
 	if len(names) == 0 && f.selector == "" {
-		return report.Sources(args), nil
+		return source.Sources(args), nil
 	}
 	found, err := f.lookup(ctx, names)
 	if err != nil {
 		return nil, err
 	}
-	sourceOf := func(b clusterBenchmark) (report.Source, error) {
+	sourceOf := func(b clusterBenchmark) (source.Source, error) {
 		if b.uri == "" {
 			return nil, fmt.Errorf("%s %s/%s has no results yet (status.artifactURI is empty)", b.kind, b.namespace, b.name)
 		}
@@ -88,11 +88,11 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.
 				return f.throughManager(b)
 			}
 		}
-		return report.Sources([]string{b.uri}), nil
+		return source.Sources([]string{b.uri}), nil
 	}
 	// Named benchmarks stand where they were named; selected ones follow.
-	byName := map[string]report.Source{}
-	var selected []report.Source
+	byName := map[string]source.Source{}
+	var selected []source.Source
 	for i, b := range found {
 		src, err := sourceOf(b)
 		if err != nil {
@@ -104,15 +104,15 @@ func (f clusterFlags) resolveInputs(ctx context.Context, args []string) (report.
 			selected = append(selected, src)
 		}
 	}
-	var sources []report.Source
+	var sources []source.Source
 	for _, a := range args {
 		src, ok := byName[a]
 		if !ok {
-			src = report.Sources([]string{a})
+			src = source.Sources([]string{a})
 		}
 		sources = append(sources, src)
 	}
-	return report.Join(append(sources, selected...)...), nil
+	return source.Join(append(sources, selected...)...), nil
 }
 
 // maxFetchedBytes bounds a samples.ndjson read from the manager: 100,000
@@ -126,7 +126,7 @@ const maxFetchedBytes = 256 << 20
 // server's service proxy no longer reaches it: it forwards no identity, so
 // the server could not tell its readers from any pod's. The run's series
 // (monitor/) come the same way, for the report to draw (managerRun).
-func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) {
+func (f clusterFlags) throughManager(b clusterBenchmark) (source.Source, error) {
 	elems := strings.Split(strings.TrimSuffix(b.uri, "/"), "/")
 	if len(elems) < 4 {
 		return nil, fmt.Errorf("%s %s/%s: %s is not a run's location", b.kind, b.namespace, b.name, b.uri)
@@ -148,12 +148,12 @@ func (f clusterFlags) throughManager(b clusterBenchmark) (report.Source, error) 
 		}
 		return s, nil
 	}}
-	m.Fetched = report.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + report.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
+	m.Fetched = source.Fetched{Name: strings.TrimSuffix(b.uri, "/") + "/" + source.SamplesFile, Fetch: func(ctx context.Context) ([]byte, error) {
 		s, err := m.base(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return rd.get(ctx, s+"/"+runPath+report.SamplesFile)
+		return rd.get(ctx, s+"/"+runPath+source.SamplesFile)
 	}}
 	return m, nil
 }

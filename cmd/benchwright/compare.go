@@ -8,13 +8,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchwright/benchwright/internal/campaign"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/compare"
+	"github.com/benchwright/benchwright/internal/report/page"
 )
 
 func newCompareCommand() *cobra.Command {
 	flags := tableFlags{format: "text"}
 	var baseline baselineFlag
-	var opts report.CompareOptions
+	var opts compare.Options
 	var cluster clusterFlags
 	cmd := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -65,10 +66,10 @@ know how much a difference can be trusted.
 				if err != nil {
 					return err
 				}
-				if err := report.Baselines(runs, view.campaign, dims); err != nil {
+				if err := page.Baselines(runs, view.campaign, dims); err != nil {
 					return fmt.Errorf("--baseline: %w", err)
 				}
-				rep, err := report.New(runs, report.Options{Campaign: view.campaign, Cells: view.cells, Baselines: dims,
+				rep, err := page.New(runs, page.Options{Campaign: view.campaign, Cells: view.cells, Baselines: dims,
 					Lead: baseline.lead(), All: opts.All, Ratio: opts.Ratio, MaxCV: opts.MaxCV})
 				if err != nil {
 					return err
@@ -79,22 +80,22 @@ know how much a difference can be trusted.
 			}
 			base := 0
 			if run != "" {
-				if base, err = report.Find(runs, run); err != nil {
+				if base, err = compare.Find(runs, run); err != nil {
 					return err
 				}
 			}
-			rows, err := report.CompareWith(runs, base, opts)
+			rows, err := compare.With(runs, base, opts)
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			switch flags.format {
 			case "text":
-				return report.WriteCompareText(w, runs, base, rows)
+				return page.WriteCompareText(w, runs, base, rows)
 			case "md":
-				return report.WriteCompareMarkdown(w, runs, base, rows)
+				return page.WriteCompareMarkdown(w, runs, base, rows)
 			case "csv":
-				return report.WriteCompareCSV(w, runs, base, rows)
+				return page.WriteCompareCSV(w, runs, base, rows)
 			}
 			return fmt.Errorf("unknown --format %q (text, md or csv)", flags.format)
 		},
@@ -107,23 +108,23 @@ know how much a difference can be trusted.
 }
 
 // writeAlong writes a report's comparisons along its dimensions in format.
-func writeAlong(w io.Writer, format string, rep *report.Report) error {
+func writeAlong(w io.Writer, format string, rep *page.Report) error {
 	switch format {
 	case "text":
-		return report.WriteAlongText(w, rep.Along)
+		return page.WriteAlongText(w, rep.Along)
 	case "md":
-		return report.WriteAlongMarkdown(w, rep.Along)
+		return page.WriteAlongMarkdown(w, rep.Along)
 	case "csv":
-		return report.WriteAlongCSV(w, rep.Runs, rep.Along)
+		return page.WriteAlongCSV(w, rep.Runs, rep.Along)
 	}
 	return fmt.Errorf("unknown --format %q (text, md or csv)", format)
 }
 
 // registerRatioFlags adds how a comparison divides and when it calls a
 // figure too noisy.
-func registerRatioFlags(cmd *cobra.Command, ratio *report.Ratio, maxCV *float64) {
-	*ratio = report.RatioSpeedup
-	cmd.Flags().StringVar((*string)(ratio), "ratio", string(report.RatioSpeedup),
+func registerRatioFlags(cmd *cobra.Command, ratio *compare.Ratio, maxCV *float64) {
+	*ratio = compare.RatioSpeedup
+	cmd.Flags().StringVar((*string)(ratio), "ratio", string(compare.RatioSpeedup),
 		"speedup: above 1x is better (baseline/value for latencies); value: value/baseline as measured (off-node/on-node latency = 75x)")
-	cmd.Flags().Float64Var(maxCV, "max-cv", report.DefaultMaxCV, "mark (!) figures whose coefficient of variation over repetitions is above this percentage")
+	cmd.Flags().Float64Var(maxCV, "max-cv", compare.DefaultMaxCV, "mark (!) figures whose coefficient of variation over repetitions is above this percentage")
 }

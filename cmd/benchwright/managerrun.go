@@ -12,14 +12,14 @@ import (
 	"strings"
 
 	"github.com/benchwright/benchwright/internal/artifactserver"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/source"
 )
 
 // managerRun is a run of the manager's own store read through its artifact
-// server: its samples (Fetched), and its series (report.MonitorSource),
+// server: its samples (Fetched), and its series (source.MonitorSource),
 // listed by GET .../monitor/ and each read as one of the run's files.
 type managerRun struct {
-	report.Fetched
+	source.Fetched
 	reader *artifactReader
 	// forward opens a port-forward to the manager and gives its URL, when
 	// the reader has no server.
@@ -39,8 +39,8 @@ func (m managerRun) base(ctx context.Context) (string, error) {
 // few hundred bytes at most.
 const maxListingBytes = 1 << 20
 
-// MonitorFiles implements report.MonitorSource for the run's own input.
-func (m managerRun) MonitorFiles(ctx context.Context, inputs []string, found func(string, []report.MonitorFile, error)) error {
+// MonitorFiles implements source.MonitorSource for the run's own input.
+func (m managerRun) MonitorFiles(ctx context.Context, inputs []string, found func(string, []source.MonitorFile, error)) error {
 	if !slices.Contains(inputs, m.Name) {
 		return nil
 	}
@@ -51,7 +51,7 @@ func (m managerRun) MonitorFiles(ctx context.Context, inputs []string, found fun
 
 // monitorFiles lists the run's series files; each opens with a GET of its
 // own, read bounded by the report (it treats what it reads as hostile).
-func (m managerRun) monitorFiles(ctx context.Context) ([]report.MonitorFile, error) {
+func (m managerRun) monitorFiles(ctx context.Context) ([]source.MonitorFile, error) {
 	server, err := m.base(ctx)
 	if err != nil {
 		return nil, err
@@ -74,14 +74,14 @@ func (m managerRun) monitorFiles(ctx context.Context) ([]report.MonitorFile, err
 	if len(list.Files) > artifactserver.MaxMonitorFiles {
 		list.Files = list.Files[:artifactserver.MaxMonitorFiles]
 	}
-	files := make([]report.MonitorFile, 0, len(list.Files))
+	files := make([]source.MonitorFile, 0, len(list.Files))
 	for _, name := range list.Files {
 		elems := strings.Split(name, "/")
 		for i, e := range elems {
 			elems[i] = url.PathEscape(e)
 		}
 		target := server + "/" + m.runPath + strings.Join(elems, "/")
-		files = append(files, report.MonitorFile{Name: name,
+		files = append(files, source.MonitorFile{Name: name,
 			Open: func(ctx context.Context) (io.ReadCloser, error) { return m.reader.open(ctx, target) }})
 	}
 	return files, nil

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/benchwright/benchwright/internal/artifactserver"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/source"
 )
 
 // A run's series read through the manager: the listing's answer is read
@@ -31,19 +31,19 @@ func TestManagerRunReadsTheSeriesBounded(t *testing.T) {
 		_, _ = io.WriteString(w, "record")
 	}))
 	defer srv.Close()
-	m := managerRun{Fetched: report.Fetched{Name: "file:///store/perf/StorageBenchmark/b/u1/samples.ndjson"},
+	m := managerRun{Fetched: source.Fetched{Name: "file:///store/perf/StorageBenchmark/b/u1/samples.ndjson"},
 		reader: &artifactReader{server: srv.URL, client: srv.Client()}, runPath: strings.TrimPrefix(run, "/")}
 	list := func(names ...string) func(http.ResponseWriter) {
 		return func(w http.ResponseWriter) {
 			_ = json.NewEncoder(w).Encode(artifactserver.MonitorListing{Files: names})
 		}
 	}
-	read := func() ([]report.MonitorFile, error) {
+	read := func() ([]source.MonitorFile, error) {
 		t.Helper()
-		var files []report.MonitorFile
+		var files []source.MonitorFile
 		var ferr error
 		calls := 0
-		if err := m.MonitorFiles(context.Background(), []string{"other", m.Name}, func(input string, fs []report.MonitorFile, err error) {
+		if err := m.MonitorFiles(context.Background(), []string{"other", m.Name}, func(input string, fs []source.MonitorFile, err error) {
 			calls++
 			if input != m.Name {
 				t.Errorf("found for input %q", input)

@@ -17,7 +17,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifactserver"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/page"
 )
 
 // publishToken is where the campaign's report step mounts its projected
@@ -45,7 +45,7 @@ func (p *publishFlags) register(cmd *cobra.Command) {
 }
 
 // run publishes rep in every format, then writes -o if it was given too.
-func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *report.Report, out, format string) error {
+func (p publishFlags) run(cmd *cobra.Command, cluster clusterFlags, rep *page.Report, out, format string) error {
 	campaign, err := p.campaignName(cluster.selector)
 	if err != nil {
 		return err

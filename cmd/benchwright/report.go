@@ -14,13 +14,14 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/campaign"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/compare"
+	"github.com/benchwright/benchwright/internal/report/page"
 )
 
 func newReportCommand() *cobra.Command {
 	var out, format string
 	var baseline baselineFlag
-	opts := report.Options{}
+	opts := page.Options{}
 	var cluster clusterFlags
 	var pub publishFlags
 	var matrix campaign.Params
@@ -89,9 +90,9 @@ token needs create on campaignreports.benchwright.io in the namespace.
 				cluster.reader = rd
 			}
 			src, err := cluster.resolveInputs(cmd.Context(), args)
-			var runs []report.Run
+			var runs []compare.Run
 			if err == nil {
-				runs, err = report.Load(cmd.Context(), src)
+				runs, err = compare.Load(cmd.Context(), src)
 			}
 			if errors.Is(err, errNoneSucceeded) && matrix.Pools != "" {
 				// A campaign's exit handler: every cell failed (each step
@@ -104,7 +105,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			}
 			if pub.publish || format == "html" || format == "md" {
 				// What the nodes did: their series beside the runs' samples.
-				if err := report.ReadMonitors(cmd.Context(), src, runs); err != nil {
+				if err := compare.ReadMonitors(cmd.Context(), src, runs); err != nil {
 					return err
 				}
 			}
@@ -113,7 +114,7 @@ token needs create on campaignreports.benchwright.io in the namespace.
 				return err
 			}
 			if run != "" {
-				if opts.Baseline, err = report.Find(runs, run); err != nil {
+				if opts.Baseline, err = compare.Find(runs, run); err != nil {
 					return err
 				}
 			}
@@ -136,13 +137,13 @@ token needs create on campaignreports.benchwright.io in the namespace.
 			// The campaign's baselines were checked with its matrix: one its
 			// runs lack (every cell of it failed) is said in the report.
 			// Those given here are checked now, and override it.
-			if err := report.Baselines(runs, opts.Campaign, dims); err != nil {
+			if err := page.Baselines(runs, opts.Campaign, dims); err != nil {
 				return fmt.Errorf("--baseline: %w", err)
 			}
 			opts.Baselines = map[string]string{}
 			maps.Copy(opts.Baselines, view.baselines)
 			maps.Copy(opts.Baselines, dims)
-			rep, err := report.New(runs, opts)
+			rep, err := page.New(runs, opts)
 			if err != nil {
 				return err
 			}
@@ -186,9 +187,9 @@ var reportFormats = []string{"html", "md", "csv"}
 const fitsFormat = "fits-csv"
 
 // writerOf is rep's writer of format, one of reportFormats or fitsFormat.
-func writerOf(rep *report.Report, format string) func(io.Writer) error {
-	return map[string]func(io.Writer) error{"html": rep.WriteHTML, "md": rep.WriteMarkdown, "csv": rep.WriteCSV,
-		fitsFormat: func(w io.Writer) error { return report.WriteFitsCSV(w, rep.Fits) }}[format]
+func writerOf(rep *page.Report, format string) func(io.Writer) error {
+	return map[string]func(io.Writer) error{"html": rep.HTML, "md": rep.Markdown, "csv": rep.CSV,
+		fitsFormat: func(w io.Writer) error { return page.WriteFitsCSV(w, rep.Fits) }}[format]
 }
 
 // formatOf is the format a file name asks for.

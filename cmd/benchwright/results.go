@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/compare"
+	"github.com/benchwright/benchwright/internal/report/page"
 )
 
 // inputsHelp says what the results, compare and report commands read.
@@ -40,12 +41,12 @@ func (f *tableFlags) register(cmd *cobra.Command, formats ...string) {
 
 // loadRuns reads the runs of the sample files, directories, store URLs and
 // cluster benchmarks in args and the cluster flags.
-func (f clusterFlags) loadRuns(ctx context.Context, args []string) ([]report.Run, error) {
+func (f clusterFlags) loadRuns(ctx context.Context, args []string) ([]compare.Run, error) {
 	src, err := f.resolveInputs(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	return report.Load(ctx, src)
+	return compare.Load(ctx, src)
 }
 
 func newResultsCommand() *cobra.Command {
@@ -76,15 +77,15 @@ prints them.
 	return cmd
 }
 
-func writeResults(w io.Writer, flags tableFlags, runs []report.Run) error {
-	rows := report.Table(runs, flags.all || flags.format == "csv")
+func writeResults(w io.Writer, flags tableFlags, runs []compare.Run) error {
+	rows := compare.Table(runs, flags.all || flags.format == "csv")
 	switch flags.format {
 	case "text":
-		return report.WriteText(w, runs, rows)
+		return page.WriteText(w, runs, rows)
 	case "md":
-		return report.WriteFiguresMarkdown(w, runs, rows)
+		return page.WriteFiguresMarkdown(w, runs, rows)
 	case "csv":
-		return report.WriteCSV(w, runs, rows)
+		return page.WriteCSV(w, runs, rows)
 	}
 	return fmt.Errorf("unknown --format %q (text, md or csv)", flags.format)
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/artifactserver"
 	"github.com/benchwright/benchwright/internal/regress"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 )
@@ -25,7 +25,7 @@ const maxTrends = 12
 // manager's results database (the artifact server's /api/history?run=UID):
 // those with an earlier run. A manager without a database, or one that
 // cannot be reached, gives none, and says so on warn.
-func (f clusterFlags) trends(ctx context.Context, runs []report.Run, warn io.Writer) []report.Trend {
+func (f clusterFlags) trends(ctx context.Context, runs []compare.Run, warn io.Writer) []compare.Trend {
 	rd := f.reader
 	if rd == nil {
 		server := strings.TrimSuffix(f.artifactServer, "/")
@@ -38,7 +38,7 @@ func (f clusterFlags) trends(ctx context.Context, runs []report.Run, warn io.Wri
 		}
 		rd = &artifactReader{server: server, client: &http.Client{Timeout: time.Minute}}
 	}
-	var out []report.Trend
+	var out []compare.Trend
 	seen := map[string]bool{}
 	for _, run := range runs {
 		if run.RunUID == "" || seen[run.RunUID] {
@@ -72,7 +72,7 @@ func (f clusterFlags) trends(ctx context.Context, runs []report.Run, warn io.Wri
 
 // trendOf is a configuration's history as a report's trend, titled after
 // the run.
-func trendOf(run report.Run, h resultsdb.History) report.Trend {
+func trendOf(run compare.Run, h resultsdb.History) compare.Trend {
 	c := h.Config
 	title := run.Label() + ": " + c.Test + " " + c.Metric
 	if size := c.Labels[results.LabelMsgSize]; size != "" {
@@ -80,11 +80,11 @@ func trendOf(run report.Run, h resultsdb.History) report.Trend {
 			title += " at " + strconv.FormatInt(n, 10) + " B"
 		}
 	}
-	t := report.Trend{Title: title, Metric: c.Metric, Unit: c.Unit}
+	t := compare.Trend{Title: title, Metric: c.Metric, Unit: c.Unit}
 	medians := make([]float64, len(h.Points))
 	for i, p := range h.Points {
 		medians[i] = p.Median
-		t.Points = append(t.Points, report.TrendPoint{Finished: p.Finished, Median: p.Median, Min: p.Min, Max: p.Max})
+		t.Points = append(t.Points, compare.TrendPoint{Finished: p.Finished, Median: p.Median, Min: p.Min, Max: p.Max})
 	}
 	t.Changes = regress.ChangePoints(medians, regress.Options{})
 	return t

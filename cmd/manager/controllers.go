@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -37,6 +38,11 @@ type controllerConfig struct {
 	workers    int
 	mpiImages  map[benchv1.MPIImplementation]*string
 	gkeCluster gke.Cluster
+	// gkeDefaultZone is the zone of pools that name none on a cluster with
+	// several zones.
+	gkeDefaultZone string
+	// gkeExcludeUpgradesFor: add a maintenance exclusion for this long (0: never).
+	gkeExcludeUpgradesFor time.Duration
 	// gkeAllowed are the other clusters a pool's spec may name.
 	gkeAllowed []gke.Cluster
 	store      *artifacts.Store
@@ -56,7 +62,8 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 	logs := podlogs.APILogReader{Client: core}
 	pools := &benchmarkpool.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
-		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed,
+		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed, GKEDefaultZone: cfg.gkeDefaultZone,
+		GKEExcludeUpgradesFor: cfg.gkeExcludeUpgradesFor,
 	}
 	if cfg.gkeCluster != (gke.Cluster{}) || len(cfg.gkeAllowed) > 0 {
 		provider, err := gke.New(context.Background())
@@ -64,6 +71,7 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 			return fmt.Errorf("connecting to GKE: %w", err)
 		}
 		pools.GKE = provider
+		readCluster(provider, cfg.gkeCluster)
 	}
 	if err := pools.SetupWithManager(mgr); err != nil {
 		return err
@@ -112,4 +120,24 @@ func benchEnv(mgr ctrl.Manager, name string, logs podlogs.LogReader, cfg control
 	e.ResultsDB = cfg.db
 	e.Workers = cfg.workers
 	return e
+}
+
+// readCluster reads the manager's own GKE cluster once at start (its release
+// channel, zones, version and maintenance exclusions, kept for the pools),
+// and logs what a first pool would meet; a failed read is logged, and the
+// pools read it again.
+func readCluster(provider *gke.Provider, c gke.Cluster) {
+	if c == (gke.Cluster{}) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	log := ctrl.Log.WithName("setup")
+	info, err := provider.Cluster(ctx, c, true)
+	if err != nil {
+		log.Error(err, "reading the GKE cluster", "cluster", c.Parent())
+		return
+	}
+	log.Info("GKE cluster", "cluster", c.Parent(), "releaseChannel", info.Channel, "locations", info.Locations,
+		"version", info.Version, "upgradeExclusion", info.Exclusion)
 }

@@ -90,6 +90,8 @@ func run() int {
 	flag.StringVar(&cfg.gkeCluster.Project, "gke-project", "", "project of the GKE cluster where gke BenchmarkPools create node pools (credentials: Workload Identity / Application Default Credentials)")
 	flag.StringVar(&cfg.gkeCluster.Location, "gke-location", "", "location (region or zone) of that GKE cluster")
 	flag.StringVar(&cfg.gkeCluster.Name, "gke-cluster", "", "name of that GKE cluster")
+	flag.DurationVar(&cfg.gkeExcludeUpgradesFor, "gke-exclude-upgrades-for", 0, "on a GKE cluster on a release channel with no maintenance exclusion holding minor and node upgrades back, add one (benchwright-campaigns) for this long before making a pool (needs container.clusters.update); 0: never, the pool's UpgradesExcluded condition says what to do")
+	flag.StringVar(&cfg.gkeDefaultZone, "gke-default-zone", "", "zone of a gke BenchmarkPool that names no spec.gke.nodeLocations on a cluster with several zones (a regional cluster); unset: such a pool is refused")
 	flag.Func("gke-allowed-clusters", "comma-separated GKE clusters, projects/P/locations/L/clusters/C, other than the manager's own that BenchmarkPools may name in spec.gke (unset: none)", func(v string) error {
 		for _, name := range strings.Split(v, ",") {
 			if name = strings.TrimSpace(name); name != "" {

@@ -62,6 +62,14 @@ type Reconciler struct {
 	// only with a cluster of GKEAllowedClusters (see gke.ClusterFor).
 	GKECluster         gke.Cluster
 	GKEAllowedClusters []gke.Cluster
+	// GKEDefaultZone is the zone of a pool that names none on a cluster with
+	// several zones (chart gke.defaultZone); empty: such a pool is refused.
+	GKEDefaultZone string
+	// GKEExcludeUpgradesFor, when positive, lets the manager add a maintenance
+	// exclusion holding minor and node upgrades back for this long on a
+	// release-channel cluster that has none, before it makes a pool (chart
+	// gke.excludeUpgradesFor).
+	GKEExcludeUpgradesFor time.Duration
 	// PollInterval and RetryBackoff pace the GKE work (10 s and 30 s, doubled
 	// per failed attempt, when zero).
 	PollInterval, RetryBackoff time.Duration
@@ -156,6 +164,8 @@ func (r *Reconciler) read(ctx context.Context, key types.NamespacedName) (*bench
 // observe claims the nodes and fills the status: nodes, readiness, queue, TTL.
 func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctrl.Result, error) {
 	var conflicts []string
+	var gkeNote string
+	var requeue time.Duration
 	switch {
 	case p.Spec.Provider == benchv1.ProviderExisting && p.Spec.Existing != nil:
 		var err error
@@ -176,6 +186,7 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 		if step.blocked || p.Annotations[failedAnnotation] != "" || meta.IsStatusConditionTrue(p.Status.Conditions, benchv1.PoolConditionProvisioning) {
 			return ctrl.Result{RequeueAfter: step.requeue}, nil
 		}
+		gkeNote, requeue = step.note, step.requeue
 	}
 	var nodes corev1.NodeList
 	if err := r.List(ctx, &nodes, client.MatchingLabels{benchv1.PoolLabel: p.Name}); err != nil {
@@ -191,7 +202,7 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 	// The cache lists in no fixed order; a sorted list keeps the status
 	// stable, so an unchanged pool is not written again.
 	slices.Sort(p.Status.Nodes)
-	ready := setReady(p, len(nodes.Items), conflicts)
+	ready := setReady(p, len(nodes.Items), conflicts, gkeNote)
 	idle, err := r.observeQueue(ctx, p, ready)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -208,7 +219,7 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 	if !ready {
 		return ctrl.Result{RequeueAfter: notReadyRetry}, nil
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{RequeueAfter: requeue}, nil
 }
 
 // writeAnnotations stores the GKE bookkeeping changed since base, keeping the
@@ -249,8 +260,9 @@ func (r *Reconciler) observeQueue(ctx context.Context, p *benchv1.BenchmarkPool,
 }
 
 // setReady sets the Ready condition: every node of the pool Ready, labelled
-// and tainted (a pool with no node is not Ready).
-func setReady(p *benchv1.BenchmarkPool, nodes int, conflicts []string) bool {
+// and tainted (a pool with no node is not Ready); note adds what GKE does
+// to the pool meanwhile.
+func setReady(p *benchv1.BenchmarkPool, nodes int, conflicts []string, note string) bool {
 	status, reason := metav1.ConditionFalse, benchv1.ReasonNodesNotReady
 	msg := fmt.Sprintf("%d of %d nodes Ready", p.Status.ReadyNodes, nodes)
 	switch {
@@ -266,6 +278,9 @@ func setReady(p *benchv1.BenchmarkPool, nodes int, conflicts []string) bool {
 	}
 	if len(conflicts) > 0 {
 		msg += "; left out: " + strings.Join(conflicts, ", ")
+	}
+	if note != "" {
+		msg += "; " + note
 	}
 	conditions.Set(p, benchv1.PoolConditionReady, status, reason, msg)
 	return status == metav1.ConditionTrue

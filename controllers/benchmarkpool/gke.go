@@ -18,8 +18,11 @@ import (
 )
 
 // NodePools is what the controller needs of GKE (gke.Provider). Delete
-// returns "" and no error for a node pool that does not exist.
+// returns "" and no error for a node pool that does not exist; Cluster reads
+// the cluster afresh or gives the last read.
 type NodePools interface {
+	Cluster(ctx context.Context, c gke.Cluster, fresh bool) (gke.ClusterInfo, error)
+	ExcludeUpgrades(ctx context.Context, c gke.Cluster, d time.Duration) (gke.ClusterInfo, error)
 	Create(ctx context.Context, c gke.Cluster, np *containerpb.NodePool) (string, error)
 	Operation(ctx context.Context, c gke.Cluster, op string) (bool, error)
 	Get(ctx context.Context, c gke.Cluster, name string) (*containerpb.NodePool, error)
@@ -33,7 +36,11 @@ const (
 	// for OperationTimeout.
 	operationStartedAnnotation = "benchwright.io/gke-operation-started"
 	attemptsAnnotation         = "benchwright.io/gke-failed-attempts"
-	retryAfterAnnotation       = "benchwright.io/gke-retry-after"
+	// busyAnnotation counts the creates GKE refused for a busy cluster,
+	// apart from the failed attempts: a wait for an upgrade does not lengthen
+	// the backoff after a stockout.
+	busyAnnotation       = "benchwright.io/gke-busy-attempts"
+	retryAfterAnnotation = "benchwright.io/gke-retry-after"
 	// failedAnnotation is "<reason>: <message>" of a pool failed for good:
 	// Ready says it on every reconcile.
 	failedAnnotation = "benchwright.io/gke-failed"
@@ -55,6 +62,12 @@ const (
 	pollEvery               = 10 * time.Second
 	maxRetryBackoff         = 10 * time.Minute
 	defaultOperationTimeout = 30 * time.Minute
+	// A busy cluster is waited out at most 8 backoffs apart: its operation
+	// (an upgrade, another pool) ends by itself, unlike a stockout.
+	maxBusyDoublings = 3
+	// recheckPolls: a running node pool is read again every 6 polls (a
+	// minute by default).
+	recheckPolls = 6
 )
 
 // gkeStep is what one look at the GKE side decided.
@@ -65,6 +78,8 @@ type gkeStep struct {
 	// blocked tells that Ready says why nothing can be asked of GKE until
 	// the manager's configuration changes.
 	blocked bool
+	// note is what Ready adds to its nodes' count (GKE reconciling the pool).
+	note string
 }
 
 // ensureGKE creates the node pool, follows its operation, reads back its
@@ -87,7 +102,17 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 		r.failForGood(p, err)
 		return gkeStep{}, nil
 	}
-	np, err := gke.NodePoolRequest(p.Name, string(p.UID), p.Spec.GKE)
+	info, err := r.GKE.Cluster(ctx, cluster, false)
+	switch {
+	case gke.KindOf(err) == gke.InvalidConfig:
+		r.failForGood(p, err) // no such cluster
+		return gkeStep{}, nil
+	case err != nil:
+		setProvisioning(p, metav1.ConditionTrue, gke.KindOf(err).Reason(), "reading GKE cluster "+cluster.Parent()+": "+message(err))
+		return gkeStep{requeue: r.poll()}, nil
+	}
+	target := gke.Target{Cluster: cluster, Info: info, DefaultZone: r.GKEDefaultZone}
+	np, err := gke.NodePoolRequest(p.Name, string(p.UID), p.Spec.GKE, target)
 	if err != nil {
 		r.failForGood(p, err)
 		return gkeStep{}, nil
@@ -126,7 +151,7 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 	existing, err := r.GKE.Get(ctx, cluster, np.Name)
 	switch {
 	case errors.Is(err, gke.ErrNotFound):
-		return r.create(ctx, p, cluster, np)
+		return r.create(ctx, p, target)
 	case err != nil:
 		setProvisioning(p, metav1.ConditionTrue, gke.KindOf(err).Reason(), "reading node pool "+np.Name+" from GKE: "+message(err))
 		return gkeStep{requeue: r.poll()}, nil
@@ -140,12 +165,25 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 		// (a cleanup that failed, a manager restart), the pool says it too.
 		return r.createFailed(ctx, p, cluster, np.Name, err)
 	}
-	eff := gke.Effective(existing)
+	eff := gke.Effective(existing, info)
 	p.Status.Effective = &eff.Settings
+	setUpgradesExcluded(p, cluster, info)
 	if eff.Running() {
-		setProvisioning(p, metav1.ConditionFalse, benchv1.ReasonNodesReady, fmt.Sprintf("node pool %s is RUNNING", np.Name))
+		setProvisioning(p, metav1.ConditionFalse, benchv1.ReasonNodesReady, fmt.Sprintf("node pool %s is %s", np.Name, eff.Status))
 		clearFailures(p)
-		return gkeStep{dirty: true}, nil
+		// A running pool is looked at again now and then: GKE changes its
+		// state (reconciling, a repair) with no event on the BenchmarkPool.
+		step := gkeStep{dirty: true, requeue: recheckPolls * r.poll()}
+		if eff.Reconciling() {
+			// The pool serves while GKE works on it: Ready keeps its nodes'
+			// word, and says so.
+			step.note = fmt.Sprintf("%s: GKE is reconciling node pool %s", benchv1.ReasonReconciling, np.Name)
+			if eff.Message != "" {
+				step.note += " (" + eff.Message + ")"
+			}
+			step.requeue = r.poll()
+		}
+		return step, nil
 	}
 	if reason, cause, ok := strings.Cut(p.Annotations[adoptedAnnotation], ": "); ok {
 		r.notReadyOnce(p, metav1.ConditionTrue, reason, adoptingMessage(np.Name, cause))
@@ -159,10 +197,40 @@ func (r *Reconciler) ensureGKE(ctx context.Context, p *benchv1.BenchmarkPool) (g
 	return gkeStep{requeue: r.poll()}, nil
 }
 
-// create asks GKE for the node pool, unless a backoff is still running.
-func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, np *containerpb.NodePool) (gkeStep, error) {
+// create asks GKE for the node pool, unless a backoff is still running. The
+// request is built on a fresh read of the cluster: its channel decides the
+// pool's management.
+func (r *Reconciler) create(ctx context.Context, p *benchv1.BenchmarkPool, target gke.Target) (gkeStep, error) {
 	if at, err := time.Parse(time.RFC3339Nano, p.Annotations[retryAfterAnnotation]); err == nil && r.now().Before(at) {
 		return gkeStep{requeue: at.Sub(r.now()) + 10*time.Millisecond}, nil
+	}
+	cluster := target.Cluster
+	info, err := r.GKE.Cluster(ctx, cluster, true)
+	if err != nil {
+		setProvisioning(p, metav1.ConditionTrue, gke.KindOf(err).Reason(), "reading GKE cluster "+cluster.Parent()+": "+message(err))
+		return gkeStep{requeue: r.poll()}, nil
+	}
+	var excludeErr error
+	if r.GKEExcludeUpgradesFor > 0 && info.OnChannel() && info.Exclusion == "" {
+		// The admin's leave to hold upgrades back: the exclusion is made
+		// before the pool; a failure to make it is said, not fatal.
+		if excluded, err := r.GKE.ExcludeUpgrades(ctx, cluster, r.GKEExcludeUpgradesFor); err != nil {
+			excludeErr = err
+		} else {
+			info = excluded
+		}
+	}
+	target.Info = info
+	np, err := gke.NodePoolRequest(p.Name, string(p.UID), p.Spec.GKE, target)
+	if err != nil {
+		r.failForGood(p, err)
+		return gkeStep{dirty: true}, nil
+	}
+	setUpgradesExcluded(p, cluster, info)
+	if excludeErr != nil {
+		c := conditions.Get(p, benchv1.PoolConditionUpgradesExcluded)
+		conditions.Set(p, benchv1.PoolConditionUpgradesExcluded, c.Status, c.Reason, fmt.Sprintf(
+			"%s; adding the maintenance exclusion %s failed: %s (the manager needs container.clusters.update)", c.Message, gke.ExclusionName, message(excludeErr)))
 	}
 	op, err := r.GKE.Create(ctx, cluster, np)
 	if err != nil {
@@ -203,6 +271,9 @@ func adoptingMessage(name, cause string) string {
 // createFailed deletes what a failed create left (GKE keeps a pool in ERROR),
 // then schedules a retry or fails the pool for good.
 func (r *Reconciler) createFailed(ctx context.Context, p *benchv1.BenchmarkPool, cluster gke.Cluster, name string, cause error) (gkeStep, error) {
+	if gke.KindOf(cause) == gke.Busy {
+		return r.waitForCluster(p, cause), nil
+	}
 	// What failed may be another's node pool of that name (GKE's "already
 	// exists"): only a node pool with this BenchmarkPool's mark is cleaned up.
 	if mine, err := r.ownsNodePool(ctx, p, cluster, name); err != nil {
@@ -233,6 +304,38 @@ func (r *Reconciler) createFailed(ctx context.Context, p *benchv1.BenchmarkPool,
 	msg := fmt.Sprintf("%s; retrying in %s (attempt %d)", message(cause), wait.Round(time.Millisecond), attempts)
 	r.notReady(p, metav1.ConditionTrue, gke.KindOf(cause).Reason(), msg)
 	return gkeStep{requeue: wait + 10*time.Millisecond, dirty: true}, nil
+}
+
+// waitForCluster schedules the create again after GKE refused it for a busy
+// cluster (nothing was created), and says so in GKE's words.
+func (r *Reconciler) waitForCluster(p *benchv1.BenchmarkPool, cause error) gkeStep {
+	attempts, _ := strconv.Atoi(p.Annotations[busyAnnotation])
+	attempts++
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, busyAnnotation, strconv.Itoa(attempts))
+	wait := min(r.backoff()<<min(attempts-1, maxBusyDoublings), maxRetryBackoff)
+	metav1.SetMetaDataAnnotation(&p.ObjectMeta, retryAfterAnnotation, r.now().Add(wait).Format(time.RFC3339Nano))
+	r.notReady(p, metav1.ConditionTrue, benchv1.ReasonClusterBusy, fmt.Sprintf("Waiting: cluster busy (%s); retrying in %s (attempt %d)",
+		message(cause), wait.Round(time.Millisecond), attempts))
+	return gkeStep{requeue: wait + 10*time.Millisecond, dirty: true}
+}
+
+// setUpgradesExcluded says whether GKE may upgrade the pool's nodes during a
+// campaign, and what an admin does about it.
+func setUpgradesExcluded(p *benchv1.BenchmarkPool, c gke.Cluster, info gke.ClusterInfo) {
+	status, reason := metav1.ConditionTrue, benchv1.ReasonAutoUpgradeOff
+	msg := fmt.Sprintf("cluster %s is on no release channel: the node pool's auto-upgrade and auto-repair are off", c.Parent())
+	switch {
+	case !info.OnChannel():
+	case info.Exclusion != "":
+		reason = benchv1.ReasonMaintenanceExclusion
+		msg = fmt.Sprintf("cluster %s is on release channel %s, so GKE keeps the node pool's auto-upgrade and auto-repair on; the maintenance exclusion %q holds minor and node upgrades back (auto-repair may still recreate an unhealthy node)",
+			c.Parent(), info.Channel, info.Exclusion)
+	default:
+		status, reason = metav1.ConditionFalse, benchv1.ReasonNoMaintenanceExclusion
+		msg = fmt.Sprintf("cluster %s is on release channel %s, so GKE keeps the node pool's auto-upgrade on and may upgrade its nodes during a campaign: an admin adds a maintenance exclusion of scope no_minor_or_node_upgrades (gcloud container clusters update %s --location %s --add-maintenance-exclusion-name benchwright --add-maintenance-exclusion-scope no_minor_or_node_upgrades --add-maintenance-exclusion-start NOW --add-maintenance-exclusion-end END)",
+			c.Parent(), info.Channel, c.Name, c.Location)
+	}
+	conditions.Set(p, benchv1.PoolConditionUpgradesExcluded, status, reason, msg)
 }
 
 // failForGood fails the pool with GKE's reason and message and stops further
@@ -417,6 +520,7 @@ func setProvisioning(p *benchv1.BenchmarkPool, status metav1.ConditionStatus, re
 
 func clearFailures(p *benchv1.BenchmarkPool) {
 	delete(p.Annotations, attemptsAnnotation)
+	delete(p.Annotations, busyAnnotation)
 	delete(p.Annotations, retryAfterAnnotation)
 	delete(p.Annotations, adoptedAnnotation)
 }

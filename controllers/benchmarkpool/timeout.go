@@ -22,6 +22,14 @@ type timedNodePools struct {
 	timeout time.Duration
 }
 
+func (t timedNodePools) Cluster(ctx context.Context, c gke.Cluster, fresh bool) (gke.ClusterInfo, error) {
+	return timed(ctx, t, func(ctx context.Context) (gke.ClusterInfo, error) { return t.NodePools.Cluster(ctx, c, fresh) })
+}
+
+func (t timedNodePools) ExcludeUpgrades(ctx context.Context, c gke.Cluster, d time.Duration) (gke.ClusterInfo, error) {
+	return timed(ctx, t, func(ctx context.Context) (gke.ClusterInfo, error) { return t.NodePools.ExcludeUpgrades(ctx, c, d) })
+}
+
 func (t timedNodePools) Create(ctx context.Context, c gke.Cluster, np *containerpb.NodePool) (string, error) {
 	return timed(ctx, t, func(ctx context.Context) (string, error) { return t.NodePools.Create(ctx, c, np) })
 }

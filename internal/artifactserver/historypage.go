@@ -10,7 +10,8 @@ import (
 	"slices"
 
 	"github.com/benchwright/benchwright/internal/regress"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/compare"
+	"github.com/benchwright/benchwright/internal/report/figure"
 	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/resultsdb"
 )
@@ -61,13 +62,13 @@ func (h *Handler) serveHistoryPage(w http.ResponseWriter, r *http.Request) {
 func historyConfigOf(hist resultsdb.History) historyConfig {
 	c := historyConfig{Name: hist.Config.String()}
 	series := make([]float64, len(hist.Points))
-	trend := report.Trend{Title: hist.Config.Test + ": " + hist.Config.Metric, Metric: hist.Config.Metric, Unit: hist.Config.Unit}
+	trend := compare.Trend{Title: hist.Config.Test + ": " + hist.Config.Metric, Metric: hist.Config.Metric, Unit: hist.Config.Unit}
 	for i, p := range hist.Points {
 		series[i] = p.Median
-		trend.Points = append(trend.Points, report.TrendPoint{Finished: p.Finished, Median: p.Median, Min: p.Min, Max: p.Max})
+		trend.Points = append(trend.Points, compare.TrendPoint{Finished: p.Finished, Median: p.Median, Min: p.Min, Max: p.Max})
 	}
 	trend.Changes = regress.ChangePoints(series, regress.Options{})
-	if svg, err := report.TrendSVG(trend); err == nil {
+	if svg, err := figure.Trend(trend); err == nil {
 		c.SVG = svg
 	}
 	for i, p := range hist.Points {

@@ -94,7 +94,3 @@ func (c Cluster) OperationPath(op string) string {
 
 // zonePattern matches a zone (us-central1-a); a region has no letter suffix.
 var zonePattern = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+-[a-z]$`)
-
-// Regional reports whether the cluster's location is a region, whose node pools
-// get nodes in each of the cluster's zones unless the pool names its zones.
-func (c Cluster) Regional() bool { return !zonePattern.MatchString(c.Location) }

@@ -27,14 +27,22 @@ type EffectiveSettings struct {
 	Version string
 }
 
-// Running reports whether GKE has finished creating the pool.
+// Running reports whether GKE has finished creating the pool: RUNNING, or
+// RECONCILING ("some work is actively being done on the node pool", the pool
+// still serves).
 func (e EffectiveSettings) Running() bool {
-	return e.Status == containerpb.NodePool_RUNNING.String()
+	return e.Status == containerpb.NodePool_RUNNING.String() || e.Reconciling()
 }
 
-// Effective reads back what GKE reports for a node pool. The node count is the
-// total over the pool's zones (GKE's initialNodeCount is per zone).
-func Effective(np *containerpb.NodePool) EffectiveSettings {
+// Reconciling reports whether GKE works on the running pool.
+func (e EffectiveSettings) Reconciling() bool {
+	return e.Status == containerpb.NodePool_RECONCILING.String()
+}
+
+// Effective reads back what GKE reports for a node pool in a cluster. The
+// node count is the total over the pool's zones (GKE's initialNodeCount is
+// per zone).
+func Effective(np *containerpb.NodePool, cluster ClusterInfo) EffectiveSettings {
 	cfg := np.GetConfig()
 	zones := max(1, len(np.GetLocations()))
 	s := benchv1.EffectivePoolSettings{
@@ -45,6 +53,13 @@ func Effective(np *containerpb.NodePool) EffectiveSettings {
 		Spot:        cfg.GetSpot(),
 		ImageType:   cfg.GetImageType(),
 		GVNIC:       cfg.GetGvnic().GetEnabled(),
+		// The pool's zones, its management, the cluster's channel and the
+		// nodes' identity: what a campaign's nodes are exposed to.
+		NodeLocations:  slices.Clone(np.GetLocations()),
+		AutoUpgrade:    np.GetManagement().GetAutoUpgrade(),
+		AutoRepair:     np.GetManagement().GetAutoRepair(),
+		ReleaseChannel: cluster.Channel,
+		ServiceAccount: cfg.GetServiceAccount(),
 	}
 	if p := np.GetPlacementPolicy(); p.GetType() != containerpb.NodePool_PlacementPolicy_TYPE_UNSPECIFIED {
 		s.PlacementPolicy = p.GetType().String()

@@ -41,9 +41,14 @@ const (
 	// NotAllowed: the spec names a cluster the manager may not use (see
 	// ClusterFor); no request was sent.
 	NotAllowed
+	// Busy: the cluster runs another operation (a control-plane upgrade or
+	// repair, another node-pool operation) or its concurrent operations quota
+	// is in use. Terraform's provider retries these on node-pool writes
+	// (hashicorp/terraform-provider-google#1660, GoogleCloudPlatform/magic-modules#8828).
+	Busy
 )
 
-var kindNames = [...]string{"Unknown", "Stockout", "QuotaExceeded", "InvalidConfig", "Transient", "PermissionDenied", "NotFound", "AlreadyExists", "NotAllowed"}
+var kindNames = [...]string{"Unknown", "Stockout", "QuotaExceeded", "InvalidConfig", "Transient", "PermissionDenied", "NotFound", "AlreadyExists", "NotAllowed", "Busy"}
 
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -63,6 +68,8 @@ func (k Kind) Reason() string {
 		return benchv1.ReasonInvalidConfig
 	case NotAllowed:
 		return benchv1.ReasonClusterNotAllowed
+	case Busy:
+		return benchv1.ReasonClusterBusy
 	default:
 		return benchv1.ReasonProviderError
 	}
@@ -70,10 +77,10 @@ func (k Kind) Reason() string {
 
 // Retryable reports whether trying the same request again, after a backoff, can
 // succeed. Stockouts end when capacity frees up in the zone, and transient
-// errors by themselves. A quota does not grow by itself: it needs a quota
+// errors by themselves, a busy cluster when its operation ends. A quota does not grow by itself: it needs a quota
 // increase or other pools deleted, so it is not retryable here; a controller
 // may still look again on a long clock.
-func (k Kind) Retryable() bool { return k == Stockout || k == Transient }
+func (k Kind) Retryable() bool { return k == Stockout || k == Transient || k == Busy }
 
 // Error is a classified GKE failure. Message is GKE's own text (or, for a
 // request refused before it was sent, what to fix); Err is the underlying error.
@@ -191,7 +198,20 @@ var (
 	// A quota is also any text with "quota" and "exceeded" (QUOTA_EXCEEDED,
 	// GCE_QUOTA_EXCEEDED, "Quota 'C2_CPUS' exceeded").
 	quotaText = []string{"insufficient regional quota", "insufficient quota"}
-	busyText  = []string{"incompatible operation", "please try again", "try again later"}
+	// A busy cluster, in GKE's words (test/fakegke's Texts): "Operation
+	// operation-… is currently creating a node pool for cluster C. Please wait
+	// and try again once it is done." (terraform-provider-google#975), "Too
+	// many operations: cluster "C" hits the concurrent operations quota 5"
+	// (#15579), "Cluster is currently being created, deleted, updated or
+	// repaired and cannot be updated.", "Cluster is running incompatible
+	// operation …".
+	clusterBusyText = []string{
+		"please wait and try again once it is done", "concurrent operations quota", "too many operations",
+		"is currently being created, deleted, updated or repaired", "incompatible operation",
+	}
+	transientText = []string{"please try again", "try again later"}
+	// The manager may not act as the node service account (GKE's 400, https://cloud.google.com/kubernetes-engine/docs/troubleshooting/service-accounts).
+	actAsText = []string{"does not have access to service account"}
 )
 
 func classify(code codes.Code, msg string, hints ...string) Kind {
@@ -207,11 +227,15 @@ func classify(code codes.Code, msg string, hints ...string) Kind {
 	switch {
 	case containsAny(text, stockoutText):
 		return Stockout
+	case containsAny(text, clusterBusyText):
+		return Busy
 	case containsAny(text, rateLimitText):
 		return Transient
 	case containsAny(text, quotaText), strings.Contains(text, "quota") && strings.Contains(text, "exceeded"):
 		return QuotaExceeded
-	case containsAny(text, busyText):
+	case containsAny(text, actAsText):
+		return PermissionDenied
+	case containsAny(text, transientText):
 		return Transient
 	}
 	switch code {
@@ -235,10 +259,11 @@ func containsAny(s string, subs []string) bool {
 }
 
 // PoolError is the failure a node pool in ERROR carries (GKE leaves a pool
-// there when its creation failed), classified like an operation's error; nil
-// for a pool in any other state.
+// there when its creation failed), or in RUNNING_WITH_ERROR ("created and
+// partially usable", a partial stockout), classified like an operation's
+// error; nil for a pool in any other state.
 func PoolError(np *containerpb.NodePool) error {
-	if np.GetStatus() != containerpb.NodePool_ERROR {
+	if s := np.GetStatus(); s != containerpb.NodePool_ERROR && s != containerpb.NodePool_RUNNING_WITH_ERROR {
 		return nil
 	}
 	var hints, msgs []string
@@ -251,7 +276,7 @@ func PoolError(np *containerpb.NodePool) error {
 	}
 	msg := strings.Join(msgs, "; ")
 	if msg == "" {
-		msg = "node pool " + np.GetName() + " is in ERROR"
+		msg = "node pool " + np.GetName() + " is in " + np.GetStatus().String()
 	}
 	return &Error{Kind: classify(codes.Unknown, msg, hints...), Message: msg, Err: errors.New(msg)}
 }

@@ -38,7 +38,7 @@ func TestClassify(t *testing.T) {
 		{"compact placement refused", status.Error(codes.InvalidArgument, "Compact placement is not supported for machine type e2-standard-4."), InvalidConfig},
 		{"invalid sysctl", status.Error(codes.InvalidArgument, `Invalid sysctl "net.ipv4.tcp_mem".`), InvalidConfig},
 		{"precondition", status.Error(codes.FailedPrecondition, "Auto-upgrade cannot be disabled in a release channel."), InvalidConfig},
-		{"busy cluster", status.Error(codes.FailedPrecondition, "Cluster is running incompatible operation operation-123."), Transient},
+		{"busy node pool", status.Error(codes.FailedPrecondition, "Cluster is running incompatible operation operation-123."), Busy},
 		{"unavailable", status.Error(codes.Unavailable, "The service is currently unavailable."), Transient},
 		{"deadline", status.Error(codes.DeadlineExceeded, "deadline"), Transient},
 		{"internal", status.Error(codes.Internal, "Internal error."), Transient},
@@ -149,5 +149,20 @@ func TestNotFoundOfAPoolNamedLikeAnError(t *testing.T) {
 	err := Classify(status.Error(codes.NotFound, "Not found: projects/p/locations/l/clusters/c/nodePools/stockout."))
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("classified as %v, want not found", KindOf(err))
+	}
+}
+
+// A pool RUNNING_WITH_ERROR carries its failure (a partial stockout is a
+// stockout); RECONCILING is running.
+func TestPoolStates(t *testing.T) {
+	partial := &containerpb.NodePool{Name: "np", Status: containerpb.NodePool_RUNNING_WITH_ERROR, Conditions: []*containerpb.StatusCondition{{
+		Message: "Instance 'gke-np-1' creation failed: The zone 'projects/p/zones/us-central1-a' does not have enough resources available to fulfill the request.",
+	}}}
+	if err := PoolError(partial); KindOf(err) != Stockout {
+		t.Errorf("PoolError(RUNNING_WITH_ERROR) = %v, want a Stockout", err)
+	}
+	reconciling := Effective(&containerpb.NodePool{Status: containerpb.NodePool_RECONCILING}, ClusterInfo{})
+	if !reconciling.Running() || !reconciling.Reconciling() || PoolError(&containerpb.NodePool{Status: containerpb.NodePool_RECONCILING}) != nil {
+		t.Errorf("RECONCILING: running %v, reconciling %v", reconciling.Running(), reconciling.Reconciling())
 	}
 }

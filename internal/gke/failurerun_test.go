@@ -32,6 +32,13 @@ func provision(ctx context.Context, p *gke.Provider, c gke.Cluster, np *containe
 				return nil
 			}
 		}
+		if gke.KindOf(err) == gke.Busy {
+			// GKE did not take the call (its concurrent operations quota):
+			// no attempt, nothing to clean up.
+			attempt--
+			time.Sleep(time.Millisecond)
+			continue
+		}
 		if cerr := remove(ctx, p, c, np.GetName()); cerr != nil {
 			return fmt.Errorf("cleaning up after %w: %w", err, cerr)
 		}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/gke/limits"
 )
 
 // MaxNodePoolNameLength is GKE's limit on node pool names.
@@ -46,51 +47,22 @@ func NodePoolName(poolName string) string {
 	return strings.TrimRight(clean, "-") + suffix
 }
 
-// compactPlacementSeries are the machine series GKE documents for compact
-// placement (C2, C2D, C3, C3D, C4D, H3, H4D, N2, N2D, and the A2, A3, A4, G2,
-// G4 accelerator series; Compute Engine's placement-policy documentation).
-// A series missing here is refused before GKE is asked; GKE's own refusal of
-// a series listed here still comes back as InvalidConfig.
-var compactPlacementSeries = []string{
-	"a2", "a3", "a4", "a4x", "c2", "c2d", "c3", "c3d", "c4d", "g2", "g4", "h3", "h4d", "n2", "n2d",
-}
-
-// allowedSysctls is GKE's allow-list for linuxNodeConfig.sysctls, as the
-// google.container.v1 LinuxNodeConfig documents it. Anything else belongs in a
-// TuningProfile.
-var allowedSysctls = []string{
-	"fs.aio-max-nr", "fs.file-max", "fs.inotify.max_user_instances", "fs.inotify.max_user_watches", "fs.nr_open",
-	"kernel.core_pattern", "kernel.dmesg_restrict", "kernel.keys.maxbytes", "kernel.keys.maxkeys",
-	"kernel.kptr_restrict", "kernel.perf_event_paranoid", "kernel.sched_rt_runtime_us", "kernel.shmall",
-	"kernel.shmmax", "kernel.shmmni", "kernel.softlockup_panic", "kernel.sysrq", "kernel.yama.ptrace_scope",
-	"net.core.busy_poll", "net.core.busy_read", "net.core.netdev_max_backlog", "net.core.optmem_max",
-	"net.core.rmem_default", "net.core.rmem_max", "net.core.somaxconn", "net.core.wmem_default", "net.core.wmem_max",
-	"net.ipv4.neigh.default.gc_thresh1", "net.ipv4.neigh.default.gc_thresh2", "net.ipv4.neigh.default.gc_thresh3",
-	"net.ipv4.tcp_congestion_control", "net.ipv4.tcp_ecn", "net.ipv4.tcp_max_orphans", "net.ipv4.tcp_max_tw_buckets",
-	"net.ipv4.tcp_mtu_probing", "net.ipv4.tcp_rmem", "net.ipv4.tcp_syn_retries", "net.ipv4.tcp_tw_reuse",
-	"net.ipv4.tcp_wmem",
-	"net.netfilter.nf_conntrack_acct", "net.netfilter.nf_conntrack_buckets", "net.netfilter.nf_conntrack_max",
-	"net.netfilter.nf_conntrack_tcp_timeout_close_wait", "net.netfilter.nf_conntrack_tcp_timeout_established",
-	"net.netfilter.nf_conntrack_tcp_timeout_time_wait",
-	"vm.dirty_background_bytes", "vm.dirty_background_ratio", "vm.dirty_bytes", "vm.dirty_expire_centisecs",
-	"vm.dirty_ratio", "vm.dirty_writeback_centisecs", "vm.max_map_count", "vm.min_free_kbytes",
-	"vm.overcommit_memory", "vm.overcommit_ratio", "vm.swappiness", "vm.vfs_cache_pressure",
-	"vm.watermark_scale_factor",
-}
-
 // AllowedSysctls returns GKE's linuxNodeConfig allow-list, sorted.
-func AllowedSysctls() []string { return slices.Clone(allowedSysctls) }
+func AllowedSysctls() []string { return slices.Clone(limits.Sysctls) }
 
 // AllowedSysctl reports whether GKE's linuxNodeConfig accepts the sysctl name.
-func AllowedSysctl(name string) bool {
-	_, ok := slices.BinarySearch(allowedSysctls, name)
-	return ok
-}
+func AllowedSysctl(name string) bool { return limits.Sysctl(name) }
 
 // MachineSeries is the series of a machine type: "c3" for c3-highcpu-176.
-func MachineSeries(machineType string) string {
-	series, _, _ := strings.Cut(machineType, "-")
-	return series
+func MachineSeries(machineType string) string { return limits.Series(machineType) }
+
+// Target is where a node pool is made: the cluster, what GKE says of it,
+// and the admin's default zone for pools that name none (chart
+// gke.defaultZone).
+type Target struct {
+	Cluster     Cluster
+	Info        ClusterInfo
+	DefaultZone string
 }
 
 // OwnerLabel is the GCE resource label of a node pool that holds the UID of
@@ -104,28 +76,39 @@ func OwnedBy(np *containerpb.NodePool, owner string) bool {
 }
 
 // NodePoolRequest is the node pool GKE is asked to create for the BenchmarkPool
-// poolName. The nodes carry the label and NoSchedule taint benchwright.io/pool=
-// poolName, so only benchmarks that tolerate it land there.
+// poolName in the target cluster. The nodes carry the label and NoSchedule
+// taint benchwright.io/pool=poolName, so only benchmarks that tolerate it
+// land there.
 //
-// Auto-upgrade and auto-repair are off: an upgrade or a repair replaces nodes
-// in the middle of a campaign, losing their tuning and possibly their compact
-// placement, so results before and after would not compare. (GKE refuses
-// auto-upgrade off on clusters enrolled in a release channel; use a cluster on
-// the static channel or a maintenance exclusion there.)
+// Off a release channel, auto-upgrade and auto-repair are off: an upgrade or
+// a repair replaces nodes in the middle of a campaign, losing their tuning
+// and possibly their compact placement. On a channel GKE refuses that, so
+// both are on, and what holds upgrades back is a maintenance exclusion
+// (ClusterInfo.Exclusion; the pool's UpgradesExcluded condition says whether
+// one does).
+//
+// The pool lives in one zone: its nodeLocations, or on a cluster with several
+// zones the target's default zone (else GKE would create nodeCount nodes in
+// each zone).
 //
 // It refuses, with *Error of kind InvalidConfig naming the field to fix, what
-// GKE would refuse: compact placement over more than one zone or on a machine
-// series without it, TIER_1 without gVNIC, threads per core other than 1 or 2,
-// sysctls outside GKE's allow-list.
+// GKE would refuse: a zone outside the cluster's region, compact placement on
+// a machine series without it, Tier_1 without gVNIC or on a machine GKE does
+// not give it to, threads per core where the machine has none, sysctls
+// outside GKE's allow-list.
 //
 // owner, the BenchmarkPool's UID, marks the node pool as this BenchmarkPool's
 // (a GCE resource label, OwnerLabel): benchwright adopts and deletes only node
 // pools that carry its mark.
-func NodePoolRequest(poolName, owner string, spec *benchv1.GKEPoolSpec) (*containerpb.NodePool, error) {
+func NodePoolRequest(poolName, owner string, spec *benchv1.GKEPoolSpec, target Target) (*containerpb.NodePool, error) {
 	if spec == nil {
 		return nil, invalidf("spec.gke is required for provider gke")
 	}
 	if err := validate(poolName, spec); err != nil {
+		return nil, err
+	}
+	zones, err := poolZones(spec, target)
+	if err != nil {
 		return nil, err
 	}
 	cfg := &containerpb.NodeConfig{
@@ -133,6 +116,8 @@ func NodePoolRequest(poolName, owner string, spec *benchv1.GKEPoolSpec) (*contai
 		DiskType:       string(spec.DiskType),
 		ImageType:      spec.ImageType,
 		Spot:           spec.Spot,
+		ServiceAccount: spec.ServiceAccount,
+		OauthScopes:    slices.Clone(spec.OAuthScopes),
 		Labels:         map[string]string{benchv1.PoolLabel: poolName},
 		ResourceLabels: map[string]string{OwnerLabel: owner},
 		Taints: []*containerpb.NodeTaint{{
@@ -156,12 +141,13 @@ func NodePoolRequest(poolName, owner string, spec *benchv1.GKEPoolSpec) (*contai
 		}
 		cfg.LinuxNodeConfig = &containerpb.LinuxNodeConfig{Sysctls: sysctls}
 	}
+	onChannel := target.Info.OnChannel()
 	np := &containerpb.NodePool{
 		Name:             NodePoolName(poolName),
 		Config:           cfg,
 		InitialNodeCount: spec.NodeCount,
-		Locations:        slices.Clone(spec.NodeLocations),
-		Management:       &containerpb.NodeManagement{AutoUpgrade: false, AutoRepair: false},
+		Locations:        zones,
+		Management:       &containerpb.NodeManagement{AutoUpgrade: onChannel, AutoRepair: onChannel},
 	}
 	if spec.NetworkTier == tier1 {
 		t := containerpb.NodeNetworkConfig_NetworkPerformanceConfig_TIER_1
@@ -176,6 +162,28 @@ func NodePoolRequest(poolName, owner string, spec *benchv1.GKEPoolSpec) (*contai
 		}
 	}
 	return np, nil
+}
+
+// poolZones is the pool's zone: its nodeLocations, else the target's
+// default zone on a cluster with several zones, else none (the cluster's
+// one zone).
+func poolZones(spec *benchv1.GKEPoolSpec, target Target) ([]string, error) {
+	region := regionOf(target.Cluster.Location)
+	zones := slices.Clone(spec.NodeLocations)
+	field := "spec.gke.nodeLocations"
+	if len(zones) == 0 && len(target.Info.Locations) > 1 {
+		if target.DefaultZone == "" {
+			return nil, invalidf("spec.gke.nodeLocations: cluster %s has the zones %s and the pool names none, so GKE would create nodeCount nodes in each: set spec.gke.nodeLocations to one zone (or an admin sets the chart value gke.defaultZone)",
+				target.Cluster.Parent(), strings.Join(target.Info.Locations, ", "))
+		}
+		zones, field = []string{target.DefaultZone}, "the manager's default zone (gke.defaultZone)"
+	}
+	for _, z := range zones {
+		if !zonePattern.MatchString(z) || regionOf(z) != region {
+			return nil, invalidf("%s: %s is not a zone of the cluster's region %s (GKE places a pool's nodes in zones of its cluster's region)", field, z, region)
+		}
+	}
+	return zones, nil
 }
 
 const tier1 = "TIER_1"
@@ -201,18 +209,27 @@ func validate(poolName string, spec *benchv1.GKEPoolSpec) error {
 		add("spec.gke.nodeLocations: a benchmark pool lives in one zone, got %d (%s)",
 			len(spec.NodeLocations), strings.Join(spec.NodeLocations, ", "))
 	}
-	if spec.CompactPlacement != nil && spec.MachineType != "" && !slices.Contains(compactPlacementSeries, MachineSeries(spec.MachineType)) {
+	series := MachineSeries(spec.MachineType)
+	if spec.CompactPlacement != nil && spec.MachineType != "" && !limits.CompactPlacement(spec.MachineType) {
 		add("spec.gke.compactPlacement: machine type %s (series %s) does not support compact placement; use one of the series %s, or remove compactPlacement",
-			spec.MachineType, MachineSeries(spec.MachineType), strings.Join(compactPlacementSeries, ", "))
+			spec.MachineType, series, strings.Join(limits.CompactPlacementSeries, ", "))
 	}
 	if t := spec.ThreadsPerCore; t != nil && *t != 1 && *t != 2 {
 		add("spec.gke.threadsPerCore must be 1 (SMT off) or 2, got %d", *t)
+	}
+	if spec.ThreadsPerCore != nil && spec.MachineType != "" && !limits.ThreadsPerCore(spec.MachineType) {
+		add("spec.gke.threadsPerCore: GKE cannot set threads per core on machine type %s (T2D, T2A and C4A have one thread per core; shared-core types and those under 2 vCPUs have none to set): remove threadsPerCore",
+			spec.MachineType)
 	}
 	switch spec.NetworkTier {
 	case "":
 	case tier1:
 		if spec.GVNIC == nil || !*spec.GVNIC {
 			add("spec.gke.networkTier TIER_1 needs gVNIC: set spec.gke.gvnic: true")
+		}
+		if !limits.Tier1(spec.MachineType) {
+			add("spec.gke.networkTier TIER_1: GKE gives Tier_1 bandwidth only to %s machine types with at least %d vCPUs, not %s",
+				strings.ToUpper(strings.Join(limits.Tier1Series, ", ")), limits.Tier1MinVCPUs, spec.MachineType)
 		}
 	default:
 		add("spec.gke.networkTier must be TIER_1 or empty, got %q", spec.NetworkTier)

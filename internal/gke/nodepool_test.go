@@ -43,20 +43,44 @@ func spec(mut ...func(*benchv1.GKEPoolSpec)) *benchv1.GKEPoolSpec {
 	return s
 }
 
+// Targets: a zonal cluster on no release channel, the same on REGULAR, and
+// a regional cluster with the admin's default zone.
+var (
+	static   = Target{Cluster: Cluster{"p", "us-central1-a", "c"}, Info: ClusterInfo{Locations: []string{"us-central1-a"}}}
+	regular  = Target{Cluster: static.Cluster, Info: ClusterInfo{Channel: "REGULAR", Locations: []string{"us-central1-a"}}}
+	regional = Target{
+		Cluster:     Cluster{"p", "us-central1", "c"},
+		Info:        ClusterInfo{Channel: "REGULAR", Locations: []string{"us-central1-a", "us-central1-b", "us-central1-c"}},
+		DefaultZone: "us-central1-f",
+	}
+)
+
 func TestNodePoolRequest(t *testing.T) {
 	tier1 := containerpb.NodeNetworkConfig_NetworkPerformanceConfig_TIER_1
 	label := map[string]string{"benchwright.io/pool": "c2-mpi"}
 	owner := map[string]string{OwnerLabel: "uid-1"}
 	taint := []*containerpb.NodeTaint{{Key: "benchwright.io/pool", Value: "c2-mpi", Effect: containerpb.NodeTaint_NO_SCHEDULE}}
 	noUpgrades := &containerpb.NodeManagement{AutoUpgrade: false, AutoRepair: false}
+	managed := &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true}
+	// minimal is the pool of a spec with only what is required.
+	minimal := func(m *containerpb.NodeManagement) *containerpb.NodePool {
+		return &containerpb.NodePool{
+			Name:             "c2-mpi",
+			InitialNodeCount: 1,
+			Config:           &containerpb.NodeConfig{MachineType: "c3-highcpu-8", Labels: label, ResourceLabels: owner, Taints: taint},
+			Management:       m,
+		}
+	}
 
 	tests := []struct {
-		name string
-		spec *benchv1.GKEPoolSpec
-		want *containerpb.NodePool
+		name   string
+		spec   *benchv1.GKEPoolSpec
+		target Target
+		want   *containerpb.NodePool
 	}{{
-		name: "every setting",
-		spec: spec(),
+		name:   "every setting",
+		spec:   spec(),
+		target: static,
 		want: &containerpb.NodePool{
 			Name:             "c2-mpi",
 			InitialNodeCount: 2,
@@ -83,14 +107,10 @@ func TestNodePoolRequest(t *testing.T) {
 			Management:      noUpgrades,
 		},
 	}, {
-		name: "only what is required: GKE's defaults for the rest",
-		spec: &benchv1.GKEPoolSpec{MachineType: "c3-highcpu-8", NodeCount: 1},
-		want: &containerpb.NodePool{
-			Name:             "c2-mpi",
-			InitialNodeCount: 1,
-			Config:           &containerpb.NodeConfig{MachineType: "c3-highcpu-8", Labels: label, ResourceLabels: owner, Taints: taint},
-			Management:       noUpgrades,
-		},
+		name:   "only what is required: GKE's defaults for the rest",
+		spec:   &benchv1.GKEPoolSpec{MachineType: "c3-highcpu-8", NodeCount: 1},
+		target: static,
+		want:   minimal(noUpgrades),
 	}, {
 		name: "compact placement without a policy name, SMT on, gVNIC off",
 		spec: spec(func(s *benchv1.GKEPoolSpec) {
@@ -104,6 +124,7 @@ func TestNodePoolRequest(t *testing.T) {
 			s.DiskType = ""
 			s.ImageType = ""
 		}),
+		target: static,
 		want: &containerpb.NodePool{
 			Name:             "c2-mpi",
 			InitialNodeCount: 2,
@@ -119,10 +140,28 @@ func TestNodePoolRequest(t *testing.T) {
 			PlacementPolicy: &containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT},
 			Management:      noUpgrades,
 		},
+	}, {
+		name:   "on a release channel: management on, as GKE demands",
+		spec:   &benchv1.GKEPoolSpec{MachineType: "c3-highcpu-8", NodeCount: 1},
+		target: regular,
+		want:   minimal(managed),
+	}, {
+		name: "a regional cluster: the default zone; the node service account and scopes",
+		spec: &benchv1.GKEPoolSpec{MachineType: "c3-highcpu-8", NodeCount: 1, ServiceAccount: "nodes@p.iam.gserviceaccount.com",
+			OAuthScopes: []string{"https://www.googleapis.com/auth/cloud-platform"}},
+		target: regional,
+		want: &containerpb.NodePool{
+			Name:             "c2-mpi",
+			InitialNodeCount: 1,
+			Locations:        []string{"us-central1-f"},
+			Config: &containerpb.NodeConfig{MachineType: "c3-highcpu-8", Labels: label, ResourceLabels: owner, Taints: taint,
+				ServiceAccount: "nodes@p.iam.gserviceaccount.com", OauthScopes: []string{"https://www.googleapis.com/auth/cloud-platform"}},
+			Management: managed,
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := NodePoolRequest("c2-mpi", "uid-1", tt.spec)
+			got, err := NodePoolRequest("c2-mpi", "uid-1", tt.spec, tt.target)
 			if err != nil {
 				t.Fatalf("NodePoolRequest: %v", err)
 			}
@@ -192,7 +231,7 @@ func TestNodePoolRequestRefusesWhatGKERefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			np, err := NodePoolRequest(tt.pool, "uid-1", tt.spec)
+			np, err := NodePoolRequest(tt.pool, "uid-1", tt.spec, static)
 			if err == nil {
 				t.Fatalf("NodePoolRequest = %v, want an error", np)
 			}
@@ -241,8 +280,8 @@ func hash8(s string) string {
 }
 
 func TestAllowListsAreSorted(t *testing.T) {
-	if !slices.IsSorted(allowedSysctls) {
-		t.Error("allowedSysctls must be sorted for AllowedSysctl's binary search")
+	if !slices.IsSorted(AllowedSysctls()) {
+		t.Error("limits.Sysctls must be sorted for AllowedSysctl's binary search")
 	}
 	for _, name := range []string{"net.core.busy_poll", "net.ipv4.tcp_wmem", "vm.max_map_count", "kernel.shmmax"} {
 		if !AllowedSysctl(name) {
@@ -311,8 +350,8 @@ func TestClusterFor(t *testing.T) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	}
-	if c.Regional() || !(Cluster{Location: "us-central1"}).Regional() {
-		t.Error("Regional: us-central1-a is a zone, us-central1 a region")
+	if regionOf("us-central1-a") != "us-central1" || regionOf("us-central1") != "us-central1" {
+		t.Error("regionOf: us-central1-a is a zone of us-central1, us-central1 a region")
 	}
 }
 
@@ -325,6 +364,32 @@ func TestParseCluster(t *testing.T) {
 		"projects/p/locations/l/clusters/c/nodePools/np", "projects//locations/l/clusters/c"} {
 		if _, err := ParseCluster(bad); err == nil {
 			t.Errorf("ParseCluster(%q) accepted", bad)
+		}
+	}
+}
+
+// The pool's zone: a cluster with several zones needs nodeLocations or the
+// default zone, and a zone of the cluster's region.
+func TestNodePoolZones(t *testing.T) {
+	noDefault := regional
+	noDefault.DefaultZone = ""
+	multiZonal := Target{Cluster: static.Cluster, Info: ClusterInfo{Locations: []string{"us-central1-a", "us-central1-b"}}}
+	for _, tt := range []struct {
+		name   string
+		spec   *benchv1.GKEPoolSpec
+		target Target
+		want   string
+	}{
+		{"a regional cluster, no zone, no default", &benchv1.GKEPoolSpec{MachineType: "c3-highcpu-8", NodeCount: 1}, noDefault,
+			"spec.gke.nodeLocations: cluster projects/p/locations/us-central1/clusters/c has the zones us-central1-a, us-central1-b, us-central1-c and the pool names none"},
+		{"a zonal cluster with two zones, no zone", &benchv1.GKEPoolSpec{MachineType: "c3-highcpu-8", NodeCount: 1}, multiZonal,
+			"has the zones us-central1-a, us-central1-b and the pool names none"},
+		{"a zone of another region", &benchv1.GKEPoolSpec{MachineType: "c3-highcpu-8", NodeCount: 1, NodeLocations: []string{"europe-west4-a"}}, regional,
+			"spec.gke.nodeLocations: europe-west4-a is not a zone of the cluster's region us-central1"},
+	} {
+		_, err := NodePoolRequest("p", "uid-1", tt.spec, tt.target)
+		if KindOf(err) != InvalidConfig || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want InvalidConfig with %q", tt.name, err, tt.want)
 		}
 	}
 }

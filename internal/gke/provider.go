@@ -3,6 +3,7 @@ package gke
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -12,6 +13,9 @@ import (
 // Provider creates, watches and deletes node pools through the GKE API.
 type Provider struct {
 	client *container.ClusterManagerClient
+
+	mu       sync.Mutex
+	clusters map[Cluster]ClusterInfo // the last read of each cluster
 }
 
 // New connects to the GKE API. Without options the credentials come from
@@ -22,23 +26,17 @@ func New(ctx context.Context, opts ...option.ClientOption) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the GKE API: %w", err)
 	}
-	return &Provider{client: c}, nil
+	return &Provider{client: c, clusters: map[Cluster]ClusterInfo{}}, nil
 }
 
 // Close closes the connection.
 func (p *Provider) Close() error { return p.client.Close() }
 
-// Create asks GKE to create the node pool and returns the name of the
-// long-running operation to poll with Operation. A regional cluster needs the
-// pool's zone: without one GKE would create the node count in each of the
-// cluster's zones, and compact placement would fail.
+// Create asks GKE to create the node pool (see NodePoolRequest) and returns
+// the name of the long-running operation to poll with Operation.
 func (p *Provider) Create(ctx context.Context, c Cluster, np *containerpb.NodePool) (string, error) {
 	if err := c.Validate(); err != nil {
 		return "", err
-	}
-	if c.Regional() && len(np.GetLocations()) == 0 {
-		return "", invalidf("cluster %s is regional: set spec.gke.nodeLocations to one of its zones, otherwise GKE creates the node count in every zone of %s",
-			c.Parent(), c.Location)
 	}
 	op, err := p.client.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: c.Parent(), NodePool: np})
 	if err != nil {

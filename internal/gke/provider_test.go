@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/timestamppb"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
@@ -48,9 +49,13 @@ func start(t *testing.T, opts ...fakegke.Option) (*fakegke.Server, *gke.Provider
 	return srv, p
 }
 
+// onRegular is the zonal cluster as the fake makes it by default: on the
+// REGULAR release channel.
+var onRegular = gke.Target{Cluster: zonal, Info: gke.ClusterInfo{Channel: "REGULAR", Locations: []string{"us-central1-a"}}}
+
 func request(t *testing.T, pool string, spec *benchv1.GKEPoolSpec) *containerpb.NodePool {
 	t.Helper()
-	np, err := gke.NodePoolRequest(pool, "uid-1", spec)
+	np, err := gke.NodePoolRequest(pool, "uid-1", spec, onRegular)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +114,7 @@ func TestCreatePollReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e := gke.Effective(got); e.Status != "PROVISIONING" || e.Running() {
+		if e := gke.Effective(got, onRegular.Info); e.Status != "PROVISIONING" || e.Running() {
 			t.Fatalf("poll %d: status %s, want PROVISIONING", i, e.Status)
 		}
 	}
@@ -122,7 +127,7 @@ func TestCreatePollReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eff := gke.Effective(got)
+	eff := gke.Effective(got, onRegular.Info)
 	wantEff := gke.EffectiveSettings{
 		Settings: benchv1.EffectivePoolSettings{
 			MachineType:         "c2-standard-60",
@@ -137,6 +142,10 @@ func TestCreatePollReadBack(t *testing.T) {
 			Spot:                true,
 			ImageType:           fakegke.DefaultImageType,
 			Sysctls:             []benchv1.Sysctl{{Name: "net.core.busy_poll", Value: "50"}, {Name: "net.core.busy_read", Value: "50"}},
+			NodeLocations:       []string{"us-central1-a"},
+			AutoUpgrade:         true,
+			AutoRepair:          true,
+			ReleaseChannel:      "REGULAR",
 		},
 		Status:            "RUNNING",
 		Locations:         []string{"us-central1-a"},
@@ -159,8 +168,8 @@ func TestDeleteTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Deleting while the create runs: GKE refuses, retryably.
-	if _, err := p.Delete(ctx, zonal, "fio"); gke.KindOf(err) != gke.Transient || !gke.Retryable(err) {
-		t.Fatalf("Delete during create = %v, want a Transient error", err)
+	if _, err := p.Delete(ctx, zonal, "fio"); gke.KindOf(err) != gke.Busy || !gke.Retryable(err) {
+		t.Fatalf("Delete during create = %v, want a Busy error", err)
 	}
 	if err := wait(ctx, p, zonal, op); err != nil {
 		t.Fatal(err)
@@ -174,8 +183,8 @@ func TestDeleteTwice(t *testing.T) {
 	if err != nil || got.GetStatus() != containerpb.NodePool_STOPPING {
 		t.Fatalf("Get while deleting = %v, %v; want STOPPING", got.GetStatus(), err)
 	}
-	if _, err := p.Delete(ctx, zonal, "fio"); gke.KindOf(err) != gke.Transient {
-		t.Fatalf("second Delete while the first runs = %v, want Transient", err)
+	if _, err := p.Delete(ctx, zonal, "fio"); gke.KindOf(err) != gke.Busy {
+		t.Fatalf("second Delete while the first runs = %v, want Busy", err)
 	}
 	if err := wait(ctx, p, zonal, del); err != nil {
 		t.Fatal(err)
@@ -211,12 +220,8 @@ func TestCreateRefusals(t *testing.T) {
 		t.Errorf("Create in an unknown cluster = %#v, want InvalidConfig with GKE's message", err)
 	}
 
-	// A regional cluster without the pool's zone is refused before GKE is asked.
+	// A cluster without coordinates is refused before GKE is asked.
 	before := len(srv.Requests())
-	regional := gke.Cluster{Project: "bench-proj", Location: "us-central1", Name: "bench"}
-	if _, err := p.Create(ctx, regional, np); gke.KindOf(err) != gke.InvalidConfig {
-		t.Errorf("Create in a regional cluster without nodeLocations = %v, want InvalidConfig", err)
-	}
 	if _, err := p.Create(ctx, gke.Cluster{Project: "bench-proj"}, np); gke.KindOf(err) != gke.InvalidConfig {
 		t.Errorf("Create without cluster coordinates = %v, want InvalidConfig", err)
 	}
@@ -256,7 +261,7 @@ func TestInjectedErrorsKeepGKEsMessage(t *testing.T) {
 				if gerr != nil || np.GetStatus() != containerpb.NodePool_ERROR {
 					t.Fatalf("pool after a failed create: %v, %v; want status ERROR", np.GetStatus(), gerr)
 				}
-				if eff := gke.Effective(np); eff.Message != tt.failure.Message {
+				if eff := gke.Effective(np, onRegular.Info); eff.Message != tt.failure.Message {
 					t.Errorf("Effective message = %q, want GKE's %q", eff.Message, tt.failure.Message)
 				}
 				// The pool alone tells the same failure, for when the
@@ -297,5 +302,66 @@ func TestInjectHookSeesTheRequest(t *testing.T) {
 	}
 	if pools, err := p.List(ctx, zonal); err != nil || len(pools) != 0 {
 		t.Fatalf("List = %v, %v; a refused create leaves nothing", pools, err)
+	}
+}
+
+// The cluster as GKE describes it: channel, zones, version, and the
+// maintenance exclusion that holds upgrades back now; kept until a fresh read.
+func TestClusterInfo(t *testing.T) {
+	ctx := context.Background()
+	hour := time.Now().Add(time.Hour)
+	regional := "projects/bench-proj/locations/us-central1/clusters/r"
+	srv, p := start(t, fakegke.WithClusterConfig(fakegke.Cluster{Parent: regional, Channel: containerpb.ReleaseChannel_STABLE,
+		Exclusions: map[string]*containerpb.TimeWindow{
+			"later": {StartTime: timestamppb.New(hour), EndTime: timestamppb.New(hour.Add(time.Hour)), Options: noMinorOrNode()},
+			"now":   {StartTime: timestamppb.Now(), EndTime: timestamppb.New(hour), Options: noMinorOrNode()},
+			"minor": {Options: &containerpb.TimeWindow_MaintenanceExclusionOptions{MaintenanceExclusionOptions: &containerpb.MaintenanceExclusionOptions{
+				Scope: containerpb.MaintenanceExclusionOptions_NO_MINOR_UPGRADES}}},
+		}}))
+	c, _ := gke.ParseCluster(regional)
+	got, err := p.Cluster(ctx, c, false)
+	want := gke.ClusterInfo{Channel: "STABLE", Locations: []string{"us-central1-a", "us-central1-b", "us-central1-c"}, Version: fakegke.Version, Exclusion: "now"}
+	if err != nil || !cmp.Equal(got, want) {
+		t.Errorf("Cluster = %+v, %v; want %+v", got, err, want)
+	}
+	reads := len(srv.Requests())
+	if _, err := p.Cluster(ctx, c, false); err != nil || len(srv.Requests()) != reads {
+		t.Errorf("a second read asked GKE again (%v)", err)
+	}
+	if got, _ := p.Cluster(ctx, zonal, true); got.Channel != "REGULAR" || got.Exclusion != "" {
+		t.Errorf("the default cluster: %+v", got)
+	}
+	if _, err := p.Cluster(ctx, gke.Cluster{Project: "bench-proj", Location: "us-central1-a", Name: "nope"}, true); gke.KindOf(err) != gke.InvalidConfig {
+		t.Errorf("an unknown cluster: %v, want InvalidConfig", err)
+	}
+}
+
+func noMinorOrNode() *containerpb.TimeWindow_MaintenanceExclusionOptions {
+	return &containerpb.TimeWindow_MaintenanceExclusionOptions{MaintenanceExclusionOptions: &containerpb.MaintenanceExclusionOptions{
+		Scope: containerpb.MaintenanceExclusionOptions_NO_MINOR_OR_NODE_UPGRADES}}
+}
+
+// ExcludeUpgrades adds the exclusion that holds minor and node upgrades back,
+// keeping the policy's others.
+func TestExcludeUpgrades(t *testing.T) {
+	ctx := context.Background()
+	srv, p := start(t)
+	if got, _ := p.Cluster(ctx, zonal, true); got.Exclusion != "" {
+		t.Fatalf("before: %+v", got)
+	}
+	got, err := p.ExcludeUpgrades(ctx, zonal, 30*24*time.Hour)
+	if err != nil || got.Exclusion != gke.ExclusionName {
+		t.Fatalf("ExcludeUpgrades = %+v, %v", got, err)
+	}
+	var set *containerpb.SetMaintenancePolicyRequest
+	for _, r := range srv.Requests() {
+		if s, ok := r.(*containerpb.SetMaintenancePolicyRequest); ok {
+			set = s
+		}
+	}
+	w := set.GetMaintenancePolicy().GetWindow().GetMaintenanceExclusions()[gke.ExclusionName]
+	if d := w.GetEndTime().AsTime().Sub(w.GetStartTime().AsTime()); d != 30*24*time.Hour ||
+		w.GetMaintenanceExclusionOptions().GetScope() != containerpb.MaintenanceExclusionOptions_NO_MINOR_OR_NODE_UPGRADES {
+		t.Errorf("exclusion %v", w)
 	}
 }

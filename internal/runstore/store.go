@@ -12,7 +12,8 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/outcome"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/compare"
+	"github.com/benchwright/benchwright/internal/report/page"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -191,24 +192,24 @@ func (r Run) PutSucceeded(ctx context.Context, completed time.Time) error {
 // line at a time, and its nodes' series (the page the manager's artifact
 // server links to).
 func (r Run) WriteReport(ctx context.Context) error {
-	runs, err := report.Load(ctx, storedRun(r))
+	runs, err := compare.Load(ctx, storedRun(r))
 	if err != nil {
 		return err
 	}
-	if err := report.ReadMonitors(ctx, storedRun(r), runs); err != nil {
+	if err := compare.ReadMonitors(ctx, storedRun(r), runs); err != nil {
 		return err
 	}
-	rep, err := report.New(runs, report.Options{Title: r.Location.Kind + " " + r.Location.Namespace + "/" + r.Location.Name})
+	rep, err := page.New(runs, page.Options{Title: r.Location.Kind + " " + r.Location.Namespace + "/" + r.Location.Name})
 	if err != nil {
 		return err
 	}
-	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	var html bytes.Buffer
+	if err := rep.HTML(&html); err != nil {
 		return err
 	}
 	key, err := r.Location.Report()
 	if err != nil {
 		return err
 	}
-	return r.Store.Put(ctx, key, page.Bytes(), "text/html; charset=utf-8")
+	return r.Store.Put(ctx, key, html.Bytes(), "text/html; charset=utf-8")
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/crashpoint"
-	"github.com/benchwright/benchwright/internal/report"
+	"github.com/benchwright/benchwright/internal/report/source"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -161,7 +161,7 @@ func (r Run) putStream(ctx context.Context, key, contentType string, produce fun
 // storedRun is the run's stored samples as a report source.
 type storedRun Run
 
-// Samples implements report.Source.
+// Samples implements source.Source.
 func (s storedRun) Samples(ctx context.Context, add func(string, results.Sample)) error {
 	name := s.Location.Name
 	return Run(s).eachStored(ctx, func(x *results.Sample) error {
@@ -170,16 +170,16 @@ func (s storedRun) Samples(ctx context.Context, add func(string, results.Sample)
 	})
 }
 
-// MonitorFiles implements report.MonitorSource: the run's series, under
+// MonitorFiles implements source.MonitorSource: the run's series, under
 // monitor/ beside its samples.
-func (s storedRun) MonitorFiles(ctx context.Context, inputs []string, found func(string, []report.MonitorFile, error)) error {
+func (s storedRun) MonitorFiles(ctx context.Context, inputs []string, found func(string, []source.MonitorFile, error)) error {
 	prefix, err := s.Location.Prefix()
 	if err != nil {
 		return err
 	}
 	for _, in := range inputs {
 		if in == s.Location.Name {
-			files, err := report.StoreMonitorFiles(ctx, s.Store, prefix)
+			files, err := source.StoreMonitorFiles(ctx, s.Store, prefix)
 			found(in, files, err)
 		}
 	}

@@ -34,6 +34,9 @@ type Failure struct {
 	// Slow: the call succeeds and its operation runs at least this long,
 	// then succeeds. Code is not used.
 	Slow time.Duration
+	// Partial (with Async): the operation ends DONE without an error and the
+	// node pool RUNNING_WITH_ERROR with the failure in its conditions.
+	Partial bool
 }
 
 // Succeed is the Failure that is no failure, for failure queues.
@@ -79,78 +82,64 @@ func Hang() Failure { return Failure{Hang: true} }
 // SlowOperation is a call whose operation runs for d before it succeeds.
 func SlowOperation(d time.Duration) Failure { return Failure{Slow: d} }
 
-// The messages below follow the text GKE and Compute Engine return for these
-// failures, as far as it is known without a live project; classification keys
-// on the same fragments (ZONE_RESOURCE_POOL_EXHAUSTED, "does not have enough
-// resources available", "Insufficient regional quota", "Quota ... exceeded").
+// The failures below send GKE's own words, from Texts.
+
+// failure is the Failure of a text.
+func failure(id TextID, args ...any) Failure {
+	st := Texts[id].Status(args...)
+	return Failure{Code: st.Code(), Message: st.Message()}
+}
 
 // Stockout is Compute Engine running out of the machine type in zone, as the
 // create call's error. Use AsAsync for the more common report through the
 // operation, which StockoutDuringProvisioning gives with GKE's wording.
 func Stockout(project, zone string) Failure {
-	return Failure{
-		Code: codes.ResourceExhausted,
-		Message: fmt.Sprintf("Google Compute Engine: ZONE_RESOURCE_POOL_EXHAUSTED: The zone 'projects/%s/zones/%s' "+
-			"does not have enough resources available to fulfill the request. Try a different zone, or try again later.", project, zone),
-		Condition: containerpb.StatusCondition_GCE_STOCKOUT,
-	}
+	f := failure(TextZoneExhausted, project, zone)
+	f.Condition = containerpb.StatusCondition_GCE_STOCKOUT
+	return f
 }
 
 // StockoutDuringProvisioning is a stockout found while the pool's instances
 // are created: the operation ends with it and the pool is left in ERROR.
 func StockoutDuringProvisioning(project, zone, instance string) Failure {
-	return Failure{
-		Code: codes.ResourceExhausted,
-		Message: fmt.Sprintf("Instance '%s' creation failed: The zone 'projects/%s/zones/%s' does not have enough "+
-			"resources available to fulfill the request.  Try a different zone, or try again later.", instance, project, zone),
-		Condition: containerpb.StatusCondition_GCE_STOCKOUT,
-		Async:     true,
-	}
+	f := failure(TextInstanceStockout, instance, project, zone)
+	f.Condition = containerpb.StatusCondition_GCE_STOCKOUT
+	f.Async = true
+	return f
+}
+
+// PartialStockout is a stockout that hits some of the pool's instances: the
+// operation ends DONE without an error and GKE leaves the node pool
+// RUNNING_WITH_ERROR, partly usable, with the stockout in its conditions.
+func PartialStockout(project, zone, instance string) Failure {
+	f := StockoutDuringProvisioning(project, zone, instance)
+	f.Partial = true
+	return f
 }
 
 // InsufficientQuota is GKE's check of the regional quota before creating
 // anything (GKE answers it with HTTP 403, PermissionDenied).
 func InsufficientQuota(project, resource string, requires, short, quota float64) Failure {
-	return Failure{
-		Code: codes.PermissionDenied,
-		Message: fmt.Sprintf("Insufficient regional quota to satisfy request: resource %q: request requires '%.1f' and is short '%.1f'. "+
-			"project has a quota of '%.1f' with '%.1f' available. View and manage quotas at "+
-			"https://console.cloud.google.com/iam-admin/quotas?usage=USED&project=%s.",
-			resource, requires, short, quota, quota-(requires-short), project),
-	}
+	return failure(TextInsufficientQuota, resource, requires, short, quota, quota-(requires-short), project)
 }
 
 // QuotaExceeded is Compute Engine's QUOTA_EXCEEDED for a metric in a region.
 func QuotaExceeded(metric string, limit float64, region string) Failure {
-	return Failure{
-		Code:      codes.ResourceExhausted,
-		Message:   fmt.Sprintf("Quota '%s' exceeded.  Limit: %.1f in region %s.", metric, limit, region),
-		Condition: containerpb.StatusCondition_GCE_QUOTA_EXCEEDED,
-	}
+	f := failure(TextQuotaExceeded, metric, limit, region)
+	f.Condition = containerpb.StatusCondition_GCE_QUOTA_EXCEEDED
+	return f
 }
 
 // CompactPlacementUnsupported is GKE refusing compact placement for a machine type.
 func CompactPlacementUnsupported(machineType string) Failure {
-	return Failure{
-		Code:    codes.InvalidArgument,
-		Message: fmt.Sprintf("Compact placement is not supported for machine type %s.", machineType),
-	}
+	return failure(TextPlacementMachineType, machineType)
 }
 
 // InvalidSysctl is GKE refusing a linuxNodeConfig sysctl outside its allow-list.
-func InvalidSysctl(name string) Failure {
-	return Failure{
-		Code:    codes.InvalidArgument,
-		Message: fmt.Sprintf("Invalid sysctl %q in node_pool.config.linux_node_config.sysctls: the parameter is not supported.", name),
-	}
-}
+func InvalidSysctl(name string) Failure { return failure(TextInvalidSysctl, name) }
 
 // Unavailable is the API being briefly unavailable.
-func Unavailable() Failure {
-	return Failure{Code: codes.Unavailable, Message: "The service is currently unavailable."}
-}
+func Unavailable() Failure { return failure(TextUnavailable) }
 
 // InternalError is an internal error, usually reported through the operation.
-func InternalError() Failure {
-	return Failure{Code: codes.Internal, Message: "Internal error encountered. Please try again."}
-}
+func InternalError() Failure { return failure(TextInternal) }

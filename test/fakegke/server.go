@@ -1,11 +1,19 @@
-// Package fakegke is an in-process GKE ClusterManager gRPC server for tests.
-// It keeps node pools per cluster, creates and deletes them through
-// long-running operations that take a few polls (or some time), records every
-// request, and injects the failures GKE reports: stockouts, quota, invalid
-// configuration and transient errors, synchronous or through the operation.
+// Package fakegke is a GKE ClusterManager gRPC server that answers as GKE
+// does, and the place where GKE's behaviour is written down. It keeps
+// clusters (release channel, locations, version, maintenance exclusions) and
+// their node pools, creates and deletes node pools through long-running
+// operations that take a few polls (or some time, or the work of a hook),
+// refuses what GKE refuses with GKE's own words (Texts): management off on a
+// release channel, compact placement, Tier_1, threads per core and sysctls
+// outside GKE's rules, a node-pool call while the cluster is busy (an
+// upgrade window, the one-operation lock, the concurrent-operations quota);
+// it records every request and injects the failures GKE reports: stockouts
+// (whole or partial), quota, invalid configuration and transient errors.
 //
 //	srv := fakegke.Start(t, fakegke.WithCluster("projects/p/locations/us-central1-a/clusters/c"))
 //	provider, err := gke.New(ctx, srv.ClientOptions()...)
+//
+// New and Serve run it outside a test, on any listener.
 package fakegke
 
 import (
@@ -49,14 +57,24 @@ type Server struct {
 	grpc *grpc.Server
 	lis  net.Listener
 
-	mu           sync.Mutex
-	clusters     map[string]map[string]*containerpb.NodePool // parent -> name -> pool
-	ops          map[string]*operation                       // operation id -> operation
+	// callMu orders the node-pool creates and deletes: each is checked and
+	// started (its failure hook asked) before the next.
+	callMu         sync.Mutex
+	mu             sync.Mutex
+	clusters       map[string]map[string]*containerpb.NodePool // parent -> name -> pool
+	clusterConfigs map[string]*Cluster                         // parent -> cluster
+	// reconciling are the pools RECONCILING, until when (parent/nodePools/name).
+	reconciling  map[string]time.Time
+	work         Work
+	ops          map[string]*operation // operation id -> operation
 	nextOp       int
 	runningPolls int
 	delay        time.Duration
 	now          func() time.Time
 	requests     []proto.Message
+	// taken are the creates GKE did not refuse (a busy cluster, a request it
+	// does not accept): each answered by an operation or an injected failure.
+	taken        []*containerpb.CreateNodePoolRequest
 	failures     []Failure
 	inject       func(*containerpb.CreateNodePoolRequest) error
 	deleteInject func(*containerpb.DeleteNodePoolRequest) error
@@ -73,15 +91,31 @@ type operation struct {
 	// prior is the pool's status before a delete, which a failed delete
 	// leaves it in.
 	prior containerpb.NodePool_Status
+	// timed: done at readyAt, however often it is polled.
+	timed bool
+	// working: the Work hook runs; workErr is what it returned.
+	working bool
+	workErr error
 }
+
+// Work is an operation's work on GKE's side: creating or deleting the nodes
+// of np in cluster parent. It returns when the work is done; an error fails
+// the operation (a Failure keeps its code and words). Without a Work hook an
+// operation is done after its polls and delay.
+type Work func(ctx context.Context, typ containerpb.Operation_Type, parent string, np *containerpb.NodePool) error
+
+// WithOperationWork runs w for each node-pool create and delete; the
+// operation is DONE when w has returned.
+func WithOperationWork(w Work) Option { return func(s *Server) { s.work = w } }
 
 // Option configures a Server.
 type Option func(*Server)
 
-// WithCluster adds a cluster, projects/P/locations/L/clusters/C. Requests for
-// any other cluster are NotFound.
+// WithCluster adds a cluster, projects/P/locations/L/clusters/C, as GKE
+// makes it by default: on the REGULAR release channel, in the location's
+// zones. Requests for any other cluster are NotFound.
 func WithCluster(parent string) Option {
-	return func(s *Server) { s.clusters[parent] = map[string]*containerpb.NodePool{} }
+	return WithClusterConfig(Cluster{Parent: parent})
 }
 
 // WithRunningPolls sets how many GetOperation calls see an operation RUNNING
@@ -92,35 +126,71 @@ func WithRunningPolls(n int) Option { return func(s *Server) { s.runningPolls = 
 // WithDelay sets how long an operation runs at least (default 0).
 func WithDelay(d time.Duration) Option { return func(s *Server) { s.delay = d } }
 
-// Start serves a fake on 127.0.0.1 until the test ends.
-func Start(t testing.TB, opts ...Option) *Server {
-	t.Helper()
+// New makes a fake with its options; Serve serves it.
+func New(opts ...Option) *Server {
 	s := &Server{
-		clusters:     map[string]map[string]*containerpb.NodePool{},
-		ops:          map[string]*operation{},
-		runningPolls: 1,
-		now:          time.Now,
+		clusters:       map[string]map[string]*containerpb.NodePool{},
+		clusterConfigs: map[string]*Cluster{},
+		reconciling:    map[string]time.Time{},
+		ops:            map[string]*operation{},
+		runningPolls:   1,
+		now:            time.Now,
 	}
 	for _, o := range opts {
 		o(s)
 	}
+	return s
+}
+
+// Serve serves the fake on lis with the gRPC server options (TLS
+// credentials, for instance) until Stop.
+func (s *Server) Serve(lis net.Listener, opts ...grpc.ServerOption) error {
+	return s.register(lis, opts...).Serve(lis)
+}
+
+// register makes the fake's gRPC server for lis.
+func (s *Server) register(lis net.Listener, opts ...grpc.ServerOption) *grpc.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lis = lis
+	s.grpc = grpc.NewServer(opts...)
+	containerpb.RegisterClusterManagerServer(s.grpc, s)
+	return s.grpc
+}
+
+// Start serves a fake on 127.0.0.1 until the test ends.
+func Start(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := New(opts...)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("fakegke: listening: %v", err)
 	}
-	s.lis = lis
-	s.grpc = grpc.NewServer()
-	containerpb.RegisterClusterManagerServer(s.grpc, s)
-	go func() { _ = s.grpc.Serve(lis) }()
+	srv := s.register(lis)
+	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(s.Stop)
 	return s
 }
 
+func (s *Server) server() *grpc.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.grpc
+}
+
 // Stop stops serving; Start registers it as a test cleanup.
-func (s *Server) Stop() { s.grpc.Stop() }
+func (s *Server) Stop() {
+	if srv := s.server(); srv != nil {
+		srv.Stop()
+	}
+}
 
 // Endpoint is the server's host:port.
-func (s *Server) Endpoint() string { return s.lis.Addr().String() }
+func (s *Server) Endpoint() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lis.Addr().String()
+}
 
 // ClientOptions point a GKE client at the fake, without credentials.
 func (s *Server) ClientOptions() []option.ClientOption {
@@ -131,12 +201,22 @@ func (s *Server) ClientOptions() []option.ClientOption {
 	}
 }
 
-// AddCluster adds a cluster, projects/P/locations/L/clusters/C.
+// AddCluster adds a cluster, projects/P/locations/L/clusters/C, as
+// WithCluster does.
 func (s *Server) AddCluster(parent string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.clusters[parent]; !ok {
-		s.clusters[parent] = map[string]*containerpb.NodePool{}
+	s.addCluster(Cluster{Parent: parent})
+}
+
+// Reconcile puts a running node pool in RECONCILING for d, as GKE does while
+// it works on a pool (an upgrade, a repair), then back to RUNNING.
+func (s *Server) Reconcile(parent, pool string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if np := s.clusters[parent][pool]; np != nil && np.Status == containerpb.NodePool_RUNNING {
+		np.Status = containerpb.NodePool_RECONCILING
+		s.reconciling[parent+"/nodePools/"+pool] = s.now().Add(d)
 	}
 }
 
@@ -190,6 +270,18 @@ func (s *Server) CreateRequests() []*containerpb.CreateNodePoolRequest {
 	return out
 }
 
+// CreatesTaken returns copies of the CreateNodePool requests GKE took: not
+// refused for a busy cluster or a node pool it does not accept.
+func (s *Server) CreatesTaken() []*containerpb.CreateNodePoolRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*containerpb.CreateNodePoolRequest, len(s.taken))
+	for i, r := range s.taken {
+		out[i] = proto.Clone(r).(*containerpb.CreateNodePoolRequest)
+	}
+	return out
+}
+
 // NodePools returns copies of a cluster's node pools, by name.
 func (s *Server) NodePools(parent string) []*containerpb.NodePool {
 	s.mu.Lock()
@@ -234,15 +326,47 @@ func (s *Server) CreateNodePool(ctx context.Context, req *containerpb.CreateNode
 	if err := checkNodePool(np); err != nil {
 		return nil, err
 	}
+	op, failure, err := s.admitCreate(req)
+	return s.answer(ctx, op, failure, err)
+}
+
+// admitCreate checks a create and starts its operation. GKE's refusals come
+// before any injected failure, which is GKE's answer to a call it took;
+// callMu keeps the cluster as checked until the operation starts.
+func (s *Server) admitCreate(req *containerpb.CreateNodePoolRequest) (*operation, *Failure, error) {
+	s.callMu.Lock()
+	defer s.callMu.Unlock()
+	if err := s.creatable(req); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	s.taken = append(s.taken, proto.Clone(req).(*containerpb.CreateNodePoolRequest))
+	s.mu.Unlock()
 	failure, err := s.failureFor(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if failure != nil && !failure.Async && !failure.Lost && !failure.Hang && failure.Slow == 0 {
-		return nil, failure.status().Err()
+		return nil, nil, failure.status().Err()
 	}
 	op, err := s.create(req, failure)
-	return s.answer(ctx, op, failure, err)
+	return op, failure, err
+}
+
+// creatable is GKE's refusal of a create, if any: an unknown cluster, a node
+// pool GKE does not accept there, a busy cluster.
+func (s *Server) creatable(req *containerpb.CreateNodePoolRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advance()
+	c, ok := s.clusterConfigs[req.GetParent()]
+	if !ok {
+		return answer(TextNotFound, req.GetParent())
+	}
+	if err := checkCreate(c, req.GetNodePool()); err != nil {
+		return err
+	}
+	return s.busy(req.GetParent())
 }
 
 func (s *Server) create(req *containerpb.CreateNodePoolRequest, failure *Failure) (*operation, error) {
@@ -252,10 +376,16 @@ func (s *Server) create(req *containerpb.CreateNodePoolRequest, failure *Failure
 	s.advance()
 	pools, ok := s.clusters[req.GetParent()]
 	if !ok {
-		return nil, status.Errorf(codes.NotFound, "Not found: %s.", req.GetParent())
+		return nil, answer(TextNotFound, req.GetParent())
+	}
+	if err := checkCreate(s.clusterConfigs[req.GetParent()], np); err != nil {
+		return nil, err
+	}
+	if err := s.busy(req.GetParent()); err != nil {
+		return nil, err
 	}
 	if _, dup := pools[np.GetName()]; dup {
-		return nil, status.Errorf(codes.AlreadyExists, "Already exists: %s/nodePools/%s.", req.GetParent(), np.GetName())
+		return nil, answer(TextAlreadyExists, req.GetParent()+"/nodePools/"+np.GetName())
 	}
 	stored := proto.Clone(np).(*containerpb.NodePool)
 	stored.Status = containerpb.NodePool_PROVISIONING
@@ -265,7 +395,9 @@ func (s *Server) create(req *containerpb.CreateNodePoolRequest, failure *Failure
 	if failure != nil && failure.Async {
 		opFailure = failure
 	}
-	return s.startOp(req.GetParent(), np.GetName(), containerpb.Operation_CREATE_NODE_POOL, opFailure), nil
+	op := s.startOp(req.GetParent(), np.GetName(), containerpb.Operation_CREATE_NODE_POOL, opFailure)
+	s.startWork(op, stored)
+	return op, nil
 }
 
 // answer is a call's answer: its operation, or the error that replaced it.
@@ -334,15 +466,23 @@ func hookFailure(err error) (*Failure, error) {
 // GKE refuses it (FailedPrecondition, "incompatible operation").
 func (s *Server) DeleteNodePool(ctx context.Context, req *containerpb.DeleteNodePoolRequest) (*containerpb.Operation, error) {
 	s.record(req)
+	op, failure, err := s.admitDelete(req)
+	return s.answer(ctx, op, failure, err)
+}
+
+// admitDelete checks a delete and starts its operation, as admitCreate.
+func (s *Server) admitDelete(req *containerpb.DeleteNodePoolRequest) (*operation, *Failure, error) {
+	s.callMu.Lock()
+	defer s.callMu.Unlock()
 	failure, err := s.deleteFailureFor(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if failure != nil && !failure.Async && !failure.Lost && !failure.Hang && failure.Slow == 0 {
-		return nil, failure.status().Err()
+		return nil, nil, failure.status().Err()
 	}
 	op, err := s.startDelete(req, failure)
-	return s.answer(ctx, op, failure, err)
+	return op, failure, err
 }
 
 func (s *Server) startDelete(req *containerpb.DeleteNodePoolRequest, failure *Failure) (*operation, error) {
@@ -362,6 +502,7 @@ func (s *Server) startDelete(req *containerpb.DeleteNodePoolRequest, failure *Fa
 	}
 	op := s.startOp(parent, name, containerpb.Operation_DELETE_NODE_POOL, opFailure)
 	op.prior = prior
+	s.startWork(op, np)
 	return op, nil
 }
 
@@ -372,7 +513,10 @@ func (s *Server) deletable(name string) (parent, pool string, err error) {
 		return "", "", err
 	}
 	if op := s.runningOp(parent, pool); op != nil {
-		return "", "", status.Errorf(codes.FailedPrecondition, "Cluster is running incompatible operation %s.", op.pb.GetName())
+		return "", "", answer(TextIncompatibleOperation, op.pb.GetName())
+	}
+	if err := s.busy(parent); err != nil {
+		return "", "", err
 	}
 	return parent, pool, nil
 }
@@ -404,7 +548,7 @@ func (s *Server) GetNodePool(_ context.Context, req *containerpb.GetNodePoolRequ
 func (s *Server) ListNodePools(_ context.Context, req *containerpb.ListNodePoolsRequest) (*containerpb.ListNodePoolsResponse, error) {
 	defer s.begin(req)()
 	if _, ok := s.clusters[req.GetParent()]; !ok {
-		return nil, status.Errorf(codes.NotFound, "Not found: %s.", req.GetParent())
+		return nil, answer(TextNotFound, req.GetParent())
 	}
 	return &containerpb.ListNodePoolsResponse{NodePools: s.list(req.GetParent())}, nil
 }
@@ -421,7 +565,7 @@ func (s *Server) GetOperation(_ context.Context, req *containerpb.GetOperationRe
 	}
 	op, ok := s.ops[name[i+len("/operations/"):]]
 	if !ok || !strings.HasPrefix(op.parent, name[:i]+"/clusters/") {
-		return nil, status.Errorf(codes.NotFound, "Not found: %s.", name)
+		return nil, answer(TextNotFound, name)
 	}
 	op.polls++
 	s.advance()
@@ -432,14 +576,14 @@ func (s *Server) GetOperation(_ context.Context, req *containerpb.GetOperationRe
 func (s *Server) lookup(name string) (parent, pool string, err error) {
 	parent, pool, ok := strings.Cut(name, "/nodePools/")
 	if !ok || pool == "" {
-		return "", "", status.Errorf(codes.InvalidArgument, "Invalid node pool name %q.", name)
+		return "", "", answer(TextInvalidNodePool, name, "want projects/P/locations/L/clusters/C/nodePools/N")
 	}
 	pools, ok := s.clusters[parent]
 	if !ok {
-		return "", "", status.Errorf(codes.NotFound, "Not found: %s.", parent)
+		return "", "", answer(TextNotFound, parent)
 	}
 	if _, ok := pools[pool]; !ok {
-		return "", "", status.Errorf(codes.NotFound, "Not found: %s.", name)
+		return "", "", answer(TextNotFound, name)
 	}
 	return parent, pool, nil
 }
@@ -486,14 +630,41 @@ func (s *Server) startOp(parent, pool string, typ containerpb.Operation_Type, fa
 	return op
 }
 
-// advance finishes the operations that have run their polls and their time.
+// advance finishes the operations that have run their polls, their time and
+// their work, and ends the reconciling that is due.
 func (s *Server) advance() {
 	now := s.now()
 	for _, op := range s.ops {
-		if !op.finished && (s.runningPolls <= 0 || op.polls > s.runningPolls) && !now.Before(op.readyAt) {
+		polled := op.timed || s.runningPolls <= 0 || op.polls > s.runningPolls
+		if !op.finished && !op.working && polled && !now.Before(op.readyAt) {
 			s.finish(op)
 		}
 	}
+	for name, until := range s.reconciling {
+		if now.Before(until) {
+			continue
+		}
+		delete(s.reconciling, name)
+		parent, pool, _ := strings.Cut(name, "/nodePools/")
+		if np := s.clusters[parent][pool]; np != nil && np.Status == containerpb.NodePool_RECONCILING {
+			np.Status = containerpb.NodePool_RUNNING
+		}
+	}
+}
+
+// startWork runs the Work hook of a node-pool operation, if any.
+func (s *Server) startWork(op *operation, np *containerpb.NodePool) {
+	if s.work == nil || op.failure != nil {
+		return
+	}
+	op.working = true
+	typ, parent, pool := op.pb.GetOperationType(), op.parent, proto.Clone(np).(*containerpb.NodePool)
+	go func() {
+		err := s.work(context.Background(), typ, parent, pool)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		op.working, op.workErr = false, err
+	}()
 }
 
 func (s *Server) finish(op *operation) {
@@ -503,8 +674,16 @@ func (s *Server) finish(op *operation) {
 	op.finished = true
 	op.pb.Status = containerpb.Operation_DONE
 	op.pb.EndTime = s.now().UTC().Format(time.RFC3339Nano)
+	if op.pool == "" {
+		return // a cluster operation
+	}
 	pools := s.clusters[op.parent]
 	np := pools[op.pool]
+	if op.workErr != nil && op.failure == nil {
+		f := Failure{Code: codes.Internal, Message: op.workErr.Error()}
+		_ = errors.As(op.workErr, &f)
+		op.failure = &f
+	}
 	switch op.pb.GetOperationType() {
 	case containerpb.Operation_DELETE_NODE_POOL:
 		if f := op.failure; f != nil {
@@ -515,6 +694,13 @@ func (s *Server) finish(op *operation) {
 		}
 		delete(pools, op.pool)
 	case containerpb.Operation_CREATE_NODE_POOL:
+		if f := op.failure; f != nil && f.Partial {
+			s.provisioned(op.parent, np)
+			np.Status = containerpb.NodePool_RUNNING_WITH_ERROR
+			np.StatusMessage = f.Message //nolint:staticcheck // GKE still fills it
+			np.Conditions = []*containerpb.StatusCondition{{Code: f.Condition, Message: f.Message, CanonicalCode: rpccode.Code(f.Code)}}
+			return
+		}
 		if f := op.failure; f != nil {
 			cond := &containerpb.StatusCondition{Code: f.Condition, Message: f.Message, CanonicalCode: rpccode.Code(f.Code)} //nolint:staticcheck // GKE still sends the code
 			op.pb.Error = f.status().Proto()
@@ -532,7 +718,7 @@ func (s *Server) finish(op *operation) {
 // provisioned fills in what GKE reports for a pool that came up.
 func (s *Server) provisioned(parent string, np *containerpb.NodePool) {
 	np.Status = containerpb.NodePool_RUNNING
-	np.Version = Version
+	np.Version = s.clusterConfigs[parent].Version
 	if np.Config == nil {
 		np.Config = &containerpb.NodeConfig{}
 	}
@@ -545,13 +731,9 @@ func (s *Server) provisioned(parent string, np *containerpb.NodePool) {
 	if np.Config.ImageType == "" {
 		np.Config.ImageType = DefaultImageType
 	}
-	project, location := splitParent(parent)
+	project, _ := splitParent(parent)
 	if len(np.Locations) == 0 {
-		if strings.Count(location, "-") == 2 {
-			np.Locations = []string{location}
-		} else {
-			np.Locations = []string{location + "-a", location + "-b", location + "-c"}
-		}
+		np.Locations = append([]string(nil), s.clusterConfigs[parent].Locations...)
 	}
 	cluster := parent[strings.LastIndex(parent, "/")+1:]
 	np.InstanceGroupUrls = nil
@@ -566,11 +748,11 @@ func checkNodePool(np *containerpb.NodePool) error {
 	name := np.GetName()
 	switch {
 	case name == "", len(name) > 40, !validName(name):
-		return status.Errorf(codes.InvalidArgument, "Invalid node pool name %q: must be 1-40 lower-case letters, digits or '-', start with a letter and not end with '-'.", name)
+		return answer(TextInvalidNodePool, name, "the name must be 1-40 lower-case letters, digits or '-', start with a letter and not end with '-'")
 	case np.GetInitialNodeCount() < 1 && np.GetAutoscaling() == nil:
-		return status.Errorf(codes.InvalidArgument, "Invalid node pool %q: initial_node_count must be positive.", name)
+		return answer(TextInvalidNodePool, name, "initial_node_count must be positive")
 	case np.GetConfig().GetMachineType() == "":
-		return status.Errorf(codes.InvalidArgument, "Invalid node pool %q: config.machine_type is required.", name)
+		return answer(TextInvalidNodePool, name, "config.machine_type is required")
 	}
 	return nil
 }
@@ -588,6 +770,12 @@ func validName(name string) bool {
 		}
 	}
 	return !strings.HasSuffix(name, "-")
+}
+
+// locationOf is L of projects/P/locations/L/clusters/C.
+func locationOf(parent string) string {
+	_, location := splitParent(parent)
+	return location
 }
 
 // splitParent returns P and L of projects/P/locations/L/clusters/C.

@@ -29,6 +29,7 @@ func client(t *testing.T, srv *fakegke.Server) containerpb.ClusterManagerClient 
 func create(name string) *containerpb.CreateNodePoolRequest {
 	return &containerpb.CreateNodePoolRequest{Parent: parent, NodePool: &containerpb.NodePool{
 		Name: name, InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "c3-highcpu-8"},
+		Management: &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true},
 	}}
 }
 

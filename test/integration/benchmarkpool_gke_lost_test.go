@@ -23,7 +23,7 @@ import (
 func createOne(t *testing.T, name string) (*benchv1.BenchmarkPool, *conditionLog) {
 	t.Helper()
 	log := watchConditions(t, name)
-	p := gkePool(name, "c3-highcpu-8", 1)
+	p := gkePool(name, "c3-highcpu-44", 1)
 	p.Spec.GKE.CompactPlacement = nil
 	if err := k8sClient.Create(context.Background(), p); err != nil {
 		t.Fatal(err)

@@ -64,7 +64,7 @@ func staleReconciler(t *testing.T, fake *fakegke.Server, name string) (*benchmar
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = provider.Close() })
-	p := gkePool(name, "c3-highcpu-8", 1)
+	p := gkePool(name, "c3-highcpu-44", 1)
 	p.Spec.GKE.CompactPlacement = nil
 	p.Finalizers = []string{"benchwright.io/pool-cleanup"}
 	if err := k8sClient.Create(context.Background(), p); err != nil {

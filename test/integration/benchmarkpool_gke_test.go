@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,15 @@ var testCluster = gke.Cluster{Project: "bench-project", Location: "us-central1-a
 // and the allowed clusters.
 func startGKEPoolController(t *testing.T, allowed ...gke.Cluster) *fakegke.Server {
 	t.Helper()
-	fake := fakegke.Start(t, fakegke.WithCluster(testCluster.Parent()), fakegke.WithRunningPolls(2))
+	return startGKEPoolControllerOn(t, fakegke.Cluster{Parent: testCluster.Parent()}, nil, allowed...)
+}
+
+// startGKEPoolControllerOn runs the controller, as tune changes it (if not
+// nil), against a fake whose testCluster is as c describes it (a release
+// channel, an operation lock...).
+func startGKEPoolControllerOn(t *testing.T, c fakegke.Cluster, tune func(*benchmarkpool.Reconciler), allowed ...gke.Cluster) *fakegke.Server {
+	t.Helper()
+	fake := fakegke.Start(t, fakegke.WithClusterConfig(c), fakegke.WithRunningPolls(2))
 	for _, c := range allowed {
 		fake.AddCluster(c.Parent())
 	}
@@ -41,10 +50,14 @@ func startGKEPoolController(t *testing.T, allowed ...gke.Cluster) *fakegke.Serve
 	t.Cleanup(func() { _ = provider.Close() })
 	ns := testNamespace(t, "gke-")
 	startController(t, ns, func(mgr ctrl.Manager, _ *artifacts.Store) error {
-		return (&benchmarkpool.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
+		r := &benchmarkpool.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
 			Recorder: mgr.GetEventRecorderFor("benchmarkpool-controller"),
 			GKE:      provider, GKECluster: testCluster, GKEAllowedClusters: allowed, PollInterval: 50 * time.Millisecond, RetryBackoff: 50 * time.Millisecond,
-		}).SetupWithManager(mgr)
+		}
+		if tune != nil {
+			tune(r)
+		}
+		return r.SetupWithManager(mgr)
 	}, func(context.Context) {})
 	return fake
 }
@@ -62,7 +75,7 @@ func gkePool(name, machine string, nodes int32) *benchv1.BenchmarkPool {
 func TestGKEPoolLifecycle(t *testing.T) {
 	fake := startGKEPoolController(t)
 	ctx := context.Background()
-	pool := gkePool("c3-compact", "c3-highcpu-8", 2)
+	pool := gkePool("c3-compact", "c3-highcpu-44", 2)
 	if err := k8sClient.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +86,7 @@ func TestGKEPoolLifecycle(t *testing.T) {
 	})
 	reqs := fake.CreateRequests()
 	if len(reqs) != 1 {
-		t.Fatalf("%d create requests", len(reqs))
+		t.Fatalf("%d create requests: %v\n%s", len(reqs), fake.Requests(), pretty(getPool(t, pool.Name).Status))
 	}
 	np := reqs[0].GetNodePool()
 	cfg := np.GetConfig()
@@ -82,13 +95,20 @@ func TestGKEPoolLifecycle(t *testing.T) {
 		np.GetNetworkConfig().GetNetworkPerformanceConfig().GetTotalEgressBandwidthTier() != containerpb.NodeNetworkConfig_NetworkPerformanceConfig_TIER_1 ||
 		cfg.GetLabels()[benchv1.PoolLabel] != pool.Name || len(cfg.GetTaints()) != 1 ||
 		cfg.GetTaints()[0].GetKey() != benchv1.PoolLabel || cfg.GetTaints()[0].GetEffect() != containerpb.NodeTaint_NO_SCHEDULE ||
-		cfg.GetMachineType() != "c3-highcpu-8" || np.GetInitialNodeCount() != 2 || reqs[0].GetParent() != testCluster.Parent() ||
+		cfg.GetMachineType() != "c3-highcpu-44" || np.GetInitialNodeCount() != 2 || reqs[0].GetParent() != testCluster.Parent() ||
+		!np.GetManagement().GetAutoUpgrade() || !np.GetManagement().GetAutoRepair() || // on the REGULAR channel, as GKE demands
 		cfg.GetResourceLabels()[gke.OwnerLabel] != string(getPool(t, pool.Name).UID) {
 		t.Errorf("create request: %v", reqs[0])
 	}
 	p := getPool(t, pool.Name)
-	if e := p.Status.Effective; e.ThreadsPerCore != 1 || !e.GVNIC || e.NetworkTier != "TIER_1" || e.MachineType != "c3-highcpu-8" || p.Status.NodePoolName == "" {
+	if e := p.Status.Effective; e.ThreadsPerCore != 1 || !e.GVNIC || e.NetworkTier != "TIER_1" || e.MachineType != "c3-highcpu-44" || p.Status.NodePoolName == "" ||
+		!e.AutoUpgrade || !e.AutoRepair || e.ReleaseChannel != "REGULAR" || !slices.Equal(e.NodeLocations, []string{"us-central1-a"}) {
 		t.Errorf("effective %+v, node pool %q", e, p.Status.NodePoolName)
+	}
+	// Nothing holds upgrades back on this cluster: the condition says what to do.
+	if c := meta.FindStatusCondition(p.Status.Conditions, benchv1.PoolConditionUpgradesExcluded); c == nil || c.Status != metav1.ConditionFalse ||
+		c.Reason != benchv1.ReasonNoMaintenanceExclusion || !strings.Contains(c.Message, "--add-maintenance-exclusion-scope no_minor_or_node_upgrades") {
+		t.Errorf("UpgradesExcluded %+v", c)
 	}
 	// GKE's nodes join with the pool's label.
 	labelledNode(t, "gke-c3-1", map[string]string{benchv1.PoolLabel: pool.Name}, true)
@@ -119,12 +139,13 @@ func TestGKEPoolNameConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = other.Close() }()
-	foreign := &containerpb.NodePool{Name: "default-pool", InitialNodeCount: 3, Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"}}
+	foreign := &containerpb.NodePool{Name: "default-pool", InitialNodeCount: 3, Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"},
+		Management: &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true}}
 	if _, err := other.Create(ctx, testCluster, foreign); err != nil {
 		t.Fatal(err)
 	}
 	fake.FinishOperations()
-	pool := gkePool("default-pool", "c3-highcpu-8", 2)
+	pool := gkePool("default-pool", "c3-highcpu-44", 2)
 	if err := k8sClient.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +175,7 @@ func TestGKEPoolNameConflict(t *testing.T) {
 func TestGKEPoolWithoutGKEKeepsItsFinalizer(t *testing.T) {
 	startPoolController(t)
 	ctx := context.Background()
-	pool := gkePool("no-gke-config", "c3-highcpu-8", 2)
+	pool := gkePool("no-gke-config", "c3-highcpu-44", 2)
 	if err := k8sClient.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +215,7 @@ func TestGKEPoolOtherClusterNeedsTheAdmin(t *testing.T) {
 	fake.AddCluster(other.Parent())
 	ctx := context.Background()
 	inCluster := func(name string, c gke.Cluster) *benchv1.BenchmarkPool {
-		p := gkePool(name, "c3-highcpu-8", 2)
+		p := gkePool(name, "c3-highcpu-44", 2)
 		p.Spec.GKE.Project, p.Spec.GKE.Location, p.Spec.GKE.Cluster = c.Project, c.Location, c.Name
 		return p
 	}
@@ -230,7 +251,8 @@ func TestGKEPoolOtherClusterNeedsTheAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = prior.Close() }()
-	if _, err := prior.Create(ctx, other, &containerpb.NodePool{Name: refused.Name, InitialNodeCount: 2, Config: &containerpb.NodeConfig{MachineType: "c3-highcpu-8"}}); err != nil {
+	if _, err := prior.Create(ctx, other, &containerpb.NodePool{Name: refused.Name, InitialNodeCount: 2, Config: &containerpb.NodeConfig{MachineType: "c3-highcpu-44"},
+		Management: &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true}}); err != nil {
 		t.Fatal(err)
 	}
 	fake.FinishOperations()
@@ -273,7 +295,7 @@ func TestGKEPoolFailures(t *testing.T) {
 	fake := startGKEPoolController(t)
 	ctx := context.Background()
 	fake.QueueFailures(fakegke.StockoutDuringProvisioning(testCluster.Project, "us-central1-a", "gke-x").AsAsync(), fakegke.Succeed)
-	retried := gkePool("stockout", "c3-highcpu-8", 2)
+	retried := gkePool("stockout", "c3-highcpu-44", 2)
 	if err := k8sClient.Create(ctx, retried); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +307,7 @@ func TestGKEPoolFailures(t *testing.T) {
 	waitEvents(t, "default", retried.Name, "Warning/"+benchv1.ReasonStockout)
 
 	fake.QueueFailures(fakegke.CompactPlacementUnsupported("e2-standard-8"))
-	bad := gkePool("bad", "n2-standard-8", 2)
+	bad := gkePool("bad", "n2-standard-32", 2)
 	if err := k8sClient.Create(ctx, bad); err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +353,7 @@ func TestFiftyGKEPoolsLeakNothing(t *testing.T) {
 	})
 	var pools []*benchv1.BenchmarkPool
 	for i := range 50 {
-		p := gkePool(fmt.Sprintf("fifty-%02d", i), "c3-highcpu-8", 2)
+		p := gkePool(fmt.Sprintf("fifty-%02d", i), "c3-highcpu-44", 2)
 		if err := k8sClient.Create(ctx, p); err != nil {
 			t.Fatal(err)
 		}

@@ -425,6 +425,37 @@ gke: {machineType: C3-HighCPU-8, nodeCount: 2}`, "machineType is a Compute Engin
 provider: gke
 gke: {machineType: c3-highcpu-8, nodeCount: 2, linuxNodeConfig: {sysctls: [{name: kernel.sched_migration_cost_ns, value: "5000000"}]}}`, "GKE's linuxNodeConfig accepts only its allow-list"},
 
+	{"compact placement on a series GKE does not place compactly", "BenchmarkPool", `
+provider: gke
+gke: {machineType: e2-standard-8, nodeCount: 2, compactPlacement: {}}`, "compactPlacement: GKE offers compact placement only on the machine series C2, C2D, C3, C3D, C4A, C4D, C4N, H3, H4D, N2, N2D, Z4D and the GPU series A2, A3, G2: choose such a machineType or remove compactPlacement"},
+	{"Tier_1 on 8 vCPUs", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c2-standard-8, nodeCount: 2, gvnic: true, networkTier: TIER_1}`, "networkTier TIER_1: GKE gives Tier_1 bandwidth only to N2, N2D, C2, C2D and C3 machine types with at least 30 vCPUs (such as c2-standard-30 or c3-highcpu-44): choose such a machineType or remove networkTier"},
+	{"Tier_1 on a series without it", "BenchmarkPool", `
+provider: gke
+gke: {machineType: e2-standard-32, nodeCount: 2, gvnic: true, networkTier: TIER_1}`, "networkTier TIER_1: GKE gives Tier_1 bandwidth only to N2, N2D, C2, C2D and C3 machine types with at least 30 vCPUs"},
+	{"threads per core on T2D", "BenchmarkPool", `
+provider: gke
+gke: {machineType: t2d-standard-8, nodeCount: 2, threadsPerCore: 1}`, "threadsPerCore: GKE cannot set threads per core on T2D, T2A or C4A (one thread per core), on shared-core machine types (e2-micro, e2-small, e2-medium, f1-micro, g1-small) or below 2 vCPUs: remove threadsPerCore or choose another machineType"},
+	{"threads per core on a shared core", "BenchmarkPool", `
+provider: gke
+gke: {machineType: e2-medium, nodeCount: 2, threadsPerCore: 1}`, "threadsPerCore: GKE cannot set threads per core on T2D, T2A or C4A"},
+	{"threads per core below 2 vCPUs", "BenchmarkPool", `
+provider: gke
+gke: {machineType: n1-standard-1, nodeCount: 2, threadsPerCore: 1}`, "threadsPerCore: GKE cannot set threads per core on T2D, T2A or C4A"},
+	{"GKE sysctl the pinned API does not list", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c3-highcpu-8, nodeCount: 2, linuxNodeConfig: {sysctls: [{name: net.ipv4.neigh.default.gc_thresh3, value: "8192"}]}}`, "GKE's linuxNodeConfig accepts only its allow-list"},
+	{"node location that is a region", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c3-highcpu-8, nodeCount: 2, nodeLocations: [us-central1]}`, "spec.gke.nodeLocations[0]: Invalid value: \"us-central1\": spec.gke.nodeLocations[0] in body should match '^[a-z]+-[a-z]+[0-9]+-[a-z]$'"},
+	{"node service account that is not an email", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c3-highcpu-8, nodeCount: 2, serviceAccount: benchwright-nodes}`, "spec.gke.serviceAccount: Invalid value: \"benchwright-nodes\": spec.gke.serviceAccount in body should match"},
+	{"node scope that is not a Google API scope", "BenchmarkPool", `
+provider: gke
+gke: {machineType: c3-highcpu-8, nodeCount: 2, oauthScopes: [cloud-platform]}`, "spec.gke.oauthScopes[0]: Invalid value: \"cloud-platform\": spec.gke.oauthScopes[0] in body should match"},
+
 	// TuningProfile.
 	{"tuning: sysctl key with slashes", "TuningProfile", `
 pool: p
