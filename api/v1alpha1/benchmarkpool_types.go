@@ -75,8 +75,10 @@ type BenchmarkPoolSpec struct {
 	// +optional
 	Existing *ExistingPoolSpec `json:"existing,omitempty"`
 
-	// ttlSecondsAfterIdle deletes the GKE node pool (and the BenchmarkPool) after no
-	// benchmark used it for this long. Unset: keep until deleted.
+	// ttlSecondsAfterIdle deletes the GKE node pool (and the BenchmarkPool) after it
+	// was idle for this long: Ready (or Ready once), with no benchmark and no
+	// campaign cell holding it or waiting for it. A pool that was never Ready
+	// is not idle. Unset: keep until deleted.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2592000
@@ -299,7 +301,9 @@ type BenchmarkPoolStatus struct {
 	// +optional
 	QueueLength int32 `json:"queueLength,omitempty"`
 
-	// lastUsedTime is when a benchmark last finished on the pool (for the TTL).
+	// lastUsedTime is when a benchmark or a campaign cell last held the pool,
+	// or when it was first Ready: the idle clock (ttlSecondsAfterIdle) runs
+	// from it. Unset until the pool is first Ready.
 	// +optional
 	LastUsedTime *metav1.Time `json:"lastUsedTime,omitempty"`
 }

@@ -21,6 +21,10 @@ const (
 	WorkflowAnnotation = "benchwright.io/workflow"
 	// WorkflowUIDAnnotation is the UID of the Workflow WorkflowAnnotation names.
 	WorkflowUIDAnnotation = "benchwright.io/workflow-uid"
+	// CampaignCellAnnotation, on a campaign's BenchmarkPool, names the tuning
+	// whose cell holds the pool now: the pool is not idle while it is set,
+	// and a shared pool's other cells wait for it to be cleared.
+	CampaignCellAnnotation = "benchwright.io/campaign-cell"
 	// AxisLabelPrefix starts a benchmark label that names a number the user
 	// varied outside benchwright: benchwright.io/x-NAME: "VALUE" is copied onto
 	// every sample as label x-NAME, and a report plots the figures of runs

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -14,6 +15,7 @@ import (
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/campaign"
+	"github.com/benchwright/benchwright/internal/campaigngc"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/report/source"
 )
@@ -75,15 +77,18 @@ func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params)
 	}
 	view.campaign = campaignOf(m, places)
 	if m != nil {
-		wf := campaign.Workflow{Name: selectedCampaign(f.selector)}
+		wf := campaign.Workflow{Namespace: ns, Name: selectedCampaign(f.selector)}
 		if wf.Name == "" {
 			return view, fmt.Errorf("--campaign-pools needs -l %s=WORKFLOW", benchv1.CampaignLabel)
 		}
+		// Why a cell's pool or tuning went, as the manager told the
+		// Workflow; none readable (an older chart's role): its step says.
+		events, _ := campaign.WorkflowEvents(ctx, c, wf)
 		for _, cell := range m.Cells() {
 			for _, b := range m.Benchmarks {
 				if name := campaign.BenchmarkName(wf, cell, b); !seen[name] {
 					out = append(out, compare.Cell{Pool: cell.Pool.Name, Tuning: cell.Tuning.Name, Benchmark: b.Name, Name: name, Kind: b.Kind,
-						State: "not created", Result: "the cell failed before its benchmarks were made (its pool or tuning): its step says why"})
+						State: "not created", Result: notCreated(events, m.PoolName(wf, cell))})
 				}
 			}
 		}
@@ -101,6 +106,18 @@ func (f clusterFlags) campaignCells(ctx context.Context, params campaign.Params)
 	}
 	view.cells = out
 	return view, nil
+}
+
+// notCreated says why a cell made no benchmark: what the manager told of
+// its pool or tuning (both named pool), else where to look.
+func notCreated(events []corev1.Event, pool string) string {
+	const head = "the cell failed before its benchmarks were made"
+	for _, kind := range []string{"BenchmarkPool", "TuningProfile"} {
+		if told := campaigngc.Told(events, kind, pool); told != "" {
+			return head + ": its " + kind + " " + pool + " went: " + told
+		}
+	}
+	return head + " (its pool or tuning): its step says why"
 }
 
 // placeOf is where a benchmark's campaign labels put it in the campaign's

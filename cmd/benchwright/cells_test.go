@@ -3,10 +3,12 @@ package main
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/campaign"
+	"github.com/benchwright/benchwright/test/wrappers"
 )
 
 func TestCampaignOf(t *testing.T) {
@@ -54,5 +56,19 @@ func TestHistoryOf(t *testing.T) {
 		if got, regressed := historyOf(c.st); got != c.want || regressed != c.regressed {
 			t.Errorf("historyOf(%v) = %q, %v; want %q, %v", c.st.Conditions, got, regressed, c.want, c.regressed)
 		}
+	}
+}
+
+// A cell that made no benchmark says why its pool went, as the manager
+// told the Workflow (issue 44: the cell said only "not found").
+func TestNotCreatedSaysWhy(t *testing.T) {
+	told := []corev1.Event{wrappers.MakeEvent("Workflow", "s0").
+		Said(benchv1.ReasonIdleExpired, "BenchmarkPool s0-e2-none: no benchmark or campaign cell used the pool for 60s (ttlSecondsAfterIdle): deleting it").Obj()}
+	want := "the cell failed before its benchmarks were made: its BenchmarkPool s0-e2-none went: IdleExpired: no benchmark or campaign cell used the pool for 60s (ttlSecondsAfterIdle): deleting it"
+	if got := notCreated(told, "s0-e2-none"); got != want {
+		t.Errorf("notCreated = %q\nwant %q", got, want)
+	}
+	if got := notCreated(told, "s0-n2d-none"); got != "the cell failed before its benchmarks were made (its pool or tuning): its step says why" {
+		t.Errorf("another cell's: %q", got)
 	}
 }

@@ -45,7 +45,8 @@ func (f *artifactTLSFlags) register(fs *flag.FlagSet) {
 // share one cap on requests in progress.
 func addArtifactServer(mgr ctrl.Manager, addr string, tlsFlags artifactTLSFlags, store *artifacts.Store, history artifactserver.HistoryReader) error {
 	log := ctrl.Log.WithName("artifact-server")
-	servers, runnables, err := artifactServers(addr, tlsFlags, store, &artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, history, log)
+	pages := pageSources{history: history, campaigns: workflowRuns{reader: mgr.GetAPIReader()}}
+	servers, runnables, err := artifactServers(addr, tlsFlags, store, &artifactserver.KubeAuthorizer{Client: mgr.GetClient()}, pages, log)
 	if err != nil {
 		return err
 	}
@@ -64,12 +65,12 @@ func addArtifactServer(mgr ctrl.Manager, addr string, tlsFlags artifactTLSFlags,
 
 // artifactServers builds the listeners of addArtifactServer, and what else
 // must run with them (the certificate watcher).
-func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.Store, auth artifactserver.Authorizer, history artifactserver.HistoryReader, log logr.Logger) ([]*manager.Server, []manager.Runnable, error) {
+func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.Store, auth artifactserver.Authorizer, pages pageSources, log logr.Logger) ([]*manager.Server, []manager.Runnable, error) {
 	var servers []*manager.Server
 	var runnables []manager.Runnable
 	limit := artifactserver.NewLimiter(artifactserver.MaxConcurrentRequests, artifactserver.QueueWait)
 	if on(addr) {
-		servers = append(servers, artifactServer("artifact server", addr, artifactserver.New(store, log).WithLimiter(limit).WithHistory(history)))
+		servers = append(servers, artifactServer("artifact server", addr, pages.add(artifactserver.New(store, log).WithLimiter(limit))))
 	}
 	if !on(tlsFlags.addr) {
 		log.Info("publishing campaign reports is off: no --artifact-server-tls-bind-address")
@@ -87,9 +88,20 @@ func artifactServers(addr string, tlsFlags artifactTLSFlags, store *artifacts.St
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening on %s: %w", tlsFlags.addr, err)
 	}
-	s := artifactServer("artifact server (TLS)", tlsFlags.addr, artifactserver.NewPublishing(store, auth, log).WithLimiter(limit).WithHistory(history))
+	s := artifactServer("artifact server (TLS)", tlsFlags.addr, pages.add(artifactserver.NewPublishing(store, auth, log).WithLimiter(limit)))
 	s.Listener = tls.NewListener(lis, &tls.Config{GetCertificate: watcher.GetCertificate, MinVersion: tls.VersionTLS12})
 	return append(servers, s), runnables, nil
+}
+
+// pageSources are what the artifact server's pages read besides the store:
+// the results database's history and the campaigns' Workflows (nil: none).
+type pageSources struct {
+	history   artifactserver.HistoryReader
+	campaigns artifactserver.CampaignRuns
+}
+
+func (p pageSources) add(h *artifactserver.Handler) *artifactserver.Handler {
+	return h.WithHistory(p.history).WithCampaignRuns(p.campaigns)
 }
 
 func on(addr string) bool { return addr != "" && addr != "0" }

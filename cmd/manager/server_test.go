@@ -47,7 +47,7 @@ func TestArtifactServersPublishOverTLSOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	certDir, pool := writeCert(t)
-	servers, runnables, err := artifactServers("127.0.0.1:0", artifactTLSFlags{addr: "127.0.0.1:0", certDir: certDir}, store, anyToken{}, nil, testr.New(t))
+	servers, runnables, err := artifactServers("127.0.0.1:0", artifactTLSFlags{addr: "127.0.0.1:0", certDir: certDir}, store, anyToken{}, pageSources{}, testr.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestArtifactServersPublishOverTLSOnly(t *testing.T) {
 		t.Errorf("PUT over TLS: %d, want 201", got)
 	}
 
-	if _, _, err := artifactServers("0", artifactTLSFlags{addr: ":0"}, store, anyToken{}, nil, testr.New(t)); err == nil {
+	if _, _, err := artifactServers("0", artifactTLSFlags{addr: ":0"}, store, anyToken{}, pageSources{}, testr.New(t)); err == nil {
 		t.Error("a TLS address without a certificate directory was accepted")
 	}
 }

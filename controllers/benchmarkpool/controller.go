@@ -203,14 +203,15 @@ func (r *Reconciler) observe(ctx context.Context, p *benchv1.BenchmarkPool) (ctr
 	// stable, so an unchanged pool is not written again.
 	slices.Sort(p.Status.Nodes)
 	ready := setReady(p, len(nodes.Items), conflicts, gkeNote)
-	idle, err := r.observeQueue(ctx, p)
+	idle, err := r.observeQueue(ctx, p, ready)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if ttl := p.Spec.TTLSecondsAfterIdle; ttl != nil && idle {
 		left := time.Duration(*ttl)*time.Second - r.now().Sub(p.Status.LastUsedTime.Time)
 		if left <= 0 {
-			r.Recorder.Eventf(p, corev1.EventTypeNormal, benchv1.ReasonIdleExpired, "No benchmark used the pool for %ds (ttlSecondsAfterIdle): deleting it", *ttl)
+			campaigngc.Tell(r.Recorder, p, "BenchmarkPool", corev1.EventTypeNormal, benchv1.ReasonIdleExpired,
+				fmt.Sprintf("no benchmark or campaign cell used the pool for %ds (ttlSecondsAfterIdle): deleting it", *ttl))
 			return ctrl.Result{}, client.IgnoreNotFound(r.Delete(ctx, p))
 		}
 		return ctrl.Result{RequeueAfter: min(left+time.Second, notReadyRetry*4)}, nil
@@ -233,9 +234,11 @@ func (r *Reconciler) writeAnnotations(ctx context.Context, p, base *benchv1.Benc
 	return nil
 }
 
-// observeQueue reports which benchmark holds the pool and how many wait, and
-// when it was last used; idle tells that no benchmark wants it.
-func (r *Reconciler) observeQueue(ctx context.Context, p *benchv1.BenchmarkPool) (idle bool, err error) {
+// observeQueue reports which benchmark holds the pool and how many wait,
+// and runs the idle clock: idle tells that the pool is, or was once, Ready
+// and that no benchmark and no campaign cell holds it or waits for it.
+// lastUsedTime is when one last did, or when the pool was first Ready.
+func (r *Reconciler) observeQueue(ctx context.Context, p *benchv1.BenchmarkPool, ready bool) (idle bool, err error) {
 	queue, err := poolqueue.List(ctx, r.Client, benchv1.PoolName(p.Name))
 	if err != nil {
 		return false, err
@@ -248,15 +251,12 @@ func (r *Reconciler) observeQueue(ctx context.Context, p *benchv1.BenchmarkPool)
 		}
 		p.Status.QueueLength++
 	}
-	switch {
-	case len(queue) > 0:
+	held := len(queue) > 0 || p.Annotations[benchv1.CampaignCellAnnotation] != ""
+	if held || (ready && p.Status.LastUsedTime == nil) {
 		now := statusupdate.MetaTime(r.now())
 		p.Status.LastUsedTime = &now
-	case p.Status.LastUsedTime == nil:
-		created := p.CreationTimestamp
-		p.Status.LastUsedTime = &created
 	}
-	return len(queue) == 0, nil
+	return !held && p.Status.LastUsedTime != nil, nil
 }
 
 // setReady sets the Ready condition: every node of the pool Ready, labelled

@@ -166,6 +166,8 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		if f, ok := facts[name]; ok {
 			n.Facts = &f
 		}
+		// The launcher runs the tool: its window is every worker's.
+		n.Windows = children.Windows(a.Rep, pod)
 		c.Nodes = append(c.Nodes, n)
 	}
 	label := func(s []results.Sample) { labelSamples(b, s, c.Nodes, a.Rep, a.Number, podlogs.FinishTime(pod)) }

@@ -155,6 +155,7 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		}
 		report.Node = pod.Spec.NodeName
 		node.Topology, node.AllowedCPUs = report.Topology, report.AllowedCPUs
+		node.Windows = children.Windows(rep, pod)
 		infos[report.Node] = node
 		c.Nodes = append(c.Nodes, node)
 		d.reports = append(d.reports, report)

@@ -144,6 +144,7 @@ func (d *driver) Collect(ctx context.Context, a children.Attempt) (benchrun.Coll
 		}
 		out, err := r.readOutput(ctx, b, pod)
 		out.node = node
+		out.node.Windows = children.Windows(a.Rep, pod)
 		if err == nil {
 			out.node.Facts, err = children.ReadNodeFacts(ctx, r.Logs, pod)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -154,4 +155,13 @@ func (s *Store) wrap(op, key string, err error) error {
 		return fmt.Errorf("%s %s: %w", op, s.URI(key), ErrNotFound)
 	}
 	return fmt.Errorf("%s %s: %w", op, s.URI(key), err)
+}
+
+// ModTime is when the object at key was last written.
+func (s *Store) ModTime(ctx context.Context, key string) (time.Time, error) {
+	attrs, err := s.bucket.Attributes(ctx, key)
+	if err != nil {
+		return time.Time{}, s.wrap("reading the attributes of", key, err)
+	}
+	return attrs.ModTime, nil
 }

@@ -33,7 +33,7 @@ type indexCache struct {
 	mu        sync.Mutex
 	built     time.Time
 	runs      []*run
-	campaigns []campaign
+	campaigns []campaignRow
 	truncated bool
 }
 
@@ -55,7 +55,7 @@ func (h *Handler) indexData(ctx context.Context) (*indexCache, error) {
 		h.readSummary(ctx, run)
 	}
 	newestFirst(runs)
-	c.runs, c.campaigns, c.truncated, c.built = runs, campaigns(keys), truncated, time.Now()
+	c.runs, c.campaigns, c.truncated, c.built = runs, h.describeCampaigns(ctx, campaigns(keys)), truncated, time.Now()
 	return c, nil
 }
 
@@ -92,7 +92,7 @@ func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	var shown []campaign
+	var shown []campaignRow
 	for _, c := range camps {
 		if ok, err := may(c.Namespace, CampaignReportsResource); err != nil {
 			h.authError(w, err)
@@ -196,7 +196,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, path string) {
 // indexPage is the index: the runs and the published campaign reports.
 type indexPage struct {
 	Runs      []indexRow
-	Campaigns []campaign
+	Campaigns []campaignRow
 	// Truncated: the store holds more than the index lists.
 	Truncated bool
 }

@@ -73,6 +73,8 @@ type Handler struct {
 	index      *indexCache
 	// history answers HistoryPath (nil: 404).
 	history HistoryReader
+	// campaignRuns gives the index each campaign's state (nil: unknown).
+	campaignRuns CampaignRuns
 }
 
 // New returns a Handler of store that serves every read without asking who

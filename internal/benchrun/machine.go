@@ -168,6 +168,13 @@ func (m *machine) running(a children.Attempt) (ctrl.Result, error) {
 // Evicted.
 func (m *machine) retry(ctx context.Context, a children.Attempt) (ctrl.Result, error) {
 	total, maxRetries := m.spec.Repetitions, m.spec.MaxRetries
+	if a.GoneJob != "" {
+		took, err := m.whatTook(ctx, a)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		a.Why += ": " + took
+	}
 	if a.Number >= int(maxRetries) {
 		return ctrl.Result{}, outcome.Fail(benchv1.ReasonRetriesExhausted, fmt.Sprintf(
 			"repetition %d/%d was lost %d time(s), spec.maxRetries is %d; last: %s", a.Rep+1, total, a.Number+1, maxRetries, a.Why))

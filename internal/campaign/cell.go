@@ -86,13 +86,13 @@ func (r *Runner) RunCell(ctx context.Context, cell Cell, keepPool bool) (out []O
 	if err := r.waitPool(ctx, pool.GetName(), logf); err != nil {
 		return nil, t, err
 	}
-	if keepPool {
-		// A shared pool: one cell on it at a time.
-		if err := r.holdPool(ctx, pool.GetName(), cell.Tuning.Name, logf); err != nil {
-			return nil, t, err
-		}
-		held = true
+	// The cell holds its pool until it ends: a held pool is not idle (its
+	// TTL does not run out while the tuning is applied), and a shared pool
+	// has one cell on it at a time.
+	if err := r.holdPool(ctx, pool.GetName(), cell.Tuning.Name, logf); err != nil {
+		return nil, t, err
 	}
+	held = true
 	t.Pool = time.Since(start)
 
 	if cell.Tuned() {

@@ -7,14 +7,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 )
 
-// HolderAnnotation names, on a shared pool, the tuning whose cell runs on it
-// now: the pool's other cells wait for it to be cleared. Argo's parallelism
-// alone does not keep them apart (argo retry starts a pool's failed cells at
-// once), and a cell's untuned benchmarks must never run beside another
-// cell's tuning.
-const HolderAnnotation = "benchwright.io/campaign-cell"
+// HolderAnnotation names, on a pool, the tuning whose cell runs on it now:
+// the pool is not idle (its TTL waits), and a shared pool's other cells wait
+// for it to be cleared. Argo's parallelism alone does not keep them apart
+// (argo retry starts a pool's failed cells at once), and a cell's untuned
+// benchmarks must never run beside another cell's tuning.
+const HolderAnnotation = benchv1.CampaignCellAnnotation
 
 // holdPool makes the cell the only one on its shared pool, waiting (up to
 // PoolTimeout) while another cell holds it. The write is a patch with the
@@ -40,7 +42,7 @@ func (r *Runner) holdPool(ctx context.Context, name, tuning string, logf func(st
 	if err == nil {
 		logf("BenchmarkPool %s held by this cell (%s=%s)", name, HolderAnnotation, tuning)
 	}
-	return err
+	return r.explainGone(ctx, o, err)
 }
 
 // unholdPool clears the holder when it is this cell.

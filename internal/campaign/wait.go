@@ -18,7 +18,7 @@ import (
 // stays NotReady until they are free, and the wait goes on.
 func (r *Runner) waitPool(ctx context.Context, name string, logf func(string, ...any)) error {
 	o := r.emptyObject("BenchmarkPool", name, "")
-	return r.waitFor(ctx, o, r.PoolTimeout, logf, func() (bool, error) {
+	return r.explainGone(ctx, o, r.waitFor(ctx, o, r.PoolTimeout, logf, func() (bool, error) {
 		switch state(o) {
 		case "Ready":
 			nodes, _, _ := unstructured.NestedStringSlice(o.Object, "status", "nodes")
@@ -28,14 +28,14 @@ func (r *Runner) waitPool(ctx context.Context, name string, logf func(string, ..
 			return false, fmt.Errorf("BenchmarkPool %s Failed: %s", name, condition(o, benchv1.PoolConditionReady))
 		}
 		return false, nil
-	})
+	}))
 }
 
 // waitTuning waits for every node of the pool to read the tuning's values
 // back (Tuned); Degraded (a value refused, or not reading back) ends it.
 func (r *Runner) waitTuning(ctx context.Context, name string, logf func(string, ...any)) error {
 	o := r.emptyObject("TuningProfile", name, "")
-	return r.waitFor(ctx, o, r.PoolTimeout, logf, func() (bool, error) {
+	return r.explainGone(ctx, o, r.waitFor(ctx, o, r.PoolTimeout, logf, func() (bool, error) {
 		switch state(o) {
 		case string(benchv1.TuningTuned):
 			logf("TuningProfile %s Tuned", name)
@@ -44,7 +44,7 @@ func (r *Runner) waitTuning(ctx context.Context, name string, logf func(string, 
 			return false, fmt.Errorf("TuningProfile %s Degraded: %s", name, condition(o, benchv1.TuningConditionDegraded))
 		}
 		return false, nil
-	})
+	}))
 }
 
 // waitBenchmark waits for a benchmark to end, and says how it ended. Its own

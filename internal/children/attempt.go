@@ -23,6 +23,9 @@ type Attempt struct {
 	Created, Started time.Time
 	// Why explains a starting, lost, failed or timed-out attempt in words.
 	Why string
+	// GoneJob names the Job of a lost attempt whose pod is gone: its pods'
+	// events may say what took it.
+	GoneJob string
 	// Unmade marks a starting attempt some of whose pods do not exist yet:
 	// admission may be refusing them (see benchrun's refusal).
 	Unmade bool

@@ -160,7 +160,7 @@ func (c *SlotJobs) Observe(ctx context.Context, fresh client.Reader, owner clien
 		return sa, err
 	}
 	sa.Slots, sa.Observation = slots, obs
-	sa.Phase, sa.Created, sa.Started, sa.Why, sa.Unmade = obs.Phase, obs.Created, obs.Started, obs.Why, obs.Unmade
+	sa.Phase, sa.Created, sa.Started, sa.Why, sa.Unmade, sa.GoneJob = obs.Phase, obs.Created, obs.Started, obs.Why, obs.Unmade, obs.GoneJob
 	if obs.Phase == PhaseDeadline {
 		sa.Why = "exceeded the Job's deadline: " + obs.Why
 	}

@@ -36,6 +36,9 @@ type Observation struct {
 	Why string
 	// Unmade marks a slot whose Job has made no pod yet.
 	Unmade bool
+	// GoneJob names a failed Job whose pod is gone (PhaseLost): its pods'
+	// events may still say what took it (see benchrun).
+	GoneJob string
 	// Created is when the attempt's Jobs were created; Started is when its
 	// last pod started running (zero until all do).
 	Created, Started time.Time
@@ -77,6 +80,9 @@ func ObserveSlots(slots []SlotRun) Observation {
 			}
 		}
 	}
+	if o.Phase != PhaseLost {
+		o.GoneJob = "" // a worse outcome came after
+	}
 	if o.Phase == PhaseRunning && !allStarted {
 		o.Phase, o.Why = PhaseStarting, strings.Join(waiting, "; ")
 	}
@@ -94,11 +100,14 @@ func (o *Observation) noteStart(p *corev1.Pod) {
 	}
 }
 
-// lose records a lost pod, unless a worse outcome is already known.
-func (o *Observation) lose(why string) {
-	if o.Phase != PhaseToolFailed && o.Phase != PhaseDeadline {
-		o.Phase, o.Why = PhaseLost, why
+// lose records a lost pod, unless a worse outcome is already known, and
+// says whether it did.
+func (o *Observation) lose(why string) bool {
+	if o.Phase == PhaseToolFailed || o.Phase == PhaseDeadline {
+		return false
 	}
+	o.Phase, o.Why, o.GoneJob = PhaseLost, why, ""
+	return true
 }
 
 // classifyFailure tells a tool's failure (its own result) from a pod the node
@@ -112,9 +121,18 @@ func (o *Observation) classifyFailure(s SlotRun) {
 	}
 	// A pod evicted from a node that stopped answering keeps its last phase:
 	// no kubelet is left to end it.
+	if pod := deletedPod(s.Pods); pod != nil {
+		// Killed by its deletion, whatever its exit code says.
+		o.Failed = pod
+		o.lose(fmt.Sprintf("pod %s on node %s was deleted through the API at %s (not evicted, not lost with its node): by a person or a controller",
+			pod.Name, podlogs.NodeOf(pod), deletionAsked(pod).Format(time.RFC3339)))
+		return
+	}
 	pod := cmp.Or(podlogs.PodInPhase(s.Pods, corev1.PodFailed), disruptedPod(s.Pods))
 	if pod == nil {
-		o.lose(fmt.Sprintf("Job %s failed and its pod is gone (deleted with its node?)", s.Job.Name))
+		if o.lose(fmt.Sprintf("Job %s failed and its pod is gone", s.Job.Name)) {
+			o.GoneJob = s.Job.Name
+		}
 		return
 	}
 	if container, code, ok := failedContainer(pod); ok && !disrupted(pod) {
@@ -139,6 +157,27 @@ func WhyDisrupted(p *corev1.Pod) string {
 		return reason + ": " + message
 	}
 	return reason
+}
+
+// deletedPod is the first pod deleted through the API that the cluster did
+// not mark for disruption (an eviction, a lost node, a preemption mark it).
+func deletedPod(pods []*corev1.Pod) *corev1.Pod {
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil && Disruption(p) == nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// deletionAsked is when the pod's deletion was asked: its deletionTimestamp
+// is the end of its grace period.
+func deletionAsked(p *corev1.Pod) time.Time {
+	t := p.DeletionTimestamp.UTC()
+	if g := p.DeletionGracePeriodSeconds; g != nil {
+		t = t.Add(-time.Duration(*g) * time.Second)
+	}
+	return t
 }
 
 // disruptedPod is the first pod the cluster marked for disruption.

@@ -27,6 +27,7 @@ func slotPod(name string, ph corev1.PodPhase) *wrappers.PodWrapper {
 type slotsObserved struct {
 	Phase     Phase
 	Why       string
+	GoneJob   string
 	Failed    string
 	Container string
 	ExitCode  int32
@@ -34,7 +35,7 @@ type slotsObserved struct {
 }
 
 func summarize(o Observation) slotsObserved {
-	s := slotsObserved{Phase: o.Phase, Why: o.Why, Container: o.Container, ExitCode: o.ExitCode}
+	s := slotsObserved{Phase: o.Phase, Why: o.Why, GoneJob: o.GoneJob, Container: o.Container, ExitCode: o.ExitCode}
 	if o.Failed != nil {
 		s.Failed = o.Failed.Name
 	}
@@ -92,7 +93,17 @@ func TestObserve(t *testing.T) {
 		{
 			name:  "failed and the pod is gone",
 			slots: []SlotRun{{Job: failed("j0")}},
-			want:  slotsObserved{Phase: PhaseLost, Why: "Job j0 failed and its pod is gone (deleted with its node?)"},
+			want:  slotsObserved{Phase: PhaseLost, Why: "Job j0 failed and its pod is gone", GoneJob: "j0"},
+		},
+		{
+			// kubectl delete pod: killed (137), not a tool failure, and
+			// said as the API says it.
+			name: "deleted through the API",
+			slots: []SlotRun{{Job: failed("j0"), Pods: []*corev1.Pod{
+				slotPod("p0", corev1.PodFailed).Deleted(time.Date(2026, 11, 28, 12, 0, 5, 0, time.UTC), 30).ContainerTerminated("fio", 137).Obj(),
+			}}},
+			want: slotsObserved{Phase: PhaseLost, Failed: "p0",
+				Why: "pod p0 on node node-a was deleted through the API at 2026-11-28T12:00:05Z (not evicted, not lost with its node): by a person or a controller"},
 		},
 		{
 			name: "evicted",
@@ -145,7 +156,7 @@ func TestObserve(t *testing.T) {
 				{Job: failed("j1"), Pods: []*corev1.Pod{slotPod("p1", corev1.PodFailed).ContainerTerminated("fio", 1).Obj()}},
 			},
 			want: slotsObserved{Phase: PhaseToolFailed, Failed: "p1", Container: "fio", ExitCode: 1,
-				Why: "Job j0 failed and its pod is gone (deleted with its node?)"},
+				Why: "Job j0 failed and its pod is gone"},
 		},
 		{
 			name: "a lost slot after a tool failure does not hide it",

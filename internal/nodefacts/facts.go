@@ -49,6 +49,12 @@ type Facts struct {
 	Boost         string  `json:"boost,omitempty"`
 	// SMTActive is /sys/devices/system/cpu/smt/active.
 	SMTActive string `json:"smt_active,omitempty"`
+	// MachineID is the machine beneath the node: the DMI product UUID, or
+	// /etc/machine-id where that cannot be read (MachineIDSource says
+	// which); BootID is the running kernel's boot id. See Machine.
+	MachineID       string `json:"machine_id,omitempty"`
+	MachineIDSource string `json:"machine_id_source,omitempty"`
+	BootID          string `json:"boot_id,omitempty"`
 	// Read is when the facts were read.
 	Read time.Time `json:"read"`
 }
@@ -69,6 +75,7 @@ func (h Host) Read(cpus []int) Facts {
 	f.SELinux = h.selinux()
 	f.MTUInterface, f.MTU = h.mtu()
 	f.SMTActive = h.trimmed("sys/devices/system/cpu/smt/active")
+	h.machine(&f)
 	if cpus == nil {
 		cpus = h.allowedCPUs()
 	}

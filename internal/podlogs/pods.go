@@ -53,6 +53,25 @@ func PodInPhase(pods []*corev1.Pod, ph corev1.PodPhase) *corev1.Pod {
 	return nil
 }
 
+// RunWindow is when the pod's containers ran, init containers and native
+// sidecars (the sampler) aside: from the first start to the last end; zero
+// ends for what is not known.
+func RunWindow(p *corev1.Pod) (start, end time.Time) {
+	for _, cs := range p.Status.ContainerStatuses {
+		term := cs.State.Terminated
+		if term == nil {
+			continue
+		}
+		if s := term.StartedAt.UTC(); !term.StartedAt.IsZero() && (start.IsZero() || s.Before(start)) {
+			start = s
+		}
+		if term.FinishedAt.After(end) {
+			end = term.FinishedAt.UTC()
+		}
+	}
+	return start, end
+}
+
 // FinishTime is when the pod's last container ended, init containers
 // included, for samples whose tool prints no time of its own.
 func FinishTime(p *corev1.Pod) (t time.Time) {

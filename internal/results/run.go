@@ -60,6 +60,9 @@ type NodeInfo struct {
 	// repetition (in the cluster: the benchmark pod's node-facts step):
 	// mitigations, SELinux, MTU, effective CPU frequency.
 	Facts *nodefacts.Facts `json:"facts,omitempty"`
+	// Windows are when each repetition's tool ran on the node (the pod's
+	// containers' start and end, the sampler's aside), by repetition.
+	Windows []Window `json:"windows,omitempty"`
 	// FirewallRules is the count of the host network namespace's iptables
 	// and nftables rules, as the TuningProfile's tuner counted it (it alone
 	// has CAP_NET_ADMIN there), or "unknown".

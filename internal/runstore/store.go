@@ -126,6 +126,7 @@ func (r Run) AddRepetition(ctx context.Context, rep int, samples []results.Sampl
 		return nil, err
 	}
 	for _, n := range nodes {
+		n.Windows = results.MergeWindows(known[n.Hostname].Windows, n.Windows)
 		known[n.Hostname] = n
 	}
 	summaries := sum.Summaries()

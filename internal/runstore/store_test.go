@@ -361,3 +361,24 @@ func TestAddRepetitionAfterKilledUpload(t *testing.T) {
 		t.Errorf("samples.ndjson has %d samples, want 2", got)
 	}
 }
+
+// nodes.json keeps every repetition's window on a node, not the last one's.
+func TestAddRepetitionKeepsWindows(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newRun(t)
+	at := func(s int) time.Time { return time.Date(2026, 11, 28, 12, 0, s, 0, time.UTC) }
+	for rep := range 2 {
+		node := results.NodeInfo{Hostname: "gke-a", Windows: []results.Window{{Repetition: rep, Start: at(10 * rep), End: at(10*rep + 5)}}}
+		if _, err := r.AddRepetition(ctx, rep, []results.Sample{latency(rep, "0", "8", 2.0)}, []results.NodeInfo{node}, groupBySize); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nodes, err := r.nodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []results.Window{{Repetition: 0, Start: at(0), End: at(5)}, {Repetition: 1, Start: at(10), End: at(15)}}
+	if diff := cmp.Diff(want, nodes["gke-a"].Windows); diff != "" {
+		t.Errorf("windows (-want +got):\n%s", diff)
+	}
+}

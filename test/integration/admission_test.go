@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	campaignpkg "github.com/benchwright/benchwright/internal/campaign"
 	"github.com/benchwright/benchwright/internal/yamldoc"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -234,6 +235,15 @@ func TestChartPolicyKeepsCampaignsToTheirOwnObjects(t *testing.T) {
 		}
 		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "carry the label benchwright.io/campaign"), err.Error()
 	})
+
+	// A cell reads why its pool went, from its Workflow's events
+	// (campaign.WorkflowEvents); the manager's namespace's are not its.
+	if _, err := campaignpkg.WorkflowEvents(ctx, campaign, campaignpkg.Workflow{Namespace: campaigns, Name: "s0-x7k2p"}); err != nil {
+		t.Errorf("the campaign's events: %v", err)
+	}
+	if _, err := campaignpkg.WorkflowEvents(ctx, campaign, campaignpkg.Workflow{Namespace: ns, Name: "s0-x7k2p"}); !apierrors.IsForbidden(err) {
+		t.Errorf("another namespace's events: %v, want Forbidden", err)
+	}
 
 	// Its own pool and tuning: created, changed, deleted.
 	own, ownTuning := pool("cell", ours), tuning("cell", ours)

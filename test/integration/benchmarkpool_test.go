@@ -166,6 +166,68 @@ func TestIdlePoolExpires(t *testing.T) {
 	}
 }
 
+// A pool is idle only once Ready and while nothing holds it (issue 44): a
+// pool whose node another pool holds, as a campaign cell's second pool on a
+// node, waits past its TTL; once Ready, a campaign cell's hold keeps it; let
+// go, it expires.
+func TestPoolIdleOnlyWhenReadyAndUnheld(t *testing.T) {
+	startPoolController(t)
+	labelledNode(t, "idle-1", map[string]string{"rack": "idle", benchv1.BenchmarkNodeLabel: "true"}, true)
+	ctx := context.Background()
+	existing := func(name string, ttl *int32) *benchv1.BenchmarkPool {
+		return &benchv1.BenchmarkPool{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: benchv1.BenchmarkPoolSpec{
+			Provider: benchv1.ProviderExisting, TTLSecondsAfterIdle: ttl,
+			Existing: &benchv1.ExistingPoolSpec{NodeSelector: map[string]string{"rack": "idle"}, Taint: ptr.To(false)}}}
+	}
+	first := existing("idle-first", nil)
+	if err := k8sClient.Create(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	util.WaitFor(t, 10*time.Second, "first pool Ready", func() (bool, string) {
+		p := getPool(t, first.Name)
+		return p.Status.State == "Ready", pretty(p.Status)
+	})
+	waiting := existing("idle-waiting", ptr.To[int32](2))
+	if err := k8sClient.Create(ctx, waiting); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), waiting) })
+	// Three TTLs on, the pool that never was Ready is still there.
+	time.Sleep(6 * time.Second)
+	if p := getPool(t, waiting.Name); p.Status.State != "NotReady" || p.Status.LastUsedTime != nil {
+		t.Fatalf("pool waiting for its node: state %s, lastUsedTime %v; want NotReady, none", p.Status.State, p.Status.LastUsedTime)
+	}
+
+	// A cell holds it before its node is freed: Ready, held, not expired.
+	p := getPool(t, waiting.Name)
+	p.Annotations = map[string]string{benchv1.CampaignCellAnnotation: "rmem"}
+	if err := k8sClient.Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8sClient.Delete(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	util.WaitFor(t, 15*time.Second, "waiting pool Ready", func() (bool, string) {
+		p := getPool(t, waiting.Name)
+		return p.Status.State == "Ready", pretty(p.Status)
+	})
+	time.Sleep(5 * time.Second)
+	p = getPool(t, waiting.Name)
+	if p.Status.State != "Ready" {
+		t.Fatalf("held pool: state %s", p.Status.State)
+	}
+
+	// Let go: it expires after its TTL.
+	delete(p.Annotations, benchv1.CampaignCellAnnotation)
+	if err := k8sClient.Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	util.WaitFor(t, 15*time.Second, "idle pool deleted", func() (bool, string) {
+		err := k8sClient.Get(ctx, clientKey(waiting), &benchv1.BenchmarkPool{})
+		return apierrors.IsNotFound(err), ""
+	})
+}
+
 // hasPoolTaint tells whether a node has any benchwright.io/pool taint (the
 // API server adds node.kubernetes.io/not-ready on its own).
 func hasPoolTaint(n *corev1.Node) bool {

@@ -172,6 +172,14 @@ func TestMPIBenchmarkRunsOSU(t *testing.T) {
 		if f := n.Facts; f == nil || f.CPUMHz <= 0 || f.Network != "pod" || n.FirewallRules != results.FirewallUnknown {
 			t.Errorf("nodes.json lacks %s's facts:\n%s", n.Hostname, data)
 		}
+		// The machine beneath the node (here, this one: the kernel's boot
+		// id), and each repetition's window: the launcher's run.
+		if f := n.Facts; f == nil || f.BootID == "" || f.Machine() != nodes[0].Facts.Machine() {
+			t.Errorf("nodes.json lacks %s's machine, or the two workers' differ:\n%s", n.Hostname, data)
+		}
+		if len(n.Windows) != 2 || n.Windows[1].Repetition != 1 || !n.Windows[0].End.After(n.Windows[0].Start) {
+			t.Errorf("nodes.json lacks %s's two repetition windows: %+v", n.Hostname, n.Windows)
+		}
 	}
 }
 
