@@ -96,6 +96,7 @@ func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opt
 				}
 			}
 		}
+		a.decide()
 		out = append(out, a)
 	}
 	return out, nil
@@ -164,7 +165,7 @@ func (g *AlongGroup) compare(runs []Run, dim Dimension, opts Options) error {
 	if g.Missing != "" { // no ratios to a stand-in
 		for i := range rows {
 			blank := newRow(results.Summary{Metric: rows[i].Metric}, "", len(g.Runs), opts)
-			rows[i].Speedups, rows[i].Intervals, rows[i].Unclear, rows[i].Noisy = blank.Speedups, blank.Intervals, blank.Unclear, blank.Noisy
+			rows[i].Speedups, rows[i].Verdicts, rows[i].Noisy = blank.Speedups, blank.Verdicts, blank.Noisy
 		}
 	}
 	g.Rows = rows
@@ -195,7 +196,7 @@ func (g *AlongGroup) steps(runs []Run, opts Options) error {
 			for _, p := range pair {
 				if i, ok := index[rowKey(p)]; ok {
 					s := &g.Steps[i]
-					s.Speedups[v], s.Intervals[v], s.Unclear[v], s.Noisy[v] = p.Speedups[v], p.Intervals[v], p.Unclear[v], p.Noisy[v]
+					s.Speedups[v], s.Verdicts[v], s.Noisy[v] = p.Speedups[v], p.Verdicts[v], p.Noisy[v]
 				}
 			}
 		}
@@ -303,4 +304,14 @@ func (a Along) Rows() []Row {
 		out = append(out, g.Rows...)
 	}
 	return out
+}
+
+// decide decides every comparison of a, its groups' rows and steps,
+// together: it is printed as one table.
+func (a Along) decide() {
+	var tables [][]Row
+	for _, g := range a.Groups {
+		tables = append(tables, g.Rows, g.Steps)
+	}
+	decideTable(tables...)
 }

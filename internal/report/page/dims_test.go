@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchwright/benchwright/internal/benchmath"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/report/figure"
 	"github.com/benchwright/benchwright/internal/results"
@@ -144,8 +145,8 @@ func TestAlongS0PoolsPerBenchmark(t *testing.T) {
 		t.Fatal(err)
 	}
 	if h := html.String(); !strings.Contains(h, `<h3 class="dim" id="dimension-1">pool: c2d / c2 and c3 / c2, per benchmark</h3>`) ||
-		strings.Index(h, `<section id="dimensions">`) > strings.Index(h, `<section id="runs">`) || !strings.Contains(h, `<td class="num better">2.60x [`) {
-		t.Errorf("the HTML lacks the comparison along pools before the runs, 2.60x marked better")
+		strings.Index(h, `<section id="dimensions">`) > strings.Index(h, `<section id="runs">`) || !strings.Contains(h, `<td class="num unclear">2.60x ~ p=0.10`) {
+		t.Errorf("the HTML lacks the comparison along pools before the runs, 2.60x at 3 vs 3 repetitions marked undecided")
 	}
 	// Another baseline: c3, so c2 is 1/2.6 of it.
 	rep, _ = newReport(t, runs, Options{Campaign: c, Baselines: map[string]string{compare.DimPool: "c3"}})
@@ -196,8 +197,8 @@ func TestAlongFailedCell(t *testing.T) {
 	}
 	for _, r := range g.Rows {
 		for i, s := range r.Speedups {
-			if !math.IsNaN(s) || r.Intervals[i].Known() {
-				t.Errorf("a ratio without the baseline run: %v %v", s, r.Intervals[i])
+			if !math.IsNaN(s) || r.Compared(i) {
+				t.Errorf("a ratio without the baseline run: %v %+v", s, r.Verdicts[i])
 			}
 		}
 	}
@@ -281,17 +282,17 @@ func TestAlongPlotPoints(t *testing.T) {
 	a := compare.Along{Dimension: compare.Dimension{Name: "benchmark", Values: []string{"on", "off"}, Baseline: "on"}, Others: []string{"pool"},
 		Groups: []compare.AlongGroup{{Key: []string{"c2"}, Runs: []int{0, 1}, Rows: []compare.Row{
 			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: compare.RatioValue, Speedups: []float64{1, 80},
-				Intervals: []results.Interval{results.Unknown, {Lo: 70, Hi: 90}}},
+				Verdicts: []benchmath.Verdict{uncompared(), {Base: 3, Value: 3, Interval: benchmath.Interval{Lo: 70, Hi: 90}}}},
 			{Test: "osu_latency", Metric: "latency", MsgSize: "1024", Ratio: compare.RatioValue, Speedups: []float64{1, 60},
-				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+				Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
 			{Test: "osu_latency", Metric: "latency", MsgSize: "65536", Ratio: compare.RatioValue, Speedups: []float64{1, 8},
-				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+				Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
 			{Test: "osu_latency", Metric: "latency", MsgSize: "1048576", Ratio: compare.RatioValue, Speedups: []float64{1, 2},
-				Intervals: []results.Interval{results.Unknown, results.Unknown}},
-			{Test: "fio", Metric: "read_iops", Ratio: compare.RatioValue, Speedups: []float64{1, 2}, Intervals: []results.Interval{results.Unknown, results.Unknown}},
+				Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
+			{Test: "fio", Metric: "read_iops", Ratio: compare.RatioValue, Speedups: []float64{1, 2}, Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
 		}}, {Key: []string{"c3"}, Runs: []int{-1, 2}, Missing: "no on cell: failed", Rows: []compare.Row{
 			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: compare.RatioValue, Speedups: []float64{math.NaN(), math.NaN()},
-				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+				Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
 		}}}}
 	figs := compare.RatioFigures(a)
 	if len(figs) != 1 || len(figs[0].Curves) != 1 || figs[0].Curves[0].Name != "off / on, c2" {
@@ -440,8 +441,8 @@ func TestCampaignPlotsItsOwnDimensions(t *testing.T) {
 		var out []compare.Row
 		for _, size := range []string{"1", "8", "64", "1024"} {
 			out = append(out, compare.Row{Test: "fi_msg_bw", Metric: "bandwidth", MsgSize: size, Unit: "MB/s", Ratio: compare.RatioValue,
-				Medians: []float64{10, 5}, Speedups: []float64{1, 0.5}, Intervals: []results.Interval{results.Unknown, results.Unknown},
-				CVs: []float64{1, 1}, Unclear: []bool{false, false}, Noisy: []bool{false, false}, MaxCV: 10})
+				Medians: []float64{10, 5}, Speedups: []float64{1, 0.5}, Verdicts: []benchmath.Verdict{uncompared(), uncompared()},
+				CVs: []float64{1, 1}, Noisy: []bool{false, false}, MaxCV: 10})
 		}
 		return out
 	}
@@ -494,5 +495,34 @@ func TestAlongTuningLadderOnASharedPool(t *testing.T) {
 	}
 	if !strings.Contains(md, "tcp speedup vs tcp-memory (step before)") {
 		t.Errorf("markdown lacks the step before:\n%s", md)
+	}
+}
+
+// uncompared is the verdict of a cell without a test.
+func uncompared() benchmath.Verdict {
+	return benchmath.Verdict{Interval: benchmath.Interval{Lo: math.NaN(), Hi: math.NaN()}}
+}
+
+// A comparison along a dimension is printed as one table: its false
+// discovery control runs over every group's comparisons together.
+func TestAlongDecidedAsOneTable(t *testing.T) {
+	runs, c := s0(t, false)
+	rep, _ := newReport(t, runs, Options{Campaign: c})
+	pool := alongOf(t, rep, compare.DimPool)
+	compared := 0
+	for _, r := range pool.Rows() {
+		for i := range r.Verdicts {
+			if r.Compared(i) {
+				compared++
+			}
+		}
+	}
+	if len(pool.Groups) < 2 || compared < 4 {
+		t.Fatalf("%d groups, %d comparisons: want two groups of c2d and c3 against c2", len(pool.Groups), compared)
+	}
+	for _, g := range pool.Groups {
+		if f := compare.Family(g.Rows); f != compared {
+			t.Errorf("group %v decided over %d comparisons, want the table's %d", g.Key, f, compared)
+		}
 	}
 }
