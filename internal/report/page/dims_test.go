@@ -353,10 +353,41 @@ func TestAlongS3Ladder(t *testing.T) {
 	if !strings.Contains(md, "smt-off speedup vs compact (step before)") || !strings.Contains(md, "1.25x") {
 		t.Errorf("markdown lacks the step-before column or smt-off's 1.25x:\n%s", md)
 	}
-	// The ladder table and the bars come in the campaign's order too.
-	_, steps := compare.LadderOf(rep.Runs)
-	if len(steps) != 6 || steps[0].Name != "wf-default-none-osu" || steps[2].Name != "wf-compact-none-osu" {
-		t.Errorf("ladder steps not in the campaign's order: %+v", steps)
+	// Three pools by two tunings are a matrix: the ladder is along the
+	// pools, per tuning, and there is no ladder table of the six runs.
+	if _, steps := compare.LadderOf(rep.Runs); steps != nil || strings.Contains(md, "## Tuning ladder") {
+		t.Errorf("a 3x2 matrix has a ladder table: %+v", steps)
+	}
+}
+
+// Issue 44: a 2x2 matrix (two pools by two tunings) is no ladder: no
+// "Tuning ladder" section, whose steps would cross pools. The two tunings
+// of one pool alone are.
+func TestMatrixIsNoLadder(t *testing.T) {
+	b := newCampaign([]string{"n2d", "e2"}, []string{"none", "rmem"}, []string{"fio"})
+	for _, pool := range []string{"n2d", "e2"} {
+		for _, tuning := range []string{"none", "rmem"} {
+			b.cell(pool, tuning, "fio", "e2-standard-2", "randwrite", "write_iops", "IOPS", map[string]float64{"": 1000},
+				map[string]string{results.LabelTuning: "wf-" + pool + "-" + tuning})
+		}
+	}
+	runs, c := b.runs(t)
+	rep, md := newReport(t, runs, Options{Campaign: c})
+	var html bytes.Buffer
+	if err := rep.HTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md, "Tuning ladder") || strings.Contains(html.String(), "Tuning ladder") {
+		t.Errorf("a 2x2 matrix has a tuning ladder section:\n%s", md)
+	}
+	var onePool []compare.Run
+	for _, r := range rep.Runs {
+		if r.Place[compare.DimPool] == "n2d" {
+			onePool = append(onePool, r)
+		}
+	}
+	if _, steps := compare.LadderOf(onePool); len(steps) != 2 || !slices.Equal(steps[1].Changes, []string{"tuning none → rmem"}) {
+		t.Errorf("the tunings of one pool: steps %+v, want none → rmem", steps)
 	}
 }
 
