@@ -49,9 +49,11 @@ type AlongGroup struct {
 // AlongAll compares the runs along every dimension that varies; values are
 // each run's values of dims (see DimensionsOf). A label's dimension keeps
 // only the groups of at least two runs; a campaign's keeps every group, so
-// that a failed cell shows where its ratios would be. A group keeps only
-// the figures that two of its runs have (see trim), and a dimension without
-// any group left is left out: no table is empty.
+// that a failed cell shows where its ratios would be. Only the figures that
+// two values of the dimension have somewhere are compared (sharedFigures):
+// benchmarks that share no test are no comparison, failed cells or not. A
+// group keeps only the figures that two of its runs have (see trim), and a
+// dimension without any group left is left out: no table is empty.
 func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opts Options) ([]Along, error) {
 	var out []Along
 	for d, dim := range dims {
@@ -81,10 +83,17 @@ func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opt
 			if err := g.compare(runs, dim, opts); err != nil {
 				return nil, err
 			}
+			a.Groups = append(a.Groups, g)
+		}
+		shared := sharedFigures(a.Groups)
+		kept := a.Groups[:0]
+		for _, g := range a.Groups {
+			g.Rows = slices.DeleteFunc(g.Rows, func(r Row) bool { return !shared[rowKey(r)] })
 			if g.trim(); len(g.Rows) > 0 {
-				a.Groups = append(a.Groups, g)
+				kept = append(kept, g)
 			}
 		}
+		a.Groups = kept
 		if len(a.Groups) == 0 {
 			continue
 		}
@@ -266,6 +275,32 @@ func matches(c Cell, place map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// sharedFigures are the figures (rowKey) that two values of the dimension
+// or more have, in any of its groups: only those compare anything. Two
+// benchmarks that share no test (fio and iperf3) are no comparison, failed
+// cells or not.
+func sharedFigures(groups []AlongGroup) map[string]bool {
+	values := map[string]map[int]bool{}
+	for _, g := range groups {
+		for _, r := range g.Rows {
+			k := rowKey(r)
+			for v, m := range r.Medians {
+				if !math.IsNaN(m) {
+					if values[k] == nil {
+						values[k] = map[int]bool{}
+					}
+					values[k][v] = true
+				}
+			}
+		}
+	}
+	out := map[string]bool{}
+	for k, vs := range values {
+		out[k] = len(vs) >= 2
+	}
+	return out
 }
 
 // trim leaves out the rows that compare nothing: a figure of one run alone

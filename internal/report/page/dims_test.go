@@ -557,3 +557,28 @@ func TestAlongDecidedAsOneTable(t *testing.T) {
 		}
 	}
 }
+
+// Issue 44: fio's randwrite and iperf3 share no test, so the benchmark
+// dimension compares nothing, even where a failed fio cell leaves iperf3
+// alone in its group ("benchmark: tcp / randwrite" divided one by the other).
+// The pools still compare iperf3.
+func TestAlongBenchmarksShareATest(t *testing.T) {
+	b := newCampaign([]string{"n2d", "e2"}, []string{"none"}, []string{"randwrite", "tcp"})
+	for _, pool := range []string{"n2d", "e2"} {
+		if pool == "e2" {
+			b.cell(pool, "none", "randwrite", "e2-standard-2", "randwrite", "write_iops", "IOPS", map[string]float64{"": 1000}, nil)
+		}
+		b.cell(pool, "none", "tcp", "e2-standard-2", "iperf3", "bandwidth", "Gbit/s", map[string]float64{"": 12}, nil)
+	}
+	runs, c := b.runs(t)
+	cells := []compare.Cell{{Pool: "n2d", Tuning: "none", Benchmark: "randwrite", Name: "wf-n2d-none-randwrite", State: "Failed"}}
+	rep, md := newReport(t, runs, Options{Campaign: c, Cells: cells})
+	for _, a := range rep.Along {
+		if a.Dimension.Name == compare.DimBenchmark {
+			t.Errorf("benchmarks that share no test compared:\n%s", md)
+		}
+	}
+	if r := row(t, alongOf(t, rep, compare.DimPool).Rows(), "iperf3", "bandwidth", ""); !near(r.Speedups[1], 1) {
+		t.Errorf("iperf3 e2 / n2d = %v, want 1", r.Speedups[1])
+	}
+}
