@@ -260,11 +260,27 @@ func missing(dim Dimension, value string, others, key []string, cells []Cell) st
 		return "no run with " + dim.Name + "=" + value
 	}
 	for _, c := range cells {
-		if matches(c, place) {
-			return "no " + value + " cell: " + strings.ToLower(cmp.Or(c.State, "not created"))
+		if !matches(c, place) {
+			continue
 		}
+		if c.State == "Succeeded" { // its run has no figure here: another label's value (S2's scope)
+			return "no " + value + " run with " + labelsOf(others, key)
+		}
+		return "no " + value + " cell: " + strings.ToLower(cmp.Or(c.State, "not created"))
 	}
 	return "no " + value + " cell"
+}
+
+// labelsOf are the groups' values of the dimensions that are not the
+// campaign's: "scope=interNode".
+func labelsOf(others, key []string) string {
+	var out []string
+	for i, name := range others {
+		if name != DimPool && name != DimTuning && name != DimBenchmark {
+			out = append(out, name+"="+key[i])
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // matches says whether a cell is at place in the campaign's dimensions.
