@@ -19,7 +19,7 @@ var csvColumns = []string{"run", "kind", "namespace", "benchmark", "run_uid", "m
 
 // WriteCSV writes one line per run, test, metric and message size with all
 // its statistics; numbers are exact (shortest round-trip form), in the
-// tools' units.
+// tools' units (bit rates in MB/s: see compare.InReportUnit).
 func WriteCSV(w io.Writer, runs []compare.Run, rows []compare.RunFigure) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvColumns); err != nil {

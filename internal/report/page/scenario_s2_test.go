@@ -219,3 +219,17 @@ func TestScenarioS2CampaignLeadsWithItsPlots(t *testing.T) {
 		t.Errorf("the contents have %d lines, want a few with one per test:\n%s", n, nav)
 	}
 }
+
+// Issue 44: a small bandwidth keeps its significant digits in the chiplet
+// heatmap ("0.0012", not "0.00").
+func TestHeatmapSmallFigures(t *testing.T) {
+	samples := s2Samples(t)
+	for i := range samples {
+		samples[i].Value *= 1e-6
+	}
+	_, plots, _ := render(t, "s2-small", group(t, samples), Options{Title: "S2, small"})
+	heat := findPlot(t, plots, figure.PlotHeatmap, "fi_msg_bw: peak bandwidth between chiplets")
+	if strings.Contains(heat.SVG, ">0.00<") || !strings.Contains(heat.SVG, ">0.00") {
+		t.Errorf("the heatmap's small figures lost their digits")
+	}
+}
