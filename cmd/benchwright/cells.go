@@ -14,8 +14,8 @@ import (
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
 	"github.com/benchwright/benchwright/internal/campaign"
 	"github.com/benchwright/benchwright/internal/report/compare"
-	"github.com/benchwright/benchwright/internal/results"
 	"github.com/benchwright/benchwright/internal/report/source"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // campaignView is what a report knows of the campaign -l selects.
