@@ -189,15 +189,9 @@ func TestScenarioS2CampaignLeadsWithItsPlots(t *testing.T) {
 			"s2-fabtests-chiplets": {compare.DimPool: "c3-spr", compare.DimTuning: "none", compare.DimBenchmark: "fabtests"}}}
 	cells := []compare.Cell{{Pool: "c3-spr", Tuning: "none", Benchmark: "osu-ccd0-ccd1", Name: "osu-ccd0-ccd1", State: "Succeeded"},
 		{Pool: "c3-spr", Tuning: "none", Benchmark: "fabtests", Name: "s2-fabtests-chiplets", State: "Succeeded"}}
-	rep, err := New(runs, Options{Title: "S2", Campaign: c, Cells: cells})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var html, md strings.Builder
+	rep, _, md := render(t, "s2-campaign", runs, Options{Title: "S2", Campaign: c, Cells: cells})
+	var html strings.Builder
 	if err := rep.HTML(&html); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	h := html.String()
@@ -206,7 +200,7 @@ func TestScenarioS2CampaignLeadsWithItsPlots(t *testing.T) {
 			t.Errorf("osu and fabtests compared: %s", alongTitle(a))
 		}
 	}
-	if strings.Contains(h, "cell: succeeded") || strings.Contains(md.String(), "cell: succeeded") {
+	if strings.Contains(h, "cell: succeeded") || strings.Contains(md, "cell: succeeded") {
 		t.Error("rows say a cell that succeeded is missing")
 	}
 	plots, cellsAt, runsAt := strings.Index(h, `<section id="plots">`), strings.Index(h, `<section id="cells">`), strings.Index(h, `<section id="runs">`)
