@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +17,7 @@ import (
 	"github.com/benchwright/benchwright/internal/campaigngc"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/report/source"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // campaignView is what a report knows of the campaign -l selects.
@@ -230,19 +230,23 @@ func expectationsOf(st *benchv1.BenchmarkStatusCommon) (string, bool) {
 	return "not checked: " + cond.Message, false
 }
 
-// headline is a benchmark's headline figure, as its kubectl get columns.
+// headline is a benchmark's headline figure, as its kubectl get columns,
+// the figure its users look for first leading (IOR's bandwidth, not its
+// per-operation latency), written as people write figures: "1,100 µs",
+// "0.0012 MB/s peak".
 func headline(b benchmark) string {
-	mb := func(v *float64) string { return strconv.FormatFloat(*v, 'f', 0, 64) + " MB/s peak" }
-	us := func(v *float64) string { return strconv.FormatFloat(*v, 'g', 3, 64) + " µs" }
+	mb := func(v *float64) string { return results.FormatValue(*v) + " MB/s peak" }
+	us := func(v *float64) string { return results.FormatValue(*v) + " µs" }
 	var parts []string
 	switch o := b.(type) {
 	case *benchv1.StorageBenchmark:
 		parts = append(parts, o.Status.Headline)
 	case *benchv1.MPIBenchmark:
-		if s := o.Status.Summary; s.LatencyMicroseconds != nil {
+		s := o.Status.Summary
+		if s.LatencyMicroseconds != nil && o.Spec.Suite != benchv1.SuiteIOR {
 			parts = append(parts, us(s.LatencyMicroseconds))
 		}
-		if s := o.Status.Summary; s.PeakBandwidthMBps != nil {
+		if s.PeakBandwidthMBps != nil {
 			parts = append(parts, mb(s.PeakBandwidthMBps))
 		}
 	case *benchv1.NetworkBenchmark:

@@ -72,3 +72,28 @@ func TestNotCreatedSaysWhy(t *testing.T) {
 		t.Errorf("another cell's: %q", got)
 	}
 }
+
+// Issue 44: S4's headlines read "1.1e+03 µs" and IOR, a bandwidth
+// benchmark, was headlined by its latency; fi_msg_bw's small bandwidth
+// read "0 MB/s".
+func TestHeadlineFigures(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	ior := &benchv1.MPIBenchmark{Spec: benchv1.MPIBenchmarkSpec{Suite: benchv1.SuiteIOR}}
+	ior.Status.Summary = benchv1.MPISummary{LatencyMicroseconds: f(1100), PeakBandwidthMBps: f(1511.25)}
+	osu := &benchv1.MPIBenchmark{Spec: benchv1.MPIBenchmarkSpec{Suite: benchv1.SuiteOSU}}
+	osu.Status.Summary = benchv1.MPISummary{LatencyMicroseconds: f(1100), PeakBandwidthMBps: f(12060)}
+	fab := &benchv1.NetworkBenchmark{}
+	fab.Status.Summary = benchv1.NetworkSummary{PeakBandwidthMBps: f(0.0012)}
+	for _, tc := range []struct {
+		b    benchmark
+		want string
+	}{
+		{ior, "1,511 MB/s peak"},
+		{osu, "1,100 µs, 12,060 MB/s peak"},
+		{fab, "0.0012 MB/s peak"},
+	} {
+		if got := headline(tc.b); got != tc.want {
+			t.Errorf("headline %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -34,11 +34,12 @@ value/baseline otherwise ("c3 random read = 2.60x c2"); --ratio value divides
 as measured instead ("off-node / on-node latency = 75x"). Runs whose tools
 print other units are converted exactly (MiB/s and MB/s, µs and ms).
 
-Each ratio comes with its 95% bootstrap interval over the repetitions of
-both runs, "2.60x [2.55–2.66]", and marks: ≈ when the interval holds 1x (no
-clear difference), ! when a run's coefficient of variation is above
---max-cv. A ratio of two single repetitions has no interval: repeat runs to
-know how much a difference can be trusted.
+Each ratio comes with the p of a Mann-Whitney U test over the repetitions
+of both runs, decided over the table with a false discovery rate of 5 %
+(Benjamini-Hochberg), as benchstat does: "2.60x [2.55–2.66] p=0.0079" for a
+difference decided (with the ratio's 95 % interval from 4 repetitions a
+side), "1.09x ~ p=0.10; 6 a side would decide" for one not decided (3 vs 3
+never is), and ! when a run's coefficient of variation is above --max-cv.
 
 ` + inputsHelp,
 		Example: `  benchwright compare results/fio-c2 results/fio-c3 results/fio-c2d

@@ -42,7 +42,7 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("--baseline fio-c2: %v\n%s", err, out)
 	}
 	out, _, err = runCLI(t, "compare", "--baseline", "fio-c3", "--format", "md", dir)
-	if err != nil || !strings.Contains(out, " 0.385x (2.60x slower) [0.3") {
+	if err != nil || !strings.Contains(out, " 0.385x (2.60x slower) ~ p=0.10; 6 a side would decide |") {
 		t.Errorf("--baseline fio-c3 --format md: %v\n%s", err, out)
 	}
 	out, _, err = runCLI(t, "compare", "--format", "csv", c2, c3)
@@ -54,7 +54,7 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("--format csv: %v\n%s", err, out)
 	}
 	out, _, err = runCLI(t, "compare", "--ratio", "value", "--baseline", "fio-c3", c2, c3)
-	if err != nil || !strings.Contains(out, "fio-c2 (c2-standard-60) / fio-c3 (c3-highcpu-176)") || !strings.Contains(out, "0.385x [") {
+	if err != nil || !strings.Contains(out, "fio-c2 (c2-standard-60) / fio-c3 (c3-highcpu-176)") || !strings.Contains(out, "0.385x ~ p=0.10") {
 		t.Errorf("--ratio value: %v\n%s", err, out)
 	}
 	if _, _, err := runCLI(t, "compare", "--ratio", "inverse", c2, c3); err == nil || !strings.Contains(err.Error(), `unknown ratio "inverse"`) {
@@ -85,8 +85,9 @@ func TestCompareParsedOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 8 bytes: 3.07 µs on Slingshot, 31.82 µs over TCP.
-	want := "osu_latency latency 8 µs lower 3.070 31.82 0.0965x (10.4x slower)"
+	// 8 bytes: 3.07 µs on Slingshot, 31.82 µs over TCP; one repetition a
+	// side decides nothing.
+	want := "osu_latency latency 8 µs lower 3.070 31.82 0.0965x (10.4x slower) ~ p=1.00"
 	found := false
 	for _, line := range strings.Split(out, "\n") {
 		found = found || strings.Join(strings.Fields(line), " ") == want

@@ -70,5 +70,5 @@ func (o Options) Note(family int) string {
 		"a comparison is decided when p, adjusted over the table's %d comparisons (Benjamini-Hochberg), is at most %s, "+
 		"a false discovery rate of %s %%; ~ marks one not decided. [a–b] is the %s %% interval of the ratio "+
 		"(Hodges-Lehmann with exact bounds), given from %d repetitions a side",
-		exactLimit, family, formatP(o.Alpha), formatLevel(o.Alpha), formatLevel(o.Level), IntervalNeed(o.Level))
+		exactLimit, family, FormatP(o.Alpha), formatLevel(o.Alpha), formatLevel(o.Level), IntervalNeed(o.Level))
 }

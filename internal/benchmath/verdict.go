@@ -135,9 +135,9 @@ func (v Verdict) String() string {
 // the repetitions it had: "p=0.10 with 3 vs 3", "p=0.0079 (0.08 after FDR
 // over 10) with 5 vs 5".
 func (v Verdict) Evidence() string {
-	out := "p=" + formatP(v.P)
-	if v.Family > 1 && formatP(v.AdjustedP) != formatP(v.P) {
-		out += fmt.Sprintf(" (%s after FDR over %d)", formatP(v.AdjustedP), v.Family)
+	out := "p=" + FormatP(v.P)
+	if v.Family > 1 && FormatP(v.AdjustedP) != FormatP(v.P) {
+		out += fmt.Sprintf(" (%s after FDR over %d)", FormatP(v.AdjustedP), v.Family)
 	}
 	return out + fmt.Sprintf(" with %d vs %d", v.Value, v.Base)
 }
@@ -153,7 +153,7 @@ func (v Verdict) needText() string {
 	case v.Need > 0:
 		return fmt.Sprintf("; %d a side would decide a change of %s at this spread", v.Need, change)
 	case v.MinP > v.Alpha:
-		return fmt.Sprintf("; %d vs %d can never give p at most %s", v.Value, v.Base, formatP(v.Alpha))
+		return fmt.Sprintf("; %d vs %d can never give p at most %s", v.Value, v.Base, FormatP(v.Alpha))
 	}
 	return ""
 }
@@ -190,9 +190,9 @@ func formatLevel(level float64) string {
 	return strconv.FormatFloat(100*level, 'g', 4, 64)
 }
 
-// formatP writes a p-value: two decimals from 0.01 on, else two
+// FormatP writes a p-value: two decimals from 0.01 on, else two
 // significant digits ("0.10", "0.0022").
-func formatP(p float64) string {
+func FormatP(p float64) string {
 	if p >= 0.01 {
 		return strconv.FormatFloat(p, 'f', 2, 64)
 	}

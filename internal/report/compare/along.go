@@ -49,9 +49,11 @@ type AlongGroup struct {
 // AlongAll compares the runs along every dimension that varies; values are
 // each run's values of dims (see DimensionsOf). A label's dimension keeps
 // only the groups of at least two runs; a campaign's keeps every group, so
-// that a failed cell shows where its ratios would be. A group keeps only
-// the figures that two of its runs have (see trim), and a dimension without
-// any group left is left out: no table is empty.
+// that a failed cell shows where its ratios would be. Only the figures that
+// two values of the dimension have somewhere are compared (sharedFigures):
+// benchmarks that share no test are no comparison, failed cells or not. A
+// group keeps only the figures that two of its runs have (see trim), and a
+// dimension without any group left is left out: no table is empty.
 func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opts Options) ([]Along, error) {
 	var out []Along
 	for d, dim := range dims {
@@ -81,10 +83,17 @@ func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opt
 			if err := g.compare(runs, dim, opts); err != nil {
 				return nil, err
 			}
+			a.Groups = append(a.Groups, g)
+		}
+		shared := sharedFigures(a.Groups)
+		kept := a.Groups[:0]
+		for _, g := range a.Groups {
+			g.Rows = slices.DeleteFunc(g.Rows, func(r Row) bool { return !shared[rowKey(r)] })
 			if g.trim(); len(g.Rows) > 0 {
-				a.Groups = append(a.Groups, g)
+				kept = append(kept, g)
 			}
 		}
+		a.Groups = kept
 		if len(a.Groups) == 0 {
 			continue
 		}
@@ -96,6 +105,7 @@ func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opt
 				}
 			}
 		}
+		a.decide()
 		out = append(out, a)
 	}
 	return out, nil
@@ -164,7 +174,7 @@ func (g *AlongGroup) compare(runs []Run, dim Dimension, opts Options) error {
 	if g.Missing != "" { // no ratios to a stand-in
 		for i := range rows {
 			blank := newRow(results.Summary{Metric: rows[i].Metric}, "", len(g.Runs), opts)
-			rows[i].Speedups, rows[i].Intervals, rows[i].Unclear, rows[i].Noisy = blank.Speedups, blank.Intervals, blank.Unclear, blank.Noisy
+			rows[i].Speedups, rows[i].Verdicts, rows[i].Noisy = blank.Speedups, blank.Verdicts, blank.Noisy
 		}
 	}
 	g.Rows = rows
@@ -195,7 +205,7 @@ func (g *AlongGroup) steps(runs []Run, opts Options) error {
 			for _, p := range pair {
 				if i, ok := index[rowKey(p)]; ok {
 					s := &g.Steps[i]
-					s.Speedups[v], s.Intervals[v], s.Unclear[v], s.Noisy[v] = p.Speedups[v], p.Intervals[v], p.Unclear[v], p.Noisy[v]
+					s.Speedups[v], s.Verdicts[v], s.Noisy[v] = p.Speedups[v], p.Verdicts[v], p.Noisy[v]
 				}
 			}
 		}
@@ -250,11 +260,27 @@ func missing(dim Dimension, value string, others, key []string, cells []Cell) st
 		return "no run with " + dim.Name + "=" + value
 	}
 	for _, c := range cells {
-		if matches(c, place) {
-			return "no " + value + " cell: " + strings.ToLower(cmp.Or(c.State, "not created"))
+		if !matches(c, place) {
+			continue
 		}
+		if c.State == "Succeeded" { // its run has no figure here: another label's value (S2's scope)
+			return "no " + value + " run with " + labelsOf(others, key)
+		}
+		return "no " + value + " cell: " + strings.ToLower(cmp.Or(c.State, "not created"))
 	}
 	return "no " + value + " cell"
+}
+
+// labelsOf are the groups' values of the dimensions that are not the
+// campaign's: "scope=interNode".
+func labelsOf(others, key []string) string {
+	var out []string
+	for i, name := range others {
+		if name != DimPool && name != DimTuning && name != DimBenchmark {
+			out = append(out, name+"="+key[i])
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // matches says whether a cell is at place in the campaign's dimensions.
@@ -265,6 +291,32 @@ func matches(c Cell, place map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// sharedFigures are the figures (rowKey) that two values of the dimension
+// or more have, in any of its groups: only those compare anything. Two
+// benchmarks that share no test (fio and iperf3) are no comparison, failed
+// cells or not.
+func sharedFigures(groups []AlongGroup) map[string]bool {
+	values := map[string]map[int]bool{}
+	for _, g := range groups {
+		for _, r := range g.Rows {
+			k := rowKey(r)
+			for v, m := range r.Medians {
+				if !math.IsNaN(m) {
+					if values[k] == nil {
+						values[k] = map[int]bool{}
+					}
+					values[k][v] = true
+				}
+			}
+		}
+	}
+	out := map[string]bool{}
+	for k, vs := range values {
+		out[k] = len(vs) >= 2
+	}
+	return out
 }
 
 // trim leaves out the rows that compare nothing: a figure of one run alone
@@ -303,4 +355,14 @@ func (a Along) Rows() []Row {
 		out = append(out, g.Rows...)
 	}
 	return out
+}
+
+// decide decides every comparison of a, its groups' rows and steps,
+// together: it is printed as one table.
+func (a Along) decide() {
+	var tables [][]Row
+	for _, g := range a.Groups {
+		tables = append(tables, g.Rows, g.Steps)
+	}
+	decideTable(tables...)
 }

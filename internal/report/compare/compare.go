@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/benchmath"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -54,15 +55,15 @@ type Row struct {
 	// NaN where a run or the baseline lacks the figure or the divisor is
 	// zero; the baseline's own is 1.
 	Speedups []float64
-	// Intervals are per run: the 95% bootstrap interval of its ratio over
-	// the repetitions of both runs (unknown below two repetitions on
-	// either side, and for the baseline itself).
-	Intervals []results.Interval
+	// Verdicts are per run: the U test of its repetitions against the
+	// baseline's, decided over the row's table (benchmath.Table), its p,
+	// the ratio's interval where the repetitions allow one, and for an
+	// undecided one the repetitions that would decide; oriented as
+	// Speedups. Not compared (see Compared) for the baseline itself and
+	// where a run lacks the figure.
+	Verdicts []benchmath.Verdict
 	// CVs are per run, in percent; NaN where a run lacks the figure.
 	CVs []float64
-	// Unclear marks a run whose ratio's interval holds 1: within the noise
-	// of the repetitions, no clear difference from the baseline.
-	Unclear []bool
 	// Noisy marks a run whose CV or the baseline's is above MaxCV.
 	Noisy []bool
 	// MaxCV is the comparison's bound on CVs, in percent.
@@ -82,6 +83,13 @@ func (r Row) Better(i int) (better, known bool) {
 	return s >= 1, true
 }
 
+// Compared tells whether run i has a verdict against the baseline.
+func (r Row) Compared(i int) bool { return r.Verdicts[i].Base > 0 }
+
+// Undecided tells whether run i's difference from the baseline is not
+// decided (benchstat's ~): compared, and its adjusted p above alpha.
+func (r Row) Undecided(i int) bool { return r.Compared(i) && !r.Verdicts[i].Decided }
+
 // Compare lines up the headline figures (every metric with all) of runs
 // against runs[baseline] as speedups; see With.
 func Compare(runs []Run, baseline int, all bool) ([]Row, error) {
@@ -92,8 +100,8 @@ func Compare(runs []Run, baseline int, all bool) ([]Row, error) {
 // per test, metric and message size any run has, the baseline's first, then
 // in the order the other runs add them. Runs whose units differ convert
 // exactly (MiB/s and MB/s, µs and ms); figures of other units are other
-// rows. Each ratio comes with its bootstrap interval over the repetitions,
-// and marks when that interval holds 1 or a CV is above opts.MaxCV.
+// rows. Each ratio comes with its verdict over the repetitions, the rows
+// decided together as one table, and a mark when a CV is above opts.MaxCV.
 func With(runs []Run, baseline int, opts Options) ([]Row, error) {
 	if baseline < 0 || baseline >= len(runs) {
 		return nil, fmt.Errorf("baseline %d out of range: %d run(s)", baseline, len(runs))
@@ -134,8 +142,11 @@ func With(runs []Run, baseline int, opts Options) ([]Row, error) {
 		}
 	}
 	for i := range rows {
-		rows[i].decide(baseline, values[i], opts)
+		if err := rows[i].decide(baseline, values[i], opts); err != nil {
+			return nil, err
+		}
 	}
+	decideTable(rows)
 	return rows, nil
 }
 
@@ -143,9 +154,9 @@ func With(runs []Run, baseline int, opts Options) ([]Row, error) {
 func newRow(s results.Summary, size string, runs int, opts Options) Row {
 	r := Row{Test: s.Test, Metric: s.Metric, MsgSize: size, Unit: s.Unit, Ratio: opts.Ratio, MaxCV: opts.MaxCV,
 		LowerIsBetter: results.LowerIsBetter(s.Metric), Medians: nans(runs), Speedups: nans(runs), CVs: nans(runs),
-		Intervals: make([]results.Interval, runs), Unclear: make([]bool, runs), Noisy: make([]bool, runs)}
-	for i := range r.Intervals {
-		r.Intervals[i] = results.Unknown
+		Verdicts: make([]benchmath.Verdict, runs), Noisy: make([]bool, runs)}
+	for i := range r.Verdicts {
+		r.Verdicts[i] = notCompared
 	}
 	return r
 }

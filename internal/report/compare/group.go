@@ -193,7 +193,8 @@ func (g *grouper) runs() ([]Run, error) {
 		r.Processes = a.processes()
 		samples := make([]results.Sample, len(a.counted))
 		for i, f := range a.counted {
-			samples[i] = results.Sample{Test: f.test, Metric: f.metric, Unit: f.unit, Value: f.value, Repetition: f.rep, Labels: f.labels}
+			value, unit := InReportUnit(f.value, f.unit)
+			samples[i] = results.Sample{Test: f.test, Metric: f.metric, Unit: unit, Value: value, Repetition: f.rep, Labels: f.labels}
 		}
 		a.counted = nil
 		r.Summaries = results.Summarize(samples, results.SummarizeOptions{GroupBy: []string{results.LabelMsgSize}})

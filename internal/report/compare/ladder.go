@@ -40,10 +40,11 @@ type LadderStep struct {
 }
 
 // LadderOf is a tuning ladder's steps: the runs in order with the facts any
-// of them records, when at least one fact differs between runs; nil
-// otherwise (one run, or runs on the same settings).
+// of them records, when they are one sequence within one pool and at least
+// one fact differs between runs; nil otherwise (one run, runs on the same
+// settings, or a matrix: see oneSequence).
 func LadderOf(runs []Run) ([]LadderFact, []LadderStep) {
-	if len(runs) < 2 {
+	if len(runs) < 2 || !oneSequence(runs) {
 		return nil, nil
 	}
 	var facts []LadderFact
@@ -75,6 +76,20 @@ func LadderOf(runs []Run) ([]LadderFact, []LadderStep) {
 		return nil, nil
 	}
 	return facts, steps
+}
+
+// oneSequence says whether runs are steps of one ladder: all on one machine
+// type, and in a campaign all of one pool and one benchmark. Runs across
+// pools or benchmarks are a matrix, whose neighbours in order differ in
+// more than a step (c2/tcp -> c3/none).
+func oneSequence(runs []Run) bool {
+	for _, r := range runs[1:] {
+		if r.MachineType != runs[0].MachineType || r.Place[DimPool] != runs[0].Place[DimPool] ||
+			r.Place[DimBenchmark] != runs[0].Place[DimBenchmark] {
+			return false
+		}
+	}
+	return true
 }
 
 // unread is a fact the node could not report (the firewall's rules are

@@ -16,8 +16,23 @@ var unitScale = map[string]struct {
 }{
 	"B/s": {"B/s", 1}, "KB/s": {"B/s", 1e3}, "MB/s": {"B/s", 1e6}, "GB/s": {"B/s", 1e9},
 	"KiB/s": {"B/s", 1 << 10}, "MiB/s": {"B/s", 1 << 20}, "GiB/s": {"B/s", 1 << 30},
+	"Mbit/s": {"B/s", 1e6 / 8}, "Gbit/s": {"B/s", 1e9 / 8},
 	"ns": {"s", 1e-9}, "us": {"s", 1e-6}, "µs": {"s", 1e-6}, "ms": {"s", 1e-3}, "s": {"s", 1},
 	"IOPS": {"op/s", 1}, "ops/s": {"op/s", 1},
+}
+
+// reportUnits are the units a report writes a tool's unit in, so that a
+// metric has one unit everywhere: iperf3's Gbit/s are MB/s, as the
+// NetworkBenchmark's status and kubectl get give its peak bandwidth.
+var reportUnits = map[string]string{"Mbit/s": "MB/s", "Gbit/s": "MB/s"}
+
+// InReportUnit is v in unit as the report writes it (see reportUnits).
+func InReportUnit(v float64, unit string) (float64, string) {
+	to, ok := reportUnits[unit]
+	if !ok {
+		return v, unit
+	}
+	return Convert(v, unit, to), to
 }
 
 // Quantity is what a unit measures; units that convert share one, any other

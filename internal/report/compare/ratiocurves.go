@@ -14,7 +14,7 @@ import (
 const minRatioSizes = 4
 
 // RatioCurve is one group's ratio of one value to the baseline's, against
-// message size, with its bootstrap interval where known.
+// message size, with its interval where known (benchmath's).
 type RatioCurve struct {
 	Name    string
 	Xys     plotter.XYs
@@ -70,7 +70,7 @@ func RatioFigures(a Along) []*RatioFigure {
 					curves[k][v] = c
 					f.Curves = append(f.Curves, c)
 				}
-				iv := r.Intervals[v]
+				iv := r.Verdicts[v].Interval
 				c.Xys = append(c.Xys, plotter.XY{X: size, Y: s})
 				c.Lo, c.Hi = append(c.Lo, iv.Lo), append(c.Hi, iv.Hi)
 				c.HasBars = c.HasBars || iv.Known()

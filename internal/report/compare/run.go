@@ -26,6 +26,9 @@ type Run struct {
 	// Labels are the run-wide labels (campaign, pool, tuning, MPI) every
 	// counted sample agrees on.
 	Labels map[string]string
+	// Place is the run's cell in its campaign, by dimension (DimPool,
+	// DimTuning, DimBenchmark); nil outside a campaign.
+	Place map[string]string
 	// Axes are the run's numeric axis labels (cpu_mhz, x-NAME): the mean of
 	// each over the counted samples, when every one has it as a number.
 	Axes map[string]float64

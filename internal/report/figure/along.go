@@ -39,7 +39,7 @@ func ratioPlot(a compare.Along, f *compare.RatioFigure) Plot {
 	p := Plot{Kind: PlotRatios, Title: test + ": " + metric + " " + what + " vs message size",
 		XLabel: "message size (bytes)", YLabel: what + " to " + a.Dimension.Name + " " + a.Dimension.Baseline,
 		Caption: "The table's ratios at each message size, a curve per " + a.Dimension.Name + " value and group; " +
-			"bars are the 95% bootstrap interval over the repetitions where both runs have two or more; the dashed line is 1 (the baseline)."}
+			"bars are the ratio's 95 % interval over the repetitions where both runs have 4 or more; the dashed line is 1 (the baseline)."}
 	for _, c := range cs {
 		p.Series = append(p.Series, c.Name)
 	}

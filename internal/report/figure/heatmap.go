@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"image/color"
 	"sort"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -136,7 +135,7 @@ func (h *heatCells) Plot(c draw.Canvas, p *plot.Plot) {
 			if v/h.hi > 0.6 {
 				text.Color = color.White
 			}
-			c.FillText(text, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}, FormatFigure(v))
+			c.FillText(text, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}, results.FormatValue(v))
 		}
 	}
 }
@@ -156,15 +155,4 @@ func HeatColor(f float64) color.RGBA {
 	lo, hi := color.RGBA{0xe8, 0xf0, 0xfa, 0xff}, color.RGBA{0x08, 0x30, 0x6b, 0xff}
 	mix := func(a, b uint8) uint8 { return uint8(float64(a) + f*(float64(b)-float64(a))) }
 	return color.RGBA{mix(lo.R, hi.R), mix(lo.G, hi.G), mix(lo.B, hi.B), 0xff}
-}
-
-// FormatFigure writes a figure with 3 to 4 significant digits.
-func FormatFigure(v float64) string {
-	switch {
-	case v >= 1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case v >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
 }

@@ -149,7 +149,7 @@ func ratioClass(r compare.Row, i int) string {
 	switch better, known := r.Better(i); {
 	case !known:
 		return ""
-	case r.Unclear[i] || r.Noisy[i]:
+	case r.Undecided(i) || r.Noisy[i]:
 		return "unclear"
 	case better:
 		return "better"

@@ -2,6 +2,7 @@ package page
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,7 +74,8 @@ func runOf(name, test, metric, unit string, values ...float64) compare.Run {
 }
 
 // The case: "6.70x" between runs whose CVs were 10.9% and 114.8%.
-// The ratio comes with an interval that holds 1x, and both marks.
+// The U test cannot tell them apart: ~, its p, the ratio's interval
+// holding 1x, and the noise mark.
 func TestCompareShowsUncertainty(t *testing.T) {
 	base := runOf("c2", "randread-4k", "read_iops", "IOPS", 10, 11, 12, 13.4, 9.2)
 	noisy := runOf("c3", "randread-4k", "read_iops", "IOPS", 2, 80, 67, 1, 150, 5, 90)
@@ -85,26 +87,76 @@ func TestCompareShowsUncertainty(t *testing.T) {
 	if base.Summaries[0].Stats.CV < 10 || noisy.Summaries[0].Stats.CV < 100 {
 		t.Fatalf("CVs %v and %v, want about 11%% and over 100%%", base.Summaries[0].Stats.CV, noisy.Summaries[0].Stats.CV)
 	}
-	if !near(r.Speedups[1], 67/11.0) || !r.Intervals[1].Contains(1) || !r.Unclear[1] || !r.Noisy[1] {
-		t.Errorf("ratio %v, interval %+v, unclear %v, noisy %v; want 6.09x, an interval holding 1, both marks", r.Speedups[1], r.Intervals[1], r.Unclear[1], r.Noisy[1])
+	if v := r.Verdicts[1]; !near(r.Speedups[1], 67/11.0) || !v.Interval.Contains(1) || !r.Undecided(1) || !r.Noisy[1] {
+		t.Errorf("ratio %v, verdict %+v, noisy %v; want 6.09x, undecided with an interval holding 1, noisy", r.Speedups[1], v, r.Noisy[1])
 	}
 	var text strings.Builder
 	if err := WriteCompareText(&text, []compare.Run{base, noisy}, 0, rows); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "6.09x [") || !strings.Contains(text.String(), "] ≈ !") || !strings.Contains(text.String(), "bootstrap interval") {
-		t.Errorf("text lacks the interval, the marks or their legend:\n%s", text.String())
+	for _, want := range []string{"6.09x [", "] ~ p=", " !", "Mann-Whitney U test", "Benjamini-Hochberg", "table's 1 comparisons"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
 	}
-	// A steady difference is clear and unmarked.
+	// A steady difference, 5 vs 5 apart: decided, with its interval, unmarked.
 	steady := runOf("c3", "randread-4k", "read_iops", "IOPS", 28, 29, 30, 29.5, 28.5)
 	rows, _ = compare.With([]compare.Run{runOf("c2", "randread-4k", "read_iops", "IOPS", 10, 10.5, 11, 10.2, 10.8), steady}, 0, compare.Options{})
-	if r := rows[0]; r.Unclear[1] || r.Noisy[1] || r.Intervals[1].Contains(1) || !r.Intervals[1].Known() {
-		t.Errorf("steady: interval %+v, unclear %v, noisy %v", r.Intervals[1], r.Unclear[1], r.Noisy[1])
+	if r, cell := rows[0], ratioCell(rows[0], 1); r.Undecided(1) || r.Noisy[1] || r.Verdicts[1].Interval.Contains(1) || !r.Verdicts[1].Interval.Known() ||
+		!strings.HasSuffix(cell, "] p=0.0079") {
+		t.Errorf("steady: %q, verdict %+v, noisy %v", cell, r.Verdicts[1], r.Noisy[1])
 	}
-	// One repetition: no interval, no mark.
-	rows, _ = compare.With([]compare.Run{runOf("a", "t", "read_iops", "IOPS", 10), steady}, 0, compare.Options{})
-	if rows[0].Intervals[1].Known() || rows[0].Unclear[1] {
-		t.Errorf("one repetition: interval %+v", rows[0].Intervals[1])
+	// One repetition: no interval, not decided.
+	rows, _ = compare.With([]compare.Run{runOf("a", "randread-4k", "read_iops", "IOPS", 10), steady}, 0, compare.Options{})
+	if rows[0].Verdicts[1].Interval.Known() || !rows[0].Undecided(1) {
+		t.Errorf("one repetition: verdict %+v", rows[0].Verdicts[1])
+	}
+}
+
+// The identical machines: 3 vs 3 repetitions 9 % apart, which a
+// bootstrap of the median called clear. The U test can never decide 3 vs 3:
+// ~, p=0.10, no interval, and how many repetitions would decide.
+func TestCompareThreeRepetitionsUndecided(t *testing.T) {
+	base := runOf("n2d-none", "randwrite", "write_iops", "IOPS", 1000, 1010, 1020)
+	run := runOf("n2d-rmem", "randwrite", "write_iops", "IOPS", 1090, 1100, 1280)
+	rows, err := compare.With([]compare.Run{base, run}, 0, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rows[0]
+	if cell := ratioCell(r, 1); !r.Undecided(1) || r.Verdicts[1].Interval.Known() || !strings.HasPrefix(cell, "1.09x ~ p=0.10; ") ||
+		!strings.HasSuffix(cell, " a side would decide") {
+		t.Errorf("3 vs 3: %q, verdict %+v; want 1.09x ~ p=0.10 and the repetitions that would decide", cell, r.Verdicts[1])
+	}
+}
+
+// Twenty figures tested at once: one at p=0.0079 alone is decided, but not
+// after the false discovery control over the table's 20.
+func TestCompareControlsFalseDiscoveries(t *testing.T) {
+	var base, run compare.Run
+	base.Name, run.Name = "a", "b"
+	for i := range 20 {
+		bv, rv := []float64{10, 11, 12, 13, 14}, []float64{10.5, 11.5, 12.5, 13.5, 14.5}
+		if i == 0 {
+			rv = []float64{20, 21, 22, 23, 24}
+		}
+		test := "t" + strconv.Itoa(i)
+		base.Summaries = append(base.Summaries, results.Summary{Test: test, Metric: "read_iops", Unit: "IOPS", Stats: results.Compute(bv), Values: bv})
+		run.Summaries = append(run.Summaries, results.Summary{Test: test, Metric: "read_iops", Unit: "IOPS", Stats: results.Compute(rv), Values: rv})
+	}
+	rows, err := compare.With([]compare.Run{base, run}, 0, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := rows[0].Verdicts[1]
+	if v.Family != 20 || v.Decided || !near(v.P, 2/252.0) || !near(v.AdjustedP, 20*2/252.0) {
+		t.Errorf("verdict %+v; want p=0.0079 adjusted over 20 to 0.16, not decided", v)
+	}
+	if cell := ratioCell(rows[0], 1); !strings.Contains(cell, "~ p=0.0079 (0.16 adj.)") {
+		t.Errorf("cell %q lacks the adjusted p", cell)
+	}
+	if compare.Family(rows) != 20 {
+		t.Errorf("family %d, want 20", compare.Family(rows))
 	}
 }
 
@@ -118,8 +170,8 @@ func TestCompareRatioValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rows[0]
-	if !near(r.Speedups[1], 19.1/0.25) || !r.Intervals[1].Contains(r.Speedups[1]) {
-		t.Errorf("value ratio %v, interval %+v; want 76.4x inside it", r.Speedups[1], r.Intervals[1])
+	if !near(r.Speedups[1], 19.1/0.25) || !r.Undecided(1) {
+		t.Errorf("value ratio %v, verdict %+v; want 76.4x, undecided at 3 vs 3", r.Speedups[1], r.Verdicts[1])
 	}
 	if better, known := r.Better(1); better || !known {
 		t.Errorf("a 76x larger latency is better: %v %v", better, known)
@@ -128,7 +180,7 @@ func TestCompareRatioValue(t *testing.T) {
 	if err := WriteCompareMarkdown(&md, []compare.Run{on, off}, 0, rows); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "off-node / on-node") || !strings.Contains(md.String(), "76.4x [") || !strings.Contains(md.String(), "Ratio = value/baseline") {
+	if !strings.Contains(md.String(), "off-node / on-node") || !strings.Contains(md.String(), "76.4x ~ p=0.10") || !strings.Contains(md.String(), "Ratio = value/baseline") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 	if _, err := compare.With([]compare.Run{on, off}, 0, compare.Options{Ratio: "inverse"}); err == nil {

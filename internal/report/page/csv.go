@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/benchmath"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -18,7 +19,7 @@ var csvColumns = []string{"run", "kind", "namespace", "benchmark", "run_uid", "m
 
 // WriteCSV writes one line per run, test, metric and message size with all
 // its statistics; numbers are exact (shortest round-trip form), in the
-// tools' units.
+// tools' units (bit rates in MB/s: see compare.InReportUnit).
 func WriteCSV(w io.Writer, runs []compare.Run, rows []compare.RunFigure) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvColumns); err != nil {
@@ -44,7 +45,7 @@ func figureRecord(runs []compare.Run, row compare.RunFigure) []string {
 // alongColumns follow csvColumns in a report's CSV: a figure compared along
 // a dimension, within its group.
 var alongColumns = []string{"dimension", "value", "group", "baseline", "ratio_kind", "ratio", "ratio_low", "ratio_high",
-	"unclear", "noisy", "step_ratio", "note"}
+	"p", "p_adjusted", "need", "unclear", "noisy", "step_ratio", "note"}
 
 // CSV writes the report's figures as the package's WriteCSV does, each
 // line's comparison columns empty, then a line per figure of each run
@@ -115,7 +116,8 @@ func alongRecords(runs []compare.Run, a compare.Along) [][]string {
 				rec := []string{r.Name, r.Kind, r.Namespace, r.Benchmark, r.RunUID, r.MachineType, row.Test, row.Metric,
 					row.MsgSize, row.Unit, strconv.FormatBool(row.LowerIsBetter), "", num(row.Medians[v]), "", "", "", "", num(row.CVs[v]),
 					d.Name, d.Values[v], strings.Join(group, " "), base, string(row.Ratio), num(row.Speedups[v]),
-					num(row.Intervals[v].Lo), num(row.Intervals[v].Hi), strconv.FormatBool(row.Unclear[v]), strconv.FormatBool(row.Noisy[v]), "", g.Missing}
+					num(row.Verdicts[v].Interval.Lo), num(row.Verdicts[v].Interval.Hi), num(row.Verdicts[v].P), num(row.Verdicts[v].AdjustedP), need(row.Verdicts[v]),
+					strconv.FormatBool(row.Undecided(v)), strconv.FormatBool(row.Noisy[v]), "", g.Missing}
 				if a.Ladder {
 					rec[len(rec)-2] = num(g.Steps[i].Speedups[v])
 				}
@@ -128,13 +130,16 @@ func alongRecords(runs []compare.Run, a compare.Along) [][]string {
 
 // compareColumns are the columns of WriteCompareCSV.
 var compareColumns = []string{"baseline", "run", "test", "metric", "msg_size", "unit", "lower_is_better",
-	"median", "baseline_median", "ratio_kind", "ratio", "ratio_low", "ratio_high", "cv", "baseline_cv", "unclear", "noisy"}
+	"median", "baseline_median", "ratio_kind", "ratio", "ratio_low", "ratio_high", "p", "p_adjusted", "need", "cv", "baseline_cv", "unclear", "noisy"}
 
 // WriteCompareCSV writes the comparison long-form: one line per figure and
 // run that has it (the baseline's included, ratio 1), medians in the row's
 // unit; ratio_kind says how ratio divides (speedup or value); ratio is
 // empty where the baseline lacks the figure, ratio_low and ratio_high (the
-// 95% bootstrap interval) where either run has fewer than two repetitions.
+// ratio's 95 % interval, benchmath's) where the repetitions are too few
+// for it; p is the U test's, p_adjusted over the table (Benjamini-Hochberg),
+// need the repetitions a side that would decide an undecided one, unclear
+// whether it is undecided.
 func WriteCompareCSV(w io.Writer, runs []compare.Run, baseline int, rows []compare.Row) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(compareColumns); err != nil {
@@ -147,8 +152,9 @@ func WriteCompareCSV(w io.Writer, runs []compare.Run, baseline int, rows []compa
 			}
 			rec := []string{runs[baseline].Name, runs[i].Name, row.Test, row.Metric, row.MsgSize, row.Unit,
 				strconv.FormatBool(row.LowerIsBetter), num(m), num(row.Medians[baseline]),
-				string(row.Ratio), num(row.Speedups[i]), num(row.Intervals[i].Lo), num(row.Intervals[i].Hi),
-				num(row.CVs[i]), num(row.CVs[baseline]), strconv.FormatBool(row.Unclear[i]), strconv.FormatBool(row.Noisy[i])}
+				string(row.Ratio), num(row.Speedups[i]), num(row.Verdicts[i].Interval.Lo), num(row.Verdicts[i].Interval.Hi),
+				num(row.Verdicts[i].P), num(row.Verdicts[i].AdjustedP), need(row.Verdicts[i]),
+				num(row.CVs[i]), num(row.CVs[baseline]), strconv.FormatBool(row.Undecided(i)), strconv.FormatBool(row.Noisy[i])}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -156,6 +162,18 @@ func WriteCompareCSV(w io.Writer, runs []compare.Run, baseline int, rows []compa
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// need is the repetitions a side that would decide an undecided verdict,
+// "" when decided or unknown, "none" when the sides show no change.
+func need(v benchmath.Verdict) string {
+	switch {
+	case v.Need == benchmath.NoChange:
+		return "none"
+	case v.Need > 0:
+		return strconv.Itoa(v.Need)
+	}
+	return ""
 }
 
 // num is a number in its shortest exact form, "" for none.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchwright/benchwright/internal/benchmath"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/report/figure"
 	"github.com/benchwright/benchwright/internal/results"
@@ -144,8 +145,8 @@ func TestAlongS0PoolsPerBenchmark(t *testing.T) {
 		t.Fatal(err)
 	}
 	if h := html.String(); !strings.Contains(h, `<h3 class="dim" id="dimension-1">pool: c2d / c2 and c3 / c2, per benchmark</h3>`) ||
-		strings.Index(h, `<section id="dimensions">`) > strings.Index(h, `<section id="runs">`) || !strings.Contains(h, `<td class="num better">2.60x [`) {
-		t.Errorf("the HTML lacks the comparison along pools before the runs, 2.60x marked better")
+		strings.Index(h, `<section id="dimensions">`) > strings.Index(h, `<section id="runs">`) || !strings.Contains(h, `<td class="num unclear">2.60x ~ p=0.10`) {
+		t.Errorf("the HTML lacks the comparison along pools before the runs, 2.60x at 3 vs 3 repetitions marked undecided")
 	}
 	// Another baseline: c3, so c2 is 1/2.6 of it.
 	rep, _ = newReport(t, runs, Options{Campaign: c, Baselines: map[string]string{compare.DimPool: "c3"}})
@@ -196,8 +197,8 @@ func TestAlongFailedCell(t *testing.T) {
 	}
 	for _, r := range g.Rows {
 		for i, s := range r.Speedups {
-			if !math.IsNaN(s) || r.Intervals[i].Known() {
-				t.Errorf("a ratio without the baseline run: %v %v", s, r.Intervals[i])
+			if !math.IsNaN(s) || r.Compared(i) {
+				t.Errorf("a ratio without the baseline run: %v %+v", s, r.Verdicts[i])
 			}
 		}
 	}
@@ -281,17 +282,17 @@ func TestAlongPlotPoints(t *testing.T) {
 	a := compare.Along{Dimension: compare.Dimension{Name: "benchmark", Values: []string{"on", "off"}, Baseline: "on"}, Others: []string{"pool"},
 		Groups: []compare.AlongGroup{{Key: []string{"c2"}, Runs: []int{0, 1}, Rows: []compare.Row{
 			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: compare.RatioValue, Speedups: []float64{1, 80},
-				Intervals: []results.Interval{results.Unknown, {Lo: 70, Hi: 90}}},
+				Verdicts: []benchmath.Verdict{uncompared(), {Base: 3, Value: 3, Interval: benchmath.Interval{Lo: 70, Hi: 90}}}},
 			{Test: "osu_latency", Metric: "latency", MsgSize: "1024", Ratio: compare.RatioValue, Speedups: []float64{1, 60},
-				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+				Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
 			{Test: "osu_latency", Metric: "latency", MsgSize: "65536", Ratio: compare.RatioValue, Speedups: []float64{1, 8},
-				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+				Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
 			{Test: "osu_latency", Metric: "latency", MsgSize: "1048576", Ratio: compare.RatioValue, Speedups: []float64{1, 2},
-				Intervals: []results.Interval{results.Unknown, results.Unknown}},
-			{Test: "fio", Metric: "read_iops", Ratio: compare.RatioValue, Speedups: []float64{1, 2}, Intervals: []results.Interval{results.Unknown, results.Unknown}},
+				Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
+			{Test: "fio", Metric: "read_iops", Ratio: compare.RatioValue, Speedups: []float64{1, 2}, Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
 		}}, {Key: []string{"c3"}, Runs: []int{-1, 2}, Missing: "no on cell: failed", Rows: []compare.Row{
 			{Test: "osu_latency", Metric: "latency", MsgSize: "8", Ratio: compare.RatioValue, Speedups: []float64{math.NaN(), math.NaN()},
-				Intervals: []results.Interval{results.Unknown, results.Unknown}},
+				Verdicts: []benchmath.Verdict{uncompared(), uncompared()}},
 		}}}}
 	figs := compare.RatioFigures(a)
 	if len(figs) != 1 || len(figs[0].Curves) != 1 || figs[0].Curves[0].Name != "off / on, c2" {
@@ -352,10 +353,41 @@ func TestAlongS3Ladder(t *testing.T) {
 	if !strings.Contains(md, "smt-off speedup vs compact (step before)") || !strings.Contains(md, "1.25x") {
 		t.Errorf("markdown lacks the step-before column or smt-off's 1.25x:\n%s", md)
 	}
-	// The ladder table and the bars come in the campaign's order too.
-	_, steps := compare.LadderOf(rep.Runs)
-	if len(steps) != 6 || steps[0].Name != "wf-default-none-osu" || steps[2].Name != "wf-compact-none-osu" {
-		t.Errorf("ladder steps not in the campaign's order: %+v", steps)
+	// Three pools by two tunings are a matrix: the ladder is along the
+	// pools, per tuning, and there is no ladder table of the six runs.
+	if _, steps := compare.LadderOf(rep.Runs); steps != nil || strings.Contains(md, "## Tuning ladder") {
+		t.Errorf("a 3x2 matrix has a ladder table: %+v", steps)
+	}
+}
+
+// Issue 44: a 2x2 matrix (two pools by two tunings) is no ladder: no
+// "Tuning ladder" section, whose steps would cross pools. The two tunings
+// of one pool alone are.
+func TestMatrixIsNoLadder(t *testing.T) {
+	b := newCampaign([]string{"n2d", "e2"}, []string{"none", "rmem"}, []string{"fio"})
+	for _, pool := range []string{"n2d", "e2"} {
+		for _, tuning := range []string{"none", "rmem"} {
+			b.cell(pool, tuning, "fio", "e2-standard-2", "randwrite", "write_iops", "IOPS", map[string]float64{"": 1000},
+				map[string]string{results.LabelTuning: "wf-" + pool + "-" + tuning})
+		}
+	}
+	runs, c := b.runs(t)
+	rep, md := newReport(t, runs, Options{Campaign: c})
+	var html bytes.Buffer
+	if err := rep.HTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md, "Tuning ladder") || strings.Contains(html.String(), "Tuning ladder") {
+		t.Errorf("a 2x2 matrix has a tuning ladder section:\n%s", md)
+	}
+	var onePool []compare.Run
+	for _, r := range rep.Runs {
+		if r.Place[compare.DimPool] == "n2d" {
+			onePool = append(onePool, r)
+		}
+	}
+	if _, steps := compare.LadderOf(onePool); len(steps) != 2 || !slices.Equal(steps[1].Changes, []string{"tuning none → rmem"}) {
+		t.Errorf("the tunings of one pool: steps %+v, want none → rmem", steps)
 	}
 }
 
@@ -440,8 +472,8 @@ func TestCampaignPlotsItsOwnDimensions(t *testing.T) {
 		var out []compare.Row
 		for _, size := range []string{"1", "8", "64", "1024"} {
 			out = append(out, compare.Row{Test: "fi_msg_bw", Metric: "bandwidth", MsgSize: size, Unit: "MB/s", Ratio: compare.RatioValue,
-				Medians: []float64{10, 5}, Speedups: []float64{1, 0.5}, Intervals: []results.Interval{results.Unknown, results.Unknown},
-				CVs: []float64{1, 1}, Unclear: []bool{false, false}, Noisy: []bool{false, false}, MaxCV: 10})
+				Medians: []float64{10, 5}, Speedups: []float64{1, 0.5}, Verdicts: []benchmath.Verdict{uncompared(), uncompared()},
+				CVs: []float64{1, 1}, Noisy: []bool{false, false}, MaxCV: 10})
 		}
 		return out
 	}
@@ -494,5 +526,59 @@ func TestAlongTuningLadderOnASharedPool(t *testing.T) {
 	}
 	if !strings.Contains(md, "tcp speedup vs tcp-memory (step before)") {
 		t.Errorf("markdown lacks the step before:\n%s", md)
+	}
+}
+
+// uncompared is the verdict of a cell without a test.
+func uncompared() benchmath.Verdict {
+	return benchmath.Verdict{Interval: benchmath.Interval{Lo: math.NaN(), Hi: math.NaN()}}
+}
+
+// A comparison along a dimension is printed as one table: its false
+// discovery control runs over every group's comparisons together.
+func TestAlongDecidedAsOneTable(t *testing.T) {
+	runs, c := s0(t, false)
+	rep, _ := newReport(t, runs, Options{Campaign: c})
+	pool := alongOf(t, rep, compare.DimPool)
+	compared := 0
+	for _, r := range pool.Rows() {
+		for i := range r.Verdicts {
+			if r.Compared(i) {
+				compared++
+			}
+		}
+	}
+	if len(pool.Groups) < 2 || compared < 4 {
+		t.Fatalf("%d groups, %d comparisons: want two groups of c2d and c3 against c2", len(pool.Groups), compared)
+	}
+	for _, g := range pool.Groups {
+		if f := compare.Family(g.Rows); f != compared {
+			t.Errorf("group %v decided over %d comparisons, want the table's %d", g.Key, f, compared)
+		}
+	}
+}
+
+// Issue 44: fio's randwrite and iperf3 share no test, so the benchmark
+// dimension compares nothing, even where a failed fio cell leaves iperf3
+// alone in its group ("benchmark: tcp / randwrite" divided one by the other).
+// The pools still compare iperf3.
+func TestAlongBenchmarksShareATest(t *testing.T) {
+	b := newCampaign([]string{"n2d", "e2"}, []string{"none"}, []string{"randwrite", "tcp"})
+	for _, pool := range []string{"n2d", "e2"} {
+		if pool == "e2" {
+			b.cell(pool, "none", "randwrite", "e2-standard-2", "randwrite", "write_iops", "IOPS", map[string]float64{"": 1000}, nil)
+		}
+		b.cell(pool, "none", "tcp", "e2-standard-2", "iperf3", "bandwidth", "Gbit/s", map[string]float64{"": 12}, nil)
+	}
+	runs, c := b.runs(t)
+	cells := []compare.Cell{{Pool: "n2d", Tuning: "none", Benchmark: "randwrite", Name: "wf-n2d-none-randwrite", State: "Failed"}}
+	rep, md := newReport(t, runs, Options{Campaign: c, Cells: cells})
+	for _, a := range rep.Along {
+		if a.Dimension.Name == compare.DimBenchmark {
+			t.Errorf("benchmarks that share no test compared:\n%s", md)
+		}
+	}
+	if r := row(t, alongOf(t, rep, compare.DimPool).Rows(), "iperf3", "bandwidth", ""); !near(r.Speedups[1], 1) {
+		t.Errorf("iperf3 e2 / n2d = %v, want 1", r.Speedups[1])
 	}
 }

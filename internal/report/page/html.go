@@ -182,6 +182,7 @@ func (r *Report) HTML(w io.Writer) error {
 		t := htmlGrid(g, nil)
 		headline = &t
 	}
+	plots := plan(r.Runs)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	err := page.Execute(bw, map[string]any{
 		"Title":        r.Title,
@@ -193,7 +194,9 @@ func (r *Report) HTML(w io.Writer) error {
 		"Runs":         runs,
 		"RunsList":     htmlGrid(runsGrid(r.Runs), nil),
 		"Ladder":       steps,
-		"Plots":        plan(r.Runs),
+		"Plots":        plots,
+		"PlotGroups":   plotGroups(plots),
+		"PlotsFirst":   r.plotsLead(),
 		"Compare":      compared,
 		"Baseline":     r.Runs[r.Baseline].Label(),
 		"Note":         compareNote(r.Comparison),

@@ -73,7 +73,7 @@ func New(runs []compare.Run, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("baseline %d out of range: %d run(s)", opts.Baseline, len(runs))
 	}
 	baseline := runs[opts.Baseline].Name
-	runs = withCampaignTunings(inCampaignOrder(runs, opts.Campaign), opts.Campaign)
+	runs = withCampaignPlaces(inCampaignOrder(runs, opts.Campaign), opts.Campaign)
 	r := &Report{Title: opts.Title, Runs: runs, Rows: compare.Table(runs, true), Fits: compare.Fits(runs), Cells: opts.Cells, Trends: opts.Trends}
 	r.Baseline = slices.IndexFunc(runs, func(run compare.Run) bool { return run.Name == baseline })
 	if r.Title == "" {
@@ -132,16 +132,18 @@ func inCampaignOrder(runs []compare.Run, c *compare.Campaign) []compare.Run {
 	return out
 }
 
-// withCampaignTunings names each run's tuning as its campaign does ("none",
-// "tcp"): the TuningProfile it ran under has a generated name, the same for
-// every tuning of a shared pool (sharePool), so a tuning ladder on one
-// pool would record no change of tuning from step to step.
-func withCampaignTunings(runs []compare.Run, c *compare.Campaign) []compare.Run {
+// withCampaignPlaces gives each run its cell in the campaign (Place), and
+// names its tuning as its campaign does ("none", "tcp"): the TuningProfile
+// it ran under has a generated name, the same for every tuning of a shared
+// pool (sharePool), so a tuning ladder on one pool would record no change
+// of tuning from step to step.
+func withCampaignPlaces(runs []compare.Run, c *compare.Campaign) []compare.Run {
 	if c == nil {
 		return runs
 	}
 	out := slices.Clone(runs)
 	for i, r := range out {
+		out[i].Place = c.Places[r.Benchmark]
 		tuning := c.Places[r.Benchmark][compare.DimTuning]
 		if tuning == "" {
 			continue

@@ -166,3 +166,64 @@ func TestScenarioS2Fabtests(t *testing.T) {
 }
 
 func rgba(c color.Color) color.RGBA { return color.RGBAModel.Convert(c).(color.RGBA) }
+
+// Issue 44: seed 002 as a campaign (one pool and tuning; an OSU benchmark
+// and the fabtests pairs) opens with its answer, the box plots per test and
+// scope; its contents list a line per test, not one per plot; and the two
+// benchmarks, which share no test, are not compared (no rows of "no
+// osu-ccd0-ccd1 cell: succeeded").
+func TestScenarioS2CampaignLeadsWithItsPlots(t *testing.T) {
+	fab := s2Samples(t)
+	var osu []results.Sample
+	for _, s := range mpiSamples() {
+		if s.Benchmark == "osu-on-node" {
+			s.Benchmark = "osu-ccd0-ccd1"
+			osu = append(osu, s)
+		}
+	}
+	runs := group(t, fab, osu)
+	c := &compare.Campaign{Dimensions: []compare.Dimension{{Name: compare.DimPool, Values: []string{"c3-spr"}},
+		{Name: compare.DimTuning, Values: []string{"none"}}, {Name: compare.DimBenchmark, Values: []string{"osu-ccd0-ccd1", "fabtests"}}},
+		Places: map[string]map[string]string{
+			"osu-ccd0-ccd1":        {compare.DimPool: "c3-spr", compare.DimTuning: "none", compare.DimBenchmark: "osu-ccd0-ccd1"},
+			"s2-fabtests-chiplets": {compare.DimPool: "c3-spr", compare.DimTuning: "none", compare.DimBenchmark: "fabtests"}}}
+	cells := []compare.Cell{{Pool: "c3-spr", Tuning: "none", Benchmark: "osu-ccd0-ccd1", Name: "osu-ccd0-ccd1", State: "Succeeded"},
+		{Pool: "c3-spr", Tuning: "none", Benchmark: "fabtests", Name: "s2-fabtests-chiplets", State: "Succeeded"}}
+	rep, _, md := render(t, "s2-campaign", runs, Options{Title: "S2", Campaign: c, Cells: cells})
+	var html strings.Builder
+	if err := rep.HTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	h := html.String()
+	for _, a := range rep.Along {
+		if a.Dimension.Name == compare.DimBenchmark {
+			t.Errorf("osu and fabtests compared: %s", alongTitle(a))
+		}
+	}
+	if strings.Contains(h, "cell: succeeded") || strings.Contains(md, "cell: succeeded") {
+		t.Error("rows say a cell that succeeded is missing")
+	}
+	plots, cellsAt, runsAt := strings.Index(h, `<section id="plots">`), strings.Index(h, `<section id="cells">`), strings.Index(h, `<section id="runs">`)
+	box := strings.Index(h, "fi_msg_bw: bandwidth, intraSocket, pooled over nodes")
+	if plots < 0 || box < plots || plots > cellsAt || plots > runsAt {
+		t.Errorf("the plots at %d (the first S2 box plot at %d), cells at %d, runs at %d: want the box plots first", plots, box, cellsAt, runsAt)
+	}
+	nav := h[strings.Index(h, "<nav>"):strings.Index(h, "</nav>")]
+	if n := strings.Count(nav, "<li>"); n > 12 || !strings.Contains(nav, ">fi_msg_bw</a> (") {
+		t.Errorf("the contents have %d lines, want a few with one per test:\n%s", n, nav)
+	}
+}
+
+// Issue 44: a small bandwidth keeps its significant digits in the chiplet
+// heatmap ("0.0012", not "0.00").
+func TestHeatmapSmallFigures(t *testing.T) {
+	samples := s2Samples(t)
+	for i := range samples {
+		samples[i].Value *= 1e-6
+	}
+	_, plots, _ := render(t, "s2-small", group(t, samples), Options{Title: "S2, small"})
+	heat := findPlot(t, plots, figure.PlotHeatmap, "fi_msg_bw: peak bandwidth between chiplets")
+	if strings.Contains(heat.SVG, ">0.00<") || !strings.Contains(heat.SVG, ">0.00") {
+		t.Errorf("the heatmap's small figures lost their digits")
+	}
+}

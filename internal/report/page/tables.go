@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/benchmath"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -168,24 +169,51 @@ func ratioColumn(rows []compare.Row, run, base compare.Run) string {
 	return speedupColumn(run, base)
 }
 
-// ratioCell is run i's ratio, its interval, and its marks: "2.60x
-// [2.55–2.66]", "6.70x [0.91–41.2] ≈ !".
+// ratioCell is run i's ratio, its interval where the repetitions allow
+// one, its p, and its marks: "2.60x [2.55–2.66] p=0.0022", "1.09x ~
+// p=0.10; 6 a side would decide", "6.70x ~ p=0.40 !".
 func ratioCell(r compare.Row, i int) string {
 	s := r.Speedups[i]
 	out := formatSpeedup(s)
 	if r.Ratio == compare.RatioValue {
 		out = formatRatio(s)
 	}
-	if iv := r.Intervals[i]; iv.Known() {
-		out += " [" + formatBound(iv.Lo) + "–" + formatBound(iv.Hi) + "]"
-	}
-	if r.Unclear[i] {
-		out += " ≈"
+	if r.Compared(i) {
+		out += " " + verdictText(r.Verdicts[i])
 	}
 	if r.Noisy[i] {
 		out += " !"
 	}
 	return out
+}
+
+// verdictText is a verdict as a ratio's cell ends: its interval when
+// known, ~ when not decided, its p (and the adjusted one where that
+// differs), and for an undecided one the repetitions that would decide.
+func verdictText(v benchmath.Verdict) string {
+	var out []string
+	if iv := v.Interval; iv.Known() {
+		out = append(out, "["+formatBound(iv.Lo)+"–"+formatBound(iv.Hi)+"]")
+	}
+	if m := v.Mark(); m != "" {
+		out = append(out, m)
+	}
+	p := "p=" + benchmath.FormatP(v.P)
+	if adj := benchmath.FormatP(v.AdjustedP); v.Family > 1 && adj != benchmath.FormatP(v.P) {
+		p += " (" + adj + " adj.)"
+	}
+	out = append(out, p)
+	text := strings.Join(out, " ")
+	switch {
+	case v.Decided || v.Need == 0:
+	case v.Need == benchmath.NoChange:
+		text += "; no change"
+	case v.Need > benchmath.MaxRepetitions:
+		text += fmt.Sprintf("; over %d a side would decide", benchmath.MaxRepetitions)
+	default:
+		text += fmt.Sprintf("; %d a side would decide", v.Need)
+	}
+	return text
 }
 
 // rowsOf splits rows by run.
@@ -235,7 +263,8 @@ func WriteCompareText(w io.Writer, runs []compare.Run, baseline int, rows []comp
 	return compareGrid(runs, baseline, rows, true).writeText(w)
 }
 
-// compareNote says how to read a comparison: its ratio, interval and marks.
+// compareNote says how to read a comparison: its ratio, test, interval
+// and marks.
 func compareNote(rows []compare.Row) string {
 	note, maxCV := speedupNote, compare.DefaultMaxCV
 	if len(rows) > 0 {
@@ -244,8 +273,11 @@ func compareNote(rows []compare.Row) string {
 		}
 		maxCV = rows[0].MaxCV
 	}
-	return note + ". [a–b] is the 95% bootstrap interval of the ratio over the repetitions of both runs; " +
-		"≈ marks an interval that holds 1x (no clear difference), ! a CV above " + strconv.FormatFloat(maxCV, 'g', -1, 64) + "% (too noisy to compare)"
+	if family := compare.Family(rows); family > 0 {
+		note += ". " + benchmath.DefaultOptions.Note(family) + "; \"n a side would decide\" is how many repetitions a side " +
+			"would decide an undecided one at its observed change and spread"
+	}
+	return note + "; ! marks a CV above " + strconv.FormatFloat(maxCV, 'g', -1, 64) + "% (too noisy to compare)"
 }
 
 // speedupNote says how to read a speedup.

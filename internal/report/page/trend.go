@@ -55,8 +55,8 @@ func (r *Report) writeTrendsMarkdown(w io.Writer) error {
 			if slices.Contains(t.Changes, i) {
 				change += " (change point)"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s–%s | %s |\n", p.Finished.Format("2006-01-02 15:04"), figure.FormatFigure(p.Median),
-				figure.FormatFigure(p.Min), figure.FormatFigure(p.Max), change)
+			fmt.Fprintf(&b, "| %s | %s | %s–%s | %s |\n", p.Finished.Format("2006-01-02 15:04"), formatValue(p.Median),
+				formatValue(p.Min), formatValue(p.Max), change)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
