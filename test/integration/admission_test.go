@@ -282,11 +282,12 @@ func TestChartPolicyKeepsCampaignsToTheirOwnObjects(t *testing.T) {
 	remote := pool("remote", ours)
 	remote.Spec.GKE.Project, remote.Spec.GKE.Location, remote.Spec.GKE.Cluster = "other-project", "us-central1", "hpc"
 	refused("a pool in another cluster", campaign.Create(ctx, remote), "a campaign's node pools are in the manager's own GKE cluster")
-	// GKE's linuxNodeConfig takes kernel.core_pattern (core files written
-	// as root where it says): not from a campaign.
-	corePattern := pool("core-pattern", ours)
-	corePattern.Spec.GKE.LinuxNodeConfig = &benchv1.GKELinuxNodeConfig{Sysctls: []benchv1.Sysctl{{Name: "kernel.core_pattern", Value: "/etc/cron.d/core"}}}
-	refused("kernel.core_pattern on a GKE pool", campaign.Create(ctx, corePattern), "a campaign's GKE pool sets none of the node's protections")
+	// GKE's linuxNodeConfig takes kernel.sysrq (the magic SysRq keys: reboot,
+	// crash, kill all) among its allow-list: not from a campaign. (The CRD
+	// itself refuses kernel.core_pattern, which GKE's list does not hold.)
+	sysrq := pool("sysrq", ours)
+	sysrq.Spec.GKE.LinuxNodeConfig = &benchv1.GKELinuxNodeConfig{Sysctls: []benchv1.Sysctl{{Name: "kernel.sysrq", Value: "1"}}}
+	refused("kernel.sysrq on a GKE pool", campaign.Create(ctx, sysrq), "a campaign's GKE pool sets none of the node's protections")
 	busyPoll := pool("busy-poll", ours)
 	busyPoll.Spec.GKE.LinuxNodeConfig = &benchv1.GKELinuxNodeConfig{Sysctls: []benchv1.Sysctl{{Name: "net.core.busy_poll", Value: "50"}}}
 	if err := campaign.Create(ctx, busyPoll); err != nil {
