@@ -3,6 +3,7 @@ package page
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/benchwright/benchwright/internal/report/compare"
@@ -35,7 +36,7 @@ func alongNote(a compare.Along) string {
 	if len(a.Others) > 0 {
 		note += " with the same " + joinAnd(a.Others)
 	}
-	return note + ", per test, metric and message size. " + compareNote(a.Rows())
+	return withLegend(note+", per test, metric and message size. "+compareNote(a.Rows()), alongMarks(a)...)
 }
 
 // ratioHeader names the column of value v divided by base.
@@ -87,6 +88,7 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 			col(ratioHeader(ratio, v, d.Values[i])+" (step before)", true)
 		}
 	}
+	base := slices.Index(d.Values, d.Baseline)
 	for _, grp := range a.Groups {
 		for i, r := range grp.Rows {
 			cells := append([]string{}, grp.Key...)
@@ -106,7 +108,7 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 				case grp.Runs[v] < 0:
 					cells, cls = append(cells, orDash(grp.Absent[v])), append(cls, "")
 				default:
-					cells, cls = append(cells, ratioCell(r, v)), append(cls, ratioClass(r, v))
+					cells, cls = append(cells, ratioCell(r, v)+groupMark(grp, v, base)), append(cls, ratioClass(r, v))
 				}
 			}
 			for v, val := range d.Values {
