@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchwright/benchwright/internal/interference"
 	"github.com/benchwright/benchwright/internal/nodefacts"
 	"github.com/benchwright/benchwright/internal/report/compare"
 	"github.com/benchwright/benchwright/internal/report/source"
@@ -206,3 +207,32 @@ func TestBesideDisturbedRepetition(t *testing.T) {
 
 // unescaped is an HTML page with its apostrophes as written.
 func unescaped(html string) string { return strings.ReplaceAll(html, "&#39;", "'") }
+
+// The comparison with one baseline (benchwright compare) marks the ratios
+// whose run or baseline was not alone, says why in its note, and has the
+// CSV's beside column; unmarked runs keep the plain table.
+func TestBesideComparisonWithABaseline(t *testing.T) {
+	runs := group(t, storageSamples())
+	rows, err := compare.With(runs, 0, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain bytes.Buffer
+	if err := WriteCompareMarkdown(&plain, runs, 0, rows); err != nil {
+		t.Fatal(err)
+	}
+	runs[0].Beside = interference.Mark{OverlappedWith: []string{"x"}, Overlapped: []int{1}}
+	var md, csv bytes.Buffer
+	if err := WriteCompareMarkdown(&md, runs, 0, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareCSV(&csv, runs, 0, rows); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "‡") || !strings.Contains(md.String(), "‡ marks a ratio") || strings.Count(md.String(), " ‡ |") != len(rows) {
+		t.Errorf("marks: unmarked\n%s\nmarked\n%s", plain.String(), md.String())
+	}
+	if !strings.Contains(csv.String(), ",beside\n") || strings.Count(csv.String(), ",shared\n") != 2*len(rows) {
+		t.Errorf("CSV:\n%s", csv.String())
+	}
+}
