@@ -121,10 +121,10 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 					switch {
 					case grp.Runs[v] < 0:
 						cells, cls = append(cells, "-"), append(cls, "")
-					case !stepped(grp, v):
+					case stepBefore(grp, v) < 0:
 						cells, cls = append(cells, "(first step)"), append(cls, "")
 					default:
-						cells, cls = append(cells, ratioCell(grp.Steps[i], v)), append(cls, ratioClass(grp.Steps[i], v))
+						cells, cls = append(cells, ratioCell(grp.Steps[i], v)+groupMark(grp, v, stepBefore(grp, v))), append(cls, ratioClass(grp.Steps[i], v))
 					}
 				}
 			}
@@ -135,14 +135,15 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 	return g, classes, fixed
 }
 
-// stepped says whether the group has a run of a value before v.
-func stepped(g compare.AlongGroup, v int) bool {
-	for _, ri := range g.Runs[:v] {
-		if ri >= 0 {
-			return true
+// stepBefore is the value before v that the group has a run of, -1 when
+// none.
+func stepBefore(g compare.AlongGroup, v int) int {
+	for u := v - 1; u >= 0; u-- {
+		if g.Runs[u] >= 0 {
+			return u
 		}
 	}
-	return false
+	return -1
 }
 
 // ratioClass colors a ratio: better, worse, or unclear (no color says

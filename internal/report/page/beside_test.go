@@ -236,3 +236,41 @@ func TestBesideComparisonWithABaseline(t *testing.T) {
 		t.Errorf("CSV:\n%s", csv.String())
 	}
 }
+
+// A ladder's step is marked by its run and the step before it: a disturbed
+// compact step marks compact against default and smt-off against compact,
+// not smt-off against default.
+func TestBesideLadderSteps(t *testing.T) {
+	b := newCampaign([]string{"default", "compact", "smt-off"}, []string{"none"}, []string{"osu"})
+	settings := map[string]map[string]string{
+		"default": {results.LabelThreadsPerCore: "2"},
+		"compact": {results.LabelPlacement: "COMPACT", results.LabelThreadsPerCore: "2"},
+		"smt-off": {results.LabelPlacement: "COMPACT", results.LabelThreadsPerCore: "1"},
+	}
+	for pool, lat := range map[string]float64{"default": 30, "compact": 25, "smt-off": 20} {
+		b.cell(pool, "none", "osu", "c2-standard-60", "osu_latency", "latency", "us", map[string]float64{"8": lat}, settings[pool])
+	}
+	runs, c := b.runs(t)
+	for i := range runs {
+		if runs[i].Benchmark == "wf-compact-none-osu" {
+			runs[i].Beside = interference.Mark{Disturbed: []int{0}, MaxOthers: 0.4, Watched: true}
+		}
+	}
+	rep, _ := newReport(t, runs, Options{Campaign: c})
+	g, _, _ := alongGrid(alongOf(t, rep, compare.DimPool))
+	cols := map[string]int{}
+	for i, h := range g.header {
+		cols[h] = i
+	}
+	got := g.rows[0]
+	for col, marked := range map[string]bool{"compact speedup vs default": true, "smt-off speedup vs default": false,
+		"compact speedup vs default (step before)": true, "smt-off speedup vs compact (step before)": true} {
+		i, ok := cols[col]
+		if !ok {
+			t.Fatalf("no column %q in %q", col, g.header)
+		}
+		if strings.HasSuffix(got[i], " †") != marked {
+			t.Errorf("%s = %q, marked † %v", col, got[i], marked)
+		}
+	}
+}
