@@ -75,7 +75,7 @@ func podSeries(ctx context.Context, src source.Source, inputs []string, nodes ma
 			return
 		}
 		for _, f := range files {
-			rep, _, ok := monitorName(f.Name)
+			rep, ok := monitorName(f.Name)
 			if !ok || ctx.Err() != nil {
 				continue
 			}
