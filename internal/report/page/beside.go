@@ -63,7 +63,7 @@ func besideLegend(marks ...interference.Mark) string {
 	shared, disturbed := besideOf(marks...)
 	var out []string
 	if shared {
-		out = append(out, markShared+" marks a ratio whose run or baseline ran while another run ran on the same machine (see Cells)")
+		out = append(out, markShared+" marks a ratio whose run or baseline ran while another run ran on the same machine")
 	}
 	if disturbed {
 		out = append(out, markDisturbed+" one during a repetition of which processes other than the run's own used more than "+
