@@ -48,7 +48,7 @@ never is), and ! when a run's coefficient of variation is above --max-cv.
   benchwright compare -l benchwright.io/campaign=s0-x7k2p --baseline pool=c2-standard-60`,
 		Args: cluster.inputsArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, err := cluster.loadRuns(cmd.Context(), args)
+			runs, err := cluster.loadRuns(cmd.Context(), args, true)
 			if err != nil {
 				return err
 			}

@@ -13,11 +13,13 @@ import (
 
 	"github.com/benchwright/benchwright/internal/artifactserver"
 	"github.com/benchwright/benchwright/internal/report/source"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // managerRun is a run of the manager's own store read through its artifact
-// server: its samples (Fetched), and its series (source.MonitorSource),
-// listed by GET .../monitor/ and each read as one of the run's files.
+// server: its samples (Fetched), its series (source.MonitorSource), listed
+// by GET .../monitor/ and each read as one of the run's files, and its
+// nodes.json (source.NodesSource).
 type managerRun struct {
 	source.Fetched
 	reader *artifactReader
@@ -85,4 +87,25 @@ func (m managerRun) monitorFiles(ctx context.Context) ([]source.MonitorFile, err
 			Open: func(ctx context.Context) (io.ReadCloser, error) { return m.reader.open(ctx, target) }})
 	}
 	return files, nil
+}
+
+// RunNodes implements source.NodesSource for the run's own input: its
+// nodes.json, none when the server has none (a run stored before it).
+func (m managerRun) RunNodes(ctx context.Context, inputs []string, found func(string, []results.NodeInfo)) error {
+	if !slices.Contains(inputs, m.Name) {
+		return nil
+	}
+	server, err := m.base(ctx)
+	if err != nil {
+		return err
+	}
+	body, err := m.reader.open(ctx, server+"/"+m.runPath+source.NodesFile)
+	if err != nil {
+		return nil //nolint:nilerr // a run without nodes.json is marked by nothing
+	}
+	defer func() { _ = body.Close() }()
+	if nodes := source.DecodeNodes(body); len(nodes) > 0 {
+		found(m.Name, nodes)
+	}
+	return ctx.Err()
 }

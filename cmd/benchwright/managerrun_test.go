@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchwright/benchwright/internal/artifactserver"
 	"github.com/benchwright/benchwright/internal/report/source"
+	"github.com/benchwright/benchwright/internal/results"
 )
 
 // A run's series read through the manager: the listing's answer is read
@@ -97,5 +98,48 @@ func TestManagerRunReadsTheSeriesBounded(t *testing.T) {
 	listing = func(w http.ResponseWriter) { http.Error(w, "hpc may not get storagebenchmarks", http.StatusForbidden) }
 	if _, err := read(); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Errorf("a refusal: %v", err)
+	}
+}
+
+// A run's nodes.json read through the manager: its nodes for the run's own
+// input, none (and no error) where the server has none (a run stored
+// before it) or answers garbage.
+func TestManagerRunReadsTheNodes(t *testing.T) {
+	const run = "/files/perf/StorageBenchmark/b/u1/"
+	body := `[{"hostname":"n1","machine_type":"e2","facts":{"machine_id":"4c4c","machine_id_source":"dmi","boot_id":"0f3c"},"windows":[{"repetition":0,"start":"2026-11-28T12:00:00Z","end":"2026-11-28T12:00:10Z"}]}]`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != run+source.NodesFile {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	m := managerRun{Fetched: source.Fetched{Name: "file:///store/perf/StorageBenchmark/b/u1/samples.ndjson"},
+		reader: &artifactReader{server: srv.URL, client: srv.Client()}, runPath: strings.TrimPrefix(run, "/")}
+	read := func() []results.NodeInfo {
+		t.Helper()
+		var got []results.NodeInfo
+		if err := m.RunNodes(context.Background(), []string{"other", m.Name}, func(input string, nodes []results.NodeInfo) {
+			if input != m.Name {
+				t.Errorf("found for input %q", input)
+			}
+			got = nodes
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	nodes := read()
+	if len(nodes) != 1 || nodes[0].Facts == nil || nodes[0].Facts.Machine() != "dmi:4c4c/boot:0f3c" || len(nodes[0].Windows) != 1 {
+		t.Errorf("nodes %+v", nodes)
+	}
+	body = "<html>not json"
+	if nodes := read(); nodes != nil {
+		t.Errorf("garbage gave %+v", nodes)
+	}
+	m.runPath = "files/perf/StorageBenchmark/old/u0/"
+	if nodes := read(); nodes != nil {
+		t.Errorf("a run without nodes.json gave %+v", nodes)
 	}
 }

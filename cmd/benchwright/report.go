@@ -109,6 +109,10 @@ token needs create on campaignreports.benchwright.io in the namespace.
 					return err
 				}
 			}
+			// Which runs shared a machine, or were disturbed on theirs.
+			if err := compare.ReadBeside(cmd.Context(), src, runs); err != nil {
+				return err
+			}
 			run, dims, err := baseline.parse()
 			if err != nil {
 				return err

@@ -40,13 +40,18 @@ func (f *tableFlags) register(cmd *cobra.Command, formats ...string) {
 }
 
 // loadRuns reads the runs of the sample files, directories, store URLs and
-// cluster benchmarks in args and the cluster flags.
-func (f clusterFlags) loadRuns(ctx context.Context, args []string) ([]compare.Run, error) {
+// cluster benchmarks in args and the cluster flags; with beside, also
+// whether each was alone on its machine (compare.ReadBeside).
+func (f clusterFlags) loadRuns(ctx context.Context, args []string, beside bool) ([]compare.Run, error) {
 	src, err := f.resolveInputs(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	return compare.Load(ctx, src)
+	runs, err := compare.Load(ctx, src)
+	if err != nil || !beside {
+		return runs, err
+	}
+	return runs, compare.ReadBeside(ctx, src, runs)
 }
 
 func newResultsCommand() *cobra.Command {
@@ -65,7 +70,7 @@ prints them.
   benchwright results --format csv --all store/default/ > figures.csv`,
 		Args: cluster.inputsArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, err := cluster.loadRuns(cmd.Context(), args)
+			runs, err := cluster.loadRuns(cmd.Context(), args, false)
 			if err != nil {
 				return err
 			}

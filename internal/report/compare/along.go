@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/interference"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -41,6 +42,8 @@ type AlongGroup struct {
 	// Rows line up the group's figures by value of the dimension: Medians,
 	// and the ratios to the baseline's (With's, indexed as Runs).
 	Rows []Row
+	// Beside are its runs' marks (Run.Beside), indexed as Runs.
+	Beside []interference.Mark
 	// Steps are, for a ladder, the same figures with each value divided by
 	// the value before it that the group has (the first has none).
 	Steps []Row
@@ -83,6 +86,7 @@ func AlongAll(runs []Run, dims []Dimension, values [][]string, cells []Cell, opt
 			if err := g.compare(runs, dim, opts); err != nil {
 				return nil, err
 			}
+			g.Beside = besideOf(runs, g.Runs)
 			a.Groups = append(a.Groups, g)
 		}
 		shared := sharedFigures(a.Groups)

@@ -1,5 +1,11 @@
 package compare
 
+import (
+	"slices"
+
+	"github.com/benchwright/benchwright/internal/interference"
+)
+
 // Cell is a benchmark of a campaign's cell, as the campaign left it: the
 // report of a campaign lists every one, those it has no figures of too.
 type Cell struct {
@@ -24,6 +30,21 @@ type Cell struct {
 	History string
 	// Regressed marks a run that regressed against its history.
 	Regressed bool
+	// Beside is its run's mark (Run.Beside): the cells that ran on its
+	// machine at the same time, its repetitions that others disturbed.
+	Beside interference.Mark
+}
+
+// WithBeside are cells with the marks of their runs (the run of the
+// cell's benchmark); cells without a run keep none.
+func WithBeside(cells []Cell, runs []Run) []Cell {
+	out := slices.Clone(cells)
+	for i, c := range out {
+		if r := slices.IndexFunc(runs, func(r Run) bool { return r.Benchmark == c.Name && r.Beside.Marked() }); r >= 0 {
+			out[i].Beside = runs[r].Beside
+		}
+	}
+	return out
 }
 
 // Succeeded says whether the cell's benchmark has figures in the report.

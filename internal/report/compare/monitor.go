@@ -89,7 +89,7 @@ func readInput(ctx context.Context, runs []Run, idx []int, files []source.Monito
 	}
 	var list []named
 	for _, f := range files {
-		if rep, _, ok := monitorName(f.Name); ok {
+		if rep, ok := monitorName(f.Name); ok {
 			list = append(list, named{f, rep})
 		}
 	}
@@ -145,18 +145,18 @@ func phasesOf(run Run, rec sampler.Record) ([]sampler.Phase, bool) {
 	return out, mine
 }
 
-// monitorName reads monitor/<repetition>/<pod>.json.
-func monitorName(name string) (rep int, pod string, ok bool) {
+// monitorName reads the repetition of monitor/<repetition>/<pod>.json; ok
+// is false for any other name.
+func monitorName(name string) (rep int, ok bool) {
 	parts := strings.Split(name, "/")
 	if len(parts) != 3 || parts[0] != sampler.MonitorDir || !strings.HasSuffix(parts[2], ".json") {
-		return 0, "", false
+		return 0, false
 	}
 	rep, err := strconv.Atoi(parts[1])
-	pod = strings.TrimSuffix(parts[2], ".json")
-	if err != nil || rep < 0 || pod == "" {
-		return 0, "", false
+	if err != nil || rep < 0 || parts[2] == ".json" {
+		return 0, false
 	}
-	return rep, pod, true
+	return rep, true
 }
 
 // MaxRecordBytes bounds a record file a report reads: twice what the

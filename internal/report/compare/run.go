@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/benchwright/benchwright/internal/interference"
 	"github.com/benchwright/benchwright/internal/netbench"
 	"github.com/benchwright/benchwright/internal/results"
 )
@@ -51,6 +52,10 @@ type Run struct {
 	// Monitor is the sampler's series of the run, once ReadMonitors has
 	// read them.
 	Monitor Monitor
+	// Beside says whether the run shared its machine with another run at
+	// the same time, or others used its machine's CPU, once ReadBeside has
+	// read its nodes and series; the zero Mark when nothing is known.
+	Beside interference.Mark
 }
 
 // Label is how plots and column headers name the run: its name, with the

@@ -3,6 +3,7 @@ package page
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/benchwright/benchwright/internal/report/compare"
@@ -35,7 +36,7 @@ func alongNote(a compare.Along) string {
 	if len(a.Others) > 0 {
 		note += " with the same " + joinAnd(a.Others)
 	}
-	return note + ", per test, metric and message size. " + compareNote(a.Rows())
+	return withLegend(note+", per test, metric and message size. "+compareNote(a.Rows()), alongMarks(a)...)
 }
 
 // ratioHeader names the column of value v divided by base.
@@ -87,6 +88,7 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 			col(ratioHeader(ratio, v, d.Values[i])+" (step before)", true)
 		}
 	}
+	base := slices.Index(d.Values, d.Baseline)
 	for _, grp := range a.Groups {
 		for i, r := range grp.Rows {
 			cells := append([]string{}, grp.Key...)
@@ -106,7 +108,7 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 				case grp.Runs[v] < 0:
 					cells, cls = append(cells, orDash(grp.Absent[v])), append(cls, "")
 				default:
-					cells, cls = append(cells, ratioCell(r, v)), append(cls, ratioClass(r, v))
+					cells, cls = append(cells, ratioCell(r, v)+groupMark(grp, v, base)), append(cls, ratioClass(r, v))
 				}
 			}
 			for v, val := range d.Values {
@@ -119,10 +121,10 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 					switch {
 					case grp.Runs[v] < 0:
 						cells, cls = append(cells, "-"), append(cls, "")
-					case !stepped(grp, v):
+					case stepBefore(grp, v) < 0:
 						cells, cls = append(cells, "(first step)"), append(cls, "")
 					default:
-						cells, cls = append(cells, ratioCell(grp.Steps[i], v)), append(cls, ratioClass(grp.Steps[i], v))
+						cells, cls = append(cells, ratioCell(grp.Steps[i], v)+groupMark(grp, v, stepBefore(grp, v))), append(cls, ratioClass(grp.Steps[i], v))
 					}
 				}
 			}
@@ -133,14 +135,15 @@ func alongGrid(a compare.Along) (g *grid, classes [][]string, fixed int) {
 	return g, classes, fixed
 }
 
-// stepped says whether the group has a run of a value before v.
-func stepped(g compare.AlongGroup, v int) bool {
-	for _, ri := range g.Runs[:v] {
-		if ri >= 0 {
-			return true
+// stepBefore is the value before v that the group has a run of, -1 when
+// none.
+func stepBefore(g compare.AlongGroup, v int) int {
+	for u := v - 1; u >= 0; u-- {
+		if g.Runs[u] >= 0 {
+			return u
 		}
 	}
-	return false
+	return -1
 }
 
 // ratioClass colors a ratio: better, worse, or unclear (no color says

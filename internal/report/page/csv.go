@@ -56,17 +56,18 @@ var alongColumns = []string{"dimension", "value", "group", "baseline", "ratio_ki
 // Medians are in the row's unit, with only median and cv_percent set.
 func (r *Report) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append(slices.Clone(csvColumns), alongColumns...)); err != nil {
+	beside := anyBeside(r.Runs)
+	if err := cw.Write(append(slices.Clone(csvColumns), alongHeader(beside)...)); err != nil {
 		return err
 	}
-	blank := make([]string, len(alongColumns))
+	blank := make([]string, len(alongHeader(beside)))
 	for _, row := range r.Rows {
 		if err := cw.Write(append(figureRecord(r.Runs, row), blank...)); err != nil {
 			return err
 		}
 	}
 	for _, a := range r.Along {
-		for _, rec := range alongRecords(r.Runs, a) {
+		for _, rec := range alongRecords(r.Runs, a, beside) {
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -80,11 +81,12 @@ func (r *Report) CSV(w io.Writer) error {
 // without the figures' own lines.
 func WriteAlongCSV(w io.Writer, runs []compare.Run, along []compare.Along) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append(slices.Clone(csvColumns), alongColumns...)); err != nil {
+	beside := anyBeside(runs)
+	if err := cw.Write(append(slices.Clone(csvColumns), alongHeader(beside)...)); err != nil {
 		return err
 	}
 	for _, a := range along {
-		for _, rec := range alongRecords(runs, a) {
+		for _, rec := range alongRecords(runs, a, beside) {
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -94,8 +96,28 @@ func WriteAlongCSV(w io.Writer, runs []compare.Run, along []compare.Along) error
 	return cw.Error()
 }
 
-// alongRecords are the CSV lines of a comparison along a dimension.
-func alongRecords(runs []compare.Run, a compare.Along) [][]string {
+// besideColumn ends the comparisons' CSV lines when a run was not alone
+// on its machine: "shared" (the run or its baseline ran while another run
+// ran on the same machine), "disturbed" (others used its machine's CPU),
+// both, or empty. Reports of runs without the facts have no such column.
+const besideColumn = "beside"
+
+// anyBeside says whether a run was not alone on its machine.
+func anyBeside(runs []compare.Run) bool {
+	return slices.ContainsFunc(runs, func(r compare.Run) bool { return r.Beside.Marked() })
+}
+
+// alongHeader are alongColumns, and besideColumn with beside.
+func alongHeader(beside bool) []string {
+	if beside {
+		return append(slices.Clone(alongColumns), besideColumn)
+	}
+	return alongColumns
+}
+
+// alongRecords are the CSV lines of a comparison along a dimension, with
+// besideColumn when beside.
+func alongRecords(runs []compare.Run, a compare.Along, beside bool) [][]string {
 	d := a.Dimension
 	var out [][]string
 	for _, g := range a.Groups {
@@ -103,9 +125,9 @@ func alongRecords(runs []compare.Run, a compare.Along) [][]string {
 		for i, o := range a.Others {
 			group = append(group, o+"="+g.Key[i])
 		}
-		base := ""
+		base, bv := "", slices.Index(d.Values, d.Baseline)
 		if g.Missing == "" {
-			base = runs[g.Runs[slices.Index(d.Values, d.Baseline)]].Name
+			base = runs[g.Runs[bv]].Name
 		}
 		for i, row := range g.Rows {
 			for v, ri := range g.Runs {
@@ -120,6 +142,9 @@ func alongRecords(runs []compare.Run, a compare.Along) [][]string {
 					strconv.FormatBool(row.Undecided(v)), strconv.FormatBool(row.Noisy[v]), "", g.Missing}
 				if a.Ladder {
 					rec[len(rec)-2] = num(g.Steps[i].Speedups[v])
+				}
+				if beside {
+					rec = append(rec, groupWords(g, v, bv))
 				}
 				out = append(out, rec)
 			}
@@ -142,7 +167,12 @@ var compareColumns = []string{"baseline", "run", "test", "metric", "msg_size", "
 // whether it is undecided.
 func WriteCompareCSV(w io.Writer, runs []compare.Run, baseline int, rows []compare.Row) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(compareColumns); err != nil {
+	beside := anyBeside(runs)
+	header := compareColumns
+	if beside {
+		header = append(slices.Clone(compareColumns), besideColumn)
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, row := range rows {
@@ -155,6 +185,9 @@ func WriteCompareCSV(w io.Writer, runs []compare.Run, baseline int, rows []compa
 				string(row.Ratio), num(row.Speedups[i]), num(row.Verdicts[i].Interval.Lo), num(row.Verdicts[i].Interval.Hi),
 				num(row.Verdicts[i].P), num(row.Verdicts[i].AdjustedP), need(row.Verdicts[i]),
 				num(row.CVs[i]), num(row.CVs[baseline]), strconv.FormatBool(row.Undecided(i)), strconv.FormatBool(row.Noisy[i])}
+			if beside {
+				rec = append(rec, besideWords(runs[i].Beside, runs[baseline].Beside))
+			}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}

@@ -87,6 +87,9 @@ func cellsTable(cells []compare.Cell) *htmlTable {
 		if cellFailsAt(cells[row], g.header[col]) {
 			return "worse"
 		}
+		if g.header[col] == colBeside && cells[row].Beside.Marked() {
+			return "unclear"
+		}
 		return ""
 	})
 	return &t
@@ -199,7 +202,7 @@ func (r *Report) HTML(w io.Writer) error {
 		"PlotsFirst":   r.plotsLead(),
 		"Compare":      compared,
 		"Baseline":     r.Runs[r.Baseline].Label(),
-		"Note":         compareNote(r.Comparison),
+		"Note":         withLegend(compareNote(r.Comparison), runMarks(r.Runs)...),
 		"Fits":         fitsTable(r),
 		"FitsNote":     compare.FitsNote,
 		"Cells":        cellsTable(r.Cells),

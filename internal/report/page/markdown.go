@@ -30,7 +30,7 @@ func WriteFiguresMarkdown(w io.Writer, runs []compare.Run, rows []compare.RunFig
 // WriteCompareMarkdown writes the comparison as a Markdown table, after a
 // line that says how to read it.
 func WriteCompareMarkdown(w io.Writer, runs []compare.Run, baseline int, rows []compare.Row) error {
-	if _, err := fmt.Fprintf(w, "Baseline: **%s**. %s.\n\n", escapeMD(runs[baseline].Label()), compareNote(rows)); err != nil {
+	if _, err := fmt.Fprintf(w, "Baseline: **%s**. %s.\n\n", escapeMD(runs[baseline].Label()), withLegend(compareNote(rows), runMarks(runs)...)); err != nil {
 		return err
 	}
 	return compareGrid(runs, baseline, rows, false).writeMarkdown(w)

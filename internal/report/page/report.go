@@ -74,7 +74,7 @@ func New(runs []compare.Run, opts Options) (*Report, error) {
 	}
 	baseline := runs[opts.Baseline].Name
 	runs = withCampaignPlaces(inCampaignOrder(runs, opts.Campaign), opts.Campaign)
-	r := &Report{Title: opts.Title, Runs: runs, Rows: compare.Table(runs, true), Fits: compare.Fits(runs), Cells: opts.Cells, Trends: opts.Trends}
+	r := &Report{Title: opts.Title, Runs: runs, Rows: compare.Table(runs, true), Fits: compare.Fits(runs), Cells: compare.WithBeside(opts.Cells, runs), Trends: opts.Trends}
 	r.Baseline = slices.IndexFunc(runs, func(run compare.Run) bool { return run.Name == baseline })
 	if r.Title == "" {
 		r.Title = "benchwright report"

@@ -142,7 +142,7 @@ func compareGrid(runs []compare.Run, baseline int, rows []compare.Row, upper boo
 		}
 		for i := range r.Speedups {
 			if i != baseline {
-				cells = append(cells, ratioCell(r, i))
+				cells = append(cells, ratioCell(r, i)+besideMark(runs[i].Beside, runs[baseline].Beside))
 			}
 		}
 		g.add(cells...)
@@ -256,7 +256,7 @@ func WriteText(w io.Writer, runs []compare.Run, rows []compare.RunFigure) error 
 
 // WriteCompareText writes the comparison as aligned text.
 func WriteCompareText(w io.Writer, runs []compare.Run, baseline int, rows []compare.Row) error {
-	note, legend, _ := strings.Cut(compareNote(rows), ". ")
+	note, legend, _ := strings.Cut(withLegend(compareNote(rows), runMarks(runs)...), ". ")
 	if _, err := fmt.Fprintf(w, "Baseline: %s. %s.\n%s.\n", runs[baseline].Label(), note, legend); err != nil {
 		return err
 	}
