@@ -66,20 +66,10 @@ func localMonitorFiles(dir string) ([]MonitorFile, error) {
 // MonitorFiles implements MonitorSource: the objects under monitor/ beside
 // each samples.ndjson of the store that is an input.
 func (u StoreRuns) MonitorFiles(ctx context.Context, inputs []string, found func(string, []MonitorFile, error)) error {
-	store, err := artifacts.Open(ctx, string(u))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = store.Close() }()
-	for _, input := range inputs {
-		key, ok := strings.CutPrefix(input, store.URI(""))
-		if !ok || (key != SamplesFile && !strings.HasSuffix(key, "/"+SamplesFile)) {
-			continue
-		}
-		files, err := StoreMonitorFiles(ctx, store, strings.TrimSuffix(key, SamplesFile))
+	return u.eachRun(ctx, inputs, func(store *artifacts.Store, input, prefix string) {
+		files, err := StoreMonitorFiles(ctx, store, prefix)
 		found(input, files, err)
-	}
-	return ctx.Err()
+	})
 }
 
 // StoreMonitorFiles lists the record files of the run at prefix of store

@@ -4,11 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/benchwright/benchwright/internal/artifacts"
 	"github.com/benchwright/benchwright/internal/results"
 )
 
@@ -41,54 +37,19 @@ func DecodeNodes(r io.Reader) []results.NodeInfo {
 // RunNodes implements NodesSource: the nodes.json beside each
 // samples.ndjson input.
 func (f Files) RunNodes(ctx context.Context, inputs []string, found func(string, []results.NodeInfo)) error {
-	for _, input := range inputs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if artifacts.IsURL(input) || filepath.Base(input) != SamplesFile {
-			continue
-		}
-		p := filepath.Join(filepath.Dir(input), NodesFile)
-		if info, err := os.Stat(p); err != nil || !info.Mode().IsRegular() {
-			continue // none, or not a file (a link to a pipe or device)
-		}
-		file, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		nodes := DecodeNodes(file)
-		_ = file.Close()
-		if len(nodes) > 0 {
-			found(input, nodes)
-		}
-	}
-	return nil
+	return fileBeside(ctx, inputs, NodesFile, nodesOf, found)
 }
 
 // RunNodes implements NodesSource: the nodes.json beside each
 // samples.ndjson of the store that is an input.
 func (u StoreRuns) RunNodes(ctx context.Context, inputs []string, found func(string, []results.NodeInfo)) error {
-	store, err := artifacts.Open(ctx, string(u))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = store.Close() }()
-	for _, input := range inputs {
-		key, ok := strings.CutPrefix(input, store.URI(""))
-		if !ok || (key != SamplesFile && !strings.HasSuffix(key, "/"+SamplesFile)) {
-			continue
-		}
-		r, err := store.NewReader(ctx, strings.TrimSuffix(key, SamplesFile)+NodesFile)
-		if err != nil {
-			continue
-		}
-		nodes := DecodeNodes(r)
-		_ = r.Close()
-		if len(nodes) > 0 {
-			found(input, nodes)
-		}
-	}
-	return ctx.Err()
+	return storeBeside(ctx, u, inputs, NodesFile, nodesOf, found)
+}
+
+// nodesOf is a nodes.json's nodes; false when it holds none.
+func nodesOf(r io.Reader) ([]results.NodeInfo, bool) {
+	nodes := DecodeNodes(r)
+	return nodes, len(nodes) > 0
 }
 
 // RunNodes implements NodesSource: each source's that is one.

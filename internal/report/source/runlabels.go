@@ -4,11 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"github.com/benchwright/benchwright/internal/artifacts"
 )
 
 // SummaryFile is a stored run's summary, beside its samples: it keeps the
@@ -42,54 +37,19 @@ func summaryLabels(r io.Reader) map[string]string {
 // RunLabels implements LabelSource: the summary.json beside each
 // samples.ndjson input.
 func (f Files) RunLabels(ctx context.Context, inputs []string, found func(string, map[string]string)) error {
-	for _, input := range inputs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if artifacts.IsURL(input) || filepath.Base(input) != SamplesFile {
-			continue
-		}
-		p := filepath.Join(filepath.Dir(input), SummaryFile)
-		if info, err := os.Stat(p); err != nil || !info.Mode().IsRegular() {
-			continue // none, or not a file (a link to a pipe or device)
-		}
-		file, err := os.Open(p)
-		if err != nil {
-			continue // a run without its summary: placed by its samples alone
-		}
-		labels := summaryLabels(file)
-		_ = file.Close()
-		if labels != nil {
-			found(input, labels)
-		}
-	}
-	return nil
+	return fileBeside(ctx, inputs, SummaryFile, labelsOf, found) // a run without its summary: placed by its samples alone
 }
 
 // RunLabels implements LabelSource: the summary.json beside each
 // samples.ndjson of the store that is an input.
 func (u StoreRuns) RunLabels(ctx context.Context, inputs []string, found func(string, map[string]string)) error {
-	store, err := artifacts.Open(ctx, string(u))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = store.Close() }()
-	for _, input := range inputs {
-		key, ok := strings.CutPrefix(input, store.URI(""))
-		if !ok || (key != SamplesFile && !strings.HasSuffix(key, "/"+SamplesFile)) {
-			continue
-		}
-		r, err := store.NewReader(ctx, strings.TrimSuffix(key, SamplesFile)+SummaryFile)
-		if err != nil {
-			continue // a run without its summary: placed by its samples alone
-		}
-		labels := summaryLabels(r)
-		_ = r.Close()
-		if labels != nil {
-			found(input, labels)
-		}
-	}
-	return ctx.Err()
+	return storeBeside(ctx, u, inputs, SummaryFile, labelsOf, found)
+}
+
+// labelsOf is a summary.json's labels; false when it is not one.
+func labelsOf(r io.Reader) (map[string]string, bool) {
+	labels := summaryLabels(r)
+	return labels, labels != nil
 }
 
 // RunLabels implements LabelSource: each source's that is one.
