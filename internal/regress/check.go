@@ -143,7 +143,7 @@ func (v Verdict) Describe(name func(int) string) string {
 	case Steady:
 		return "steady against its history"
 	case Outlier:
-		return fmt.Sprintf("run %s looks like a one-off: %+.1f%% (p = %.2g); a second run like it confirms a change", name(v.Since), 100*(v.Ratio-1), v.P)
+		return fmt.Sprintf("run %s looks like a one-off: %+.1f%% (p = %.2g); runs like it after it confirm a change", name(v.Since), 100*(v.Ratio-1), v.P)
 	}
 	how := fmt.Sprintf("%d run(s) against %d", len(v.After), len(v.Baseline))
 	if v.Method == MethodChangePoint {

@@ -50,8 +50,9 @@ func recurring(t *testing.T, ns, name string, specs []string) ([]metav1.Conditio
 // chart's default: SQLite on its artifact volume), and a slowdown injected
 // into a benchmark that runs again and again is flagged Regressed, naming
 // the figure and the runs compared: five runs of fio capped at 1000 IOPS,
-// then one capped at 800 (fio's rate_iops, the throttle a noisy neighbour
-// or a smaller disk would be).
+// then three capped at 800 (fio's rate_iops, the throttle a noisy neighbour
+// or a smaller disk would be). The first two slower runs are one-offs
+// (Outlier) until the third confirms the change.
 func TestRegressedOnRealRuns(t *testing.T) {
 	ns := newNamespace(t)
 	spec := func(rate int) string {
@@ -66,16 +67,21 @@ fio:
   - {name: capped-randread, rw: randread, blockSize: 4k, rateIOPS: %d}
 `, rate)
 	}
-	conds, uids := recurring(t, ns, "capped-fio", []string{spec(1000), spec(1000), spec(1000), spec(1000), spec(1000), spec(800)})
+	conds, uids := recurring(t, ns, "capped-fio", []string{spec(1000), spec(1000), spec(1000), spec(1000), spec(1000), spec(800), spec(800), spec(800)})
 	for i, c := range conds[:5] {
 		if c.Reason != benchv1.ReasonTooFewRuns && c.Reason != benchv1.ReasonSteady {
 			t.Errorf("steady run %d: %s %s", i+1, c.Reason, c.Message)
 		}
 	}
-	last := conds[5]
+	for i, c := range conds[5:7] {
+		if c.Status != metav1.ConditionFalse || c.Reason != benchv1.ReasonOutlier || !strings.Contains(c.Message, "looks like a one-off: -20") {
+			t.Errorf("slower run %d of 3: %s %s: %s, want False Outlier", i+1, c.Status, c.Reason, c.Message)
+		}
+	}
+	last := conds[7]
 	if last.Status != metav1.ConditionTrue || last.Reason != benchv1.ReasonRegressed ||
-		!strings.Contains(last.Message, "capped-randread read_iops Regressed -20") || !strings.Contains(last.Message, "against 5 runs from capped-fio ") {
-		t.Errorf("the run capped at 800 IOPS: %s %s: %s", last.Status, last.Reason, last.Message)
+		!strings.Contains(last.Message, "capped-randread read_") || !strings.Contains(last.Message, ": Regressed since run capped-fio ") {
+		t.Errorf("the third run capped at 800 IOPS: %s %s: %s", last.Status, last.Reason, last.Message)
 	}
 	var events corev1.EventList
 	if err := k8s.List(ctx(), &events, client.InNamespace(ns)); err != nil {
@@ -87,7 +93,7 @@ fio:
 		t.Error("no Regressed event")
 	}
 
-	// `benchwright history` reads the six runs through its own port-forward
+	// `benchwright history` reads the eight runs through its own port-forward
 	// to the manager: one configuration, oldest first.
 	cli := buildCLI(t)
 	history := func(format string) []byte {
@@ -103,8 +109,8 @@ fio:
 	if err := json.Unmarshal(history("json"), &hs); err != nil {
 		t.Fatal(err)
 	}
-	if len(hs) != 1 || hs[0].Config.Series != "capped-fio" || hs[0].Config.Namespace != ns || len(hs[0].Points) != 6 {
-		t.Fatalf("want one configuration with six runs: %+v", hs)
+	if len(hs) != 1 || hs[0].Config.Series != "capped-fio" || hs[0].Config.Namespace != ns || len(hs[0].Points) != 8 {
+		t.Fatalf("want one configuration with eight runs: %+v", hs)
 	}
 	for i, p := range hs[0].Points {
 		if p.RunUID != uids[i] || p.N != 1 || p.Median <= 0 {
