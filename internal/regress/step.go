@@ -14,12 +14,6 @@ const agreeLimit = 4.5
 // baseline's median a baseline run must lie to be left out as a one-off.
 const outlierMADs = 4
 
-// madFloor is the least standard deviation, on logs, that one-offs and
-// steps are measured against: no benchmark repeats to better than 0.1 %,
-// and equal medians (a rate-capped run) would otherwise make any change a
-// one-off that no later run can confirm.
-const madFloor = 1e-3
-
 // step is the newest runs against the baseline before them, on logs.
 type step struct {
 	// ok: the baseline has MinRuns runs.
@@ -68,7 +62,7 @@ func stepOf(y []float64, cps []changePoint, base int, o Options) step {
 	b, w := pick(y, kept), pick(y, st.window)
 	mb := mean(b)
 	st.ok, st.baseline = true, kept
-	st.sd, st.df = max(stddev(b), madFloor), float64(len(b)-1)
+	st.sd, st.df = max(stddev(b), 1e-9), float64(len(b)-1)
 	st.noise = math.Sqrt(math.Expm1(st.sd * st.sd)) // a lognormal's CV
 	m := float64(len(b))
 	alpha := o.Alpha / float64(o.Groups)
@@ -122,9 +116,10 @@ func oneOffs(y []float64, idx []int) []int {
 	for i, v := range vals {
 		dev[i] = math.Abs(v - med)
 	}
-	// A history of equal medians (a rate-capped run) has no spread: its
-	// one-offs are the runs more than 4 x 0.1 % from the median.
-	mad := max(1.4826*median(dev), madFloor)
+	mad := 1.4826 * median(dev)
+	if mad == 0 {
+		return nil
+	}
 	var out []int
 	for i, d := range dev {
 		if d > outlierMADs*mad {
