@@ -19,6 +19,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/benchwright/benchwright/hack/clusterkit/pki"
 )
 
 func main() {
@@ -43,7 +45,7 @@ func run(args []string) error {
 		if len(args) != 2 {
 			return usageError("ca DIR CN")
 		}
-		return writeCA(args[0], args[1])
+		return pki.WriteCA(args[0], args[1])
 	case "cert":
 		if len(args) != 3 && len(args) != 4 {
 			return usageError("cert DIR NAME SUBJECT [SANS]")
@@ -52,22 +54,22 @@ func run(args []string) error {
 		if len(args) == 4 {
 			sans = args[3]
 		}
-		return writeCert(args[0], args[1], args[2], sans)
+		return pki.WriteCert(args[0], args[1], args[2], sans)
 	case "sa-key":
 		if len(args) != 1 {
 			return usageError("sa-key DIR")
 		}
-		return writeServiceAccountKey(args[0])
+		return pki.WriteServiceAccountKey(args[0])
 	case "kubeconfig":
 		if len(args) != 5 {
 			return usageError("kubeconfig OUT CONTEXT SERVER CA NAME")
 		}
-		return writeKubeconfig(args[0], args[1], args[2], args[3], args[4])
+		return pki.WriteKubeconfig(args[0], args[1], args[2], args[3], args[4])
 	case "impersonate":
 		if len(args) != 3 {
 			return usageError("impersonate IN OUT USER")
 		}
-		return writeImpersonating(args[0], args[1], args[2])
+		return pki.WriteImpersonating(args[0], args[1], args[2])
 	case "wait":
 		return wait(args)
 	default:

@@ -1,4 +1,7 @@
-package main
+// Package pki writes the real and dev clusters' certificates and
+// kubeconfigs: a CA, certificates it signs, the service account key, and
+// kubeconfigs for them; files that exist are kept.
+package pki
 
 import (
 	"crypto"
@@ -24,9 +27,9 @@ const (
 	rsaBits      = 2048
 )
 
-// writeCA writes a self-signed CA, DIR/ca.crt and DIR/ca.key, unless
+// WriteCA writes a self-signed CA, DIR/ca.crt and DIR/ca.key, unless
 // DIR/ca.crt exists.
-func writeCA(dir, cn string) error {
+func WriteCA(dir, cn string) error {
 	crtFile := filepath.Join(dir, "ca.crt")
 	if exists(crtFile) {
 		return nil
@@ -53,11 +56,11 @@ func writeCA(dir, cn string) error {
 	return writePEM(crtFile, "CERTIFICATE", der, 0o644)
 }
 
-// writeCert writes DIR/NAME.key and DIR/NAME.crt, signed by DIR/ca, for
+// WriteCert writes DIR/NAME.key and DIR/NAME.crt, signed by DIR/ca, for
 // SUBJECT ("/O=system:nodes/CN=system:node:a", as openssl -subj takes it),
 // unless DIR/NAME.crt exists. With SANS ("IP:10.0.0.1,DNS:kubernetes") it is
 // a serving and client certificate, else a client certificate only.
-func writeCert(dir, name, subject, sans string) error {
+func WriteCert(dir, name, subject, sans string) error {
 	crtFile := filepath.Join(dir, name+".crt")
 	if exists(crtFile) {
 		return nil
@@ -105,9 +108,9 @@ func writeCert(dir, name, subject, sans string) error {
 	return writePEM(crtFile, "CERTIFICATE", der, 0o644)
 }
 
-// writeServiceAccountKey writes the key pair that signs and checks service
+// WriteServiceAccountKey writes the key pair that signs and checks service
 // account tokens, DIR/sa.key and DIR/sa.pub, unless DIR/sa.key exists.
-func writeServiceAccountKey(dir string) error {
+func WriteServiceAccountKey(dir string) error {
 	keyFile := filepath.Join(dir, "sa.key")
 	if exists(keyFile) {
 		return nil

@@ -1,4 +1,4 @@
-package main
+package pki
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// writeKubeconfig writes OUT, unless it exists: a kubeconfig for SERVER,
+// WriteKubeconfig writes OUT, unless it exists: a kubeconfig for SERVER,
 // trusting the CA certificate file CA, that authenticates with the client
 // certificate NAME.crt and key NAME.key beside CA, all embedded. Its cluster
 // and context are named CONTEXT, its user NAME.
-func writeKubeconfig(out, context, server, ca, name string) error {
+func WriteKubeconfig(out, context, server, ca, name string) error {
 	if exists(out) {
 		return nil
 	}
@@ -37,11 +37,11 @@ func writeKubeconfig(out, context, server, ca, name string) error {
 	return writeConfig(out, cfg)
 }
 
-// writeImpersonating writes OUT: the current context of the kubeconfig IN,
+// WriteImpersonating writes OUT: the current context of the kubeconfig IN,
 // alone and with every file it names embedded, whose user impersonates USER
 // (system:serviceaccount:NS:NAME): the admin's credentials acting with
 // exactly USER's permissions.
-func writeImpersonating(in, out, user string) error {
+func WriteImpersonating(in, out, user string) error {
 	cfg, err := clientcmd.LoadFromFile(in)
 	if err != nil {
 		return err
