@@ -12,6 +12,9 @@
 //	                                            CA, its cluster and context named CONTEXT
 //	clusterkit impersonate IN OUT USER          IN's current context, flattened, acting as USER
 //	clusterkit wait [flags] CHECK [ARGS]        until CHECK holds (see wait.go)
+//	clusterkit node HOST.json up SLOT NAME [LABEL=VALUE|--taint KEY=VALUE:EFFECT]...
+//	                                            a real-cluster node in SLOT (package node)
+//	clusterkit node HOST.json stop|remove|kubelet-stop|kubelet-start|leftovers SLOT
 //
 // Files that exist are kept: the commands are idempotent, as the scripts' up is.
 package main
@@ -37,7 +40,7 @@ func (e usageError) Error() string { return "usage: clusterkit " + string(e) }
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return usageError("ca|cert|sa-key|kubeconfig|impersonate|wait ...")
+		return usageError("ca|cert|sa-key|kubeconfig|impersonate|wait|node ...")
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
@@ -72,7 +75,9 @@ func run(args []string) error {
 		return pki.WriteImpersonating(args[0], args[1], args[2])
 	case "wait":
 		return wait(args)
+	case "node":
+		return nodeCommand(args)
 	default:
-		return usageError("ca|cert|sa-key|kubeconfig|impersonate|wait ... (not " + cmd + ")")
+		return usageError("ca|cert|sa-key|kubeconfig|impersonate|wait|node ... (not " + cmd + ")")
 	}
 }
