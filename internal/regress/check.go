@@ -319,7 +319,7 @@ func changeState(y []float64, cps []changePoint, base int, lowerIsBetter bool, o
 	if len(cps) > 1 {
 		from = cps[len(cps)-2].at
 	}
-	before, after := withoutOneOffs(y, span(from, last.at)), withoutOneOffs(y, span(last.at, len(y)))
+	before, after := withoutOneOffs(y, span(from, last.at), o.Tolerance), withoutOneOffs(y, span(last.at, len(y)), o.Tolerance)
 	b, a := pick(y, before), pick(y, after)
 	d := mean(a) - mean(b)
 	c := verdict(math.Exp(d), lowerIsBetter, o)
@@ -336,8 +336,8 @@ func changeState(y []float64, cps []changePoint, base int, lowerIsBetter bool, o
 }
 
 // withoutOneOffs is idx without the runs oneOffs finds among them.
-func withoutOneOffs(y []float64, idx []int) []int {
-	odd := oneOffs(y, idx)
+func withoutOneOffs(y []float64, idx []int, tolerance float64) []int {
+	odd := oneOffs(y, idx, tolerance)
 	return slices.DeleteFunc(idx, func(i int) bool { return slices.Contains(odd, i) })
 }
 

@@ -118,3 +118,38 @@ func scaleAll(x []float64, c float64) []float64 {
 	}
 	return out
 }
+
+// A rate-capped run's medians are equal to the last digit, so their MAD is
+// 0: a one-off among them (a run disturbed to 293 IOPS) was then kept in
+// the baseline, and three runs at -20 % read as Steady (seen on the real
+// cluster under load).
+func TestOneOffAmongEqualMedians(t *testing.T) {
+	history := []float64{1000, 293.2, 1000, 1000, 1000, 1000}
+	if v := Check(append(slices.Clone(history), 800.1), false, Options{}); v.Flagged() {
+		t.Errorf("one run at -20 %% after equal medians and a one-off: %s, want no change yet", v)
+	}
+	if v := Check(append(slices.Clone(history), 800.1, 800.1, 799.9), false, Options{}); v.Change != Regressed {
+		t.Errorf("three runs at -20 %% after equal medians and a one-off: %s, want Regressed", v)
+	}
+}
+
+// Medians of 3 repetitions at ±0.4 % steps (the history page's nightly
+// fio runs): most are equal, so their MAD is 0, yet the runs at ±0.4 % are
+// the history's own spread, not one-offs. Left in, run 11 (the first at
+// -10 %) was a baseline run at run 14, and the step Steady; floored at
+// 0.1 %, the runs at -0.4 % were one-offs and the +0.4 % ones not.
+func TestRunsWithinTheToleranceAreNoOneOffs(t *testing.T) {
+	x := []float64{-1, 0, 0, 0, 1, -1, 0, 0, 0, 1, -1, 0, 0, 0, 1}
+	series := make([]float64, len(x))
+	for i, d := range x {
+		level := map[bool]float64{true: 88000, false: 79000}[i < 10]
+		series[i] = level * (1 + 0.004*d)
+	}
+	if v := Check(series[:14], false, Options{}); v.Change != Regressed || v.Method != MethodStep || len(v.Baseline) != 10 {
+		t.Errorf("4 runs at -10 %% after 10 at ±0.4 %%: %s, want Regressed by a step against all 10", v)
+	}
+	v := Check(series, false, Options{})
+	if v.Change != Regressed || v.Method != MethodChangePoint || v.Since != 10 || len(v.After) != 5 || len(v.Baseline) != 10 || len(v.Outliers) != 0 {
+		t.Errorf("5 runs at -10 %% after 10, each level at ±0.4 %%: %s, outliers %v; want Regressed since run 11 by a change point, 5 runs against 10, no one-off", v, v.Outliers)
+	}
+}

@@ -3,7 +3,8 @@
 // figure and any multiple of it):
 //
 //   - a step: the last 3 runs against the runs before them since the last
-//     change point (one-offs left out by median and MAD), by Student's t;
+//     change point (one-offs, 4 MADs and the tolerance from the median,
+//     left out), by Student's t at a standard deviation of at least 0.1 %;
 //     the 3 runs must agree with each other, so a one-off run is an Outlier,
 //     not a change, until runs like it confirm it;
 //   - change points over the history: E-divisive means (Matteson and James,

@@ -11,8 +11,15 @@ import (
 const agreeLimit = 4.5
 
 // outlierMADs is how many robust standard deviations (1.4826 MAD) from the
-// baseline's median a baseline run must lie to be left out as a one-off.
+// baseline's median a baseline run must lie, beyond the tolerance, to be
+// left out as a one-off.
 const outlierMADs = 4
+
+// sdFloor is the least standard deviation, on logs, that a step is
+// measured against: no benchmark repeats to better than 0.1 %, and equal
+// medians (a rate-capped run) would otherwise make the runs of any change
+// disagree with each other, so that none confirms it.
+const sdFloor = 1e-3
 
 // step is the newest runs against the baseline before them, on logs.
 type step struct {
@@ -50,7 +57,7 @@ func stepOf(y []float64, cps []changePoint, base int, o Options) step {
 	st := step{window: span(n-k, n)}
 	var kept []int
 	raw := span(max(from, n-k-o.Window), n-k)
-	st.outliers = oneOffs(y, raw)
+	st.outliers = oneOffs(y, raw, o.Tolerance)
 	for _, i := range raw {
 		if !slices.Contains(st.outliers, i) {
 			kept = append(kept, i)
@@ -62,7 +69,7 @@ func stepOf(y []float64, cps []changePoint, base int, o Options) step {
 	b, w := pick(y, kept), pick(y, st.window)
 	mb := mean(b)
 	st.ok, st.baseline = true, kept
-	st.sd, st.df = max(stddev(b), 1e-9), float64(len(b)-1)
+	st.sd, st.df = max(stddev(b), sdFloor), float64(len(b)-1)
 	st.noise = math.Sqrt(math.Expm1(st.sd * st.sd)) // a lognormal's CV
 	m := float64(len(b))
 	alpha := o.Alpha / float64(o.Groups)
@@ -105,8 +112,8 @@ func (st step) verdict(v Verdict, c Change, method string) Verdict {
 }
 
 // oneOffs are the runs of idx that lie outlierMADs robust standard
-// deviations from the median of y over idx.
-func oneOffs(y []float64, idx []int) []int {
+// deviations and the tolerance from the median of y over idx.
+func oneOffs(y []float64, idx []int, tolerance float64) []int {
 	if len(idx) < 4 {
 		return nil
 	}
@@ -116,13 +123,13 @@ func oneOffs(y []float64, idx []int) []int {
 	for i, v := range vals {
 		dev[i] = math.Abs(v - med)
 	}
+	// Most medians equal (a rate-capped run, or a figure with few digits)
+	// give a MAD of 0: the tolerance then tells the one-offs, not the
+	// last digit.
 	mad := 1.4826 * median(dev)
-	if mad == 0 {
-		return nil
-	}
 	var out []int
 	for i, d := range dev {
-		if d > outlierMADs*mad {
+		if d > outlierMADs*mad && math.Abs(math.Expm1(vals[i]-med)) >= tolerance {
 			out = append(out, idx[i])
 		}
 	}

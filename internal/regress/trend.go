@@ -15,7 +15,7 @@ type trend struct {
 // out; it needs MinRuns+Confirm of them.
 func trendOf(y []float64, base int, o Options) trend {
 	n := len(y)
-	idx := withoutOneOffs(y, span(max(base, n-o.Window-o.Confirm), n))
+	idx := withoutOneOffs(y, span(max(base, n-o.Window-o.Confirm), n), o.Tolerance)
 	m := len(idx)
 	if m < o.MinRuns+o.Confirm {
 		return trend{}
