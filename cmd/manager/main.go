@@ -94,7 +94,7 @@ func run() int {
 	flag.StringVar(&cfg.gkeCluster.Location, "gke-location", "", "location (region or zone) of that GKE cluster")
 	flag.StringVar(&cfg.gkeCluster.Name, "gke-cluster", "", "name of that GKE cluster")
 	flag.DurationVar(&cfg.gkeExcludeUpgradesFor, "gke-exclude-upgrades-for", 0, "on a GKE cluster on a release channel with no maintenance exclusion holding minor and node upgrades back, add one (benchwright-campaigns) for this long before making a pool (needs container.clusters.update); 0: never, the pool's UpgradesExcluded condition says what to do")
-	flag.StringVar(&cfg.gkeEndpoint.Address, "gke-endpoint", "", "HOST:PORT of the GKE API (Private Service Connect, a proxy, the real cluster's fake); empty: Google's, container.googleapis.com:443")
+	flag.StringVar(&cfg.gkeEndpoint.Address, "gke-endpoint", "", "HOST:PORT of the GKE API, reached over TLS (Private Service Connect, a proxy, the real cluster's fake); empty: Google's, container.googleapis.com:443")
 	flag.StringVar(&cfg.gkeEndpoint.CAFile, "gke-ca-file", "", "PEM bundle of the CAs trusted for the GKE API's TLS certificate, in place of the system's roots; empty: the system's roots")
 	flag.BoolVar(&cfg.gkeEndpoint.WithoutAuthentication, "gke-without-authentication", false, "call the GKE API without credentials (no Application Default Credentials needed): for a --gke-endpoint that needs none or a proxy that adds them")
 	flag.StringVar(&cfg.gkeDefaultZone, "gke-default-zone", "", "zone of a gke BenchmarkPool that names no spec.gke.nodeLocations on a cluster with several zones (a regional cluster); unset: such a pool is refused")
