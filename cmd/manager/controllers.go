@@ -6,6 +6,7 @@ import (
 	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"google.golang.org/api/option"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -45,7 +46,10 @@ type controllerConfig struct {
 	gkeExcludeUpgradesFor time.Duration
 	// gkeAllowed are the other clusters a pool's spec may name.
 	gkeAllowed []gke.Cluster
-	store      *artifacts.Store
+	// gkeEndpoint is where the GKE API is reached; gkeOptions reach it.
+	gkeEndpoint gke.Endpoint
+	gkeOptions  []option.ClientOption
+	store       *artifacts.Store
 	// resultsDB is --results-db; db is it open (nil: none).
 	resultsDB string
 	db        *resultsdb.DB
@@ -65,8 +69,8 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		GKECluster: cfg.gkeCluster, GKEAllowedClusters: cfg.gkeAllowed, GKEDefaultZone: cfg.gkeDefaultZone,
 		GKEExcludeUpgradesFor: cfg.gkeExcludeUpgradesFor,
 	}
-	if cfg.gkeCluster != (gke.Cluster{}) || len(cfg.gkeAllowed) > 0 {
-		provider, err := gke.New(context.Background())
+	if usesGKE(cfg) {
+		provider, err := gke.New(context.Background(), cfg.gkeOptions...)
 		if err != nil {
 			return fmt.Errorf("connecting to GKE: %w", err)
 		}
@@ -110,6 +114,20 @@ func setupControllers(mgr ctrl.Manager, cfg controllerConfig) error {
 		Env:    benchEnv(mgr, "mpibenchmark-controller", logs, cfg),
 		Images: images, AllowHostNetwork: cfg.allowHostNetwork,
 	}).SetupWithManager(mgr)
+}
+
+// usesGKE: gke BenchmarkPools have a cluster to make node pools in.
+func usesGKE(cfg controllerConfig) bool {
+	return cfg.gkeCluster != (gke.Cluster{}) || len(cfg.gkeAllowed) > 0
+}
+
+// gkeClientOptions are the options that reach the GKE endpoint of the flags;
+// endpoint flags without a GKE cluster to call are refused as a mistake.
+func gkeClientOptions(cfg controllerConfig) ([]option.ClientOption, error) {
+	if cfg.gkeEndpoint != (gke.Endpoint{}) && !usesGKE(cfg) {
+		return nil, fmt.Errorf("--gke-endpoint, --gke-ca-file and --gke-without-authentication need a GKE cluster to call: set --gke-project, --gke-location and --gke-cluster (or --gke-allowed-clusters)")
+	}
+	return gke.ClientOptions(cfg.gkeEndpoint)
 }
 
 // benchEnv is a benchmark controller's Env: the store, and the manager's

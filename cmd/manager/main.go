@@ -94,6 +94,9 @@ func run() int {
 	flag.StringVar(&cfg.gkeCluster.Location, "gke-location", "", "location (region or zone) of that GKE cluster")
 	flag.StringVar(&cfg.gkeCluster.Name, "gke-cluster", "", "name of that GKE cluster")
 	flag.DurationVar(&cfg.gkeExcludeUpgradesFor, "gke-exclude-upgrades-for", 0, "on a GKE cluster on a release channel with no maintenance exclusion holding minor and node upgrades back, add one (benchwright-campaigns) for this long before making a pool (needs container.clusters.update); 0: never, the pool's UpgradesExcluded condition says what to do")
+	flag.StringVar(&cfg.gkeEndpoint.Address, "gke-endpoint", "", "HOST:PORT of the GKE API, reached over TLS (Private Service Connect, a proxy, the real cluster's fake); empty: Google's, container.googleapis.com:443")
+	flag.StringVar(&cfg.gkeEndpoint.CAFile, "gke-ca-file", "", "PEM bundle of the CAs trusted for the GKE API's TLS certificate, in place of the system's roots; empty: the system's roots")
+	flag.BoolVar(&cfg.gkeEndpoint.WithoutAuthentication, "gke-without-authentication", false, "call the GKE API without credentials (no Application Default Credentials needed): for a --gke-endpoint that needs none or a proxy that adds them")
 	flag.StringVar(&cfg.gkeDefaultZone, "gke-default-zone", "", "zone of a gke BenchmarkPool that names no spec.gke.nodeLocations on a cluster with several zones (a regional cluster); unset: such a pool is refused")
 	flag.Func("gke-allowed-clusters", "comma-separated GKE clusters, projects/P/locations/L/clusters/C, other than the manager's own that BenchmarkPools may name in spec.gke (unset: none)", func(v string) error {
 		for _, name := range strings.Split(v, ",") {
@@ -114,6 +117,12 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "--max-concurrent-reconciles=%d: want at least 1\n", cfg.workers)
 		return 2
 	}
+	gkeOptions, err := gkeClientOptions(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	cfg.gkeOptions = gkeOptions
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
 

@@ -44,6 +44,10 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- define "benchwright.artifactServerTLSMount" -}}/var/run/secrets/benchwright/artifact-server-tls{{- end -}}
 
+{{/* The ConfigMap of the GKE endpoint's CAs (empty: none), and where its key is mounted. */}}
+{{- define "benchwright.gkeCAConfigMap" -}}{{ get (.Values.gke.caConfigMap | default dict) "name" }}{{- end -}}
+{{- define "benchwright.gkeCAFile" -}}/etc/benchwright/gke-ca/ca.crt{{- end -}}
+
 {{/* The mount of the artifact volume, and whether the store lives on it. */}}
 {{- define "benchwright.artifactMount" -}}/var/lib/benchwright{{- end -}}
 {{- define "benchwright.fileStore" -}}
@@ -67,6 +71,12 @@ true
 {{- $gke := .Values.gke -}}
 {{- if and (or $gke.project $gke.location $gke.cluster) (not (and $gke.project $gke.location $gke.cluster)) -}}
 {{- fail "gke: set project, location and cluster together (or none of them)" -}}
+{{- end -}}
+{{- if and (or $gke.endpoint (include "benchwright.gkeCAConfigMap" .) $gke.withoutAuthentication) (not (or $gke.cluster $gke.allowedClusters)) -}}
+{{- fail "gke.endpoint, gke.caConfigMap and gke.withoutAuthentication need a GKE cluster to call: set gke.project, gke.location and gke.cluster (or gke.allowedClusters)" -}}
+{{- end -}}
+{{- if and $gke.withoutAuthentication (not $gke.endpoint) -}}
+{{- fail "gke.withoutAuthentication needs gke.endpoint: Google's own GKE API refuses calls without credentials" -}}
 {{- end -}}
 {{- if gt (int .Values.replicas) 1 -}}
 {{- if not .Values.leaderElection.enabled -}}
