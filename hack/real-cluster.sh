@@ -33,6 +33,7 @@
 #
 # Settings (environment):
 #   NODES             2 (or 1)
+#   GKE_NODES         2: how many nodes GKE node pools may have at once (1 to 8)
 #   MACHINE_TYPE      n2-standard-2 (the instance-type label; this machine has 2 cores)
 #   NODE_POOL         real-pool
 #   REAL_CLUSTER_DIR  ~/.cache/benchwright/real-cluster (state, logs, volumes)
@@ -52,6 +53,11 @@ LOG_DIR=$DIR/logs
 KUBECONFIG_FILE=$DIR/admin.kubeconfig
 RUN=/run/benchwright-real
 NODES=${NODES:-2}
+# Slots for the nodes of GKE node pools (hack/realgke), after the NODES
+# always-present ones: 3..2+GKE_NODES. Every node routes to every slot up
+# to MAX_SLOT, so GKE_NODES may change from one up to the next.
+GKE_NODES=${GKE_NODES:-2}
+MAX_SLOT=10
 MACHINE_TYPE=${MACHINE_TYPE:-n2-standard-2}
 NODE_POOL=${NODE_POOL:-real-pool}
 ZONE=${ZONE:-us-central1-a}
@@ -63,6 +69,10 @@ ARGO_NS=argo
 NET_NS=bw-net
 BRIDGE=bwbr0
 CP_IP=10.99.0.1
+# The GKE endpoint (hack/realgke) and the cluster it serves.
+GKE_ENDPOINT=$CP_IP:8443
+GKE_PROJECT=benchwright-real
+GKE_CLUSTER=real
 HOST_IP=10.99.0.254
 SERVICE_CIDR=10.96.0.0/16
 KUBERNETES_SVC_IP=10.96.0.1
@@ -78,7 +88,7 @@ WORKFLOW_CONTROLLER="" ARGO=""
 
 node_name() { echo "real-node-$1"; }
 node_ns() { echo "bw-node-$1"; }
-node_ip() { echo "10.99.0.1$1"; }
+node_ip() { echo "10.99.0.$((10 + $1))"; }
 pod_cidr() { echo "10.244.$1.0/24"; }
 
 in_ns() {
@@ -100,7 +110,7 @@ real_tools() {
 # (its subject names the user and groups the API server sees) and a kubeconfig
 # for each client, by hack/clusterkit; what exists is kept.
 pki() {
-  local p="$DIR/pki" name i
+  local p="$DIR/pki" name
   mkdir -p "$p"
   "$CLUSTERKIT" ca "$p" benchwright-real-ca
   "$CLUSTERKIT" sa-key "$p"
@@ -112,11 +122,9 @@ pki() {
   "$CLUSTERKIT" cert "$p" scheduler "/CN=system:kube-scheduler"
   "$CLUSTERKIT" cert "$p" kube-proxy "/CN=system:kube-proxy"
   "$CLUSTERKIT" cert "$p" coredns "/CN=system:coredns"
-  for ((i = 1; i <= NODES; i++)); do
-    "$CLUSTERKIT" cert "$p" "node-$i" "/O=system:nodes/CN=system:node:$(node_name "$i")"
-  done
+  # Each node's own certificate is made as it starts (clusterkit node).
   # The context is named real: the Corefile names it.
-  for name in admin controller-manager scheduler kube-proxy coredns $(seq -f 'node-%g' 1 "$NODES"); do
+  for name in admin controller-manager scheduler kube-proxy coredns; do
     "$CLUSTERKIT" kubeconfig "$DIR/$name.kubeconfig" real "https://$CP_IP:6443" "$p/ca.crt" "$name"
   done
 }
@@ -142,27 +150,11 @@ network() {
   fi
   ip link set bw-host up
   in_ns "$NET_NS" ip link set bwh master "$BRIDGE" up
-  local i ns j
-  for ((i = 1; i <= NODES; i++)); do
-    ns=$(node_ns "$i")
-    ns_exists "$ns" || ip netns add "$ns"
-    if ! in_ns "$ns" ip link show eth0 >/dev/null 2>&1; then
-      ip link add "bwn$i" netns "$NET_NS" type veth peer name eth0 netns "$ns"
-      in_ns "$ns" ip addr add "$(node_ip "$i")/24" dev eth0
-    fi
-    in_ns "$NET_NS" ip link set "bwn$i" master "$BRIDGE" up
-    in_ns "$ns" ip link set lo up
-    in_ns "$ns" ip link set eth0 up
-    # Pods are routed through their node; bridged pod traffic passes iptables
-    # (kube-proxy's service rules).
-    in_ns "$ns" sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
-    in_ns "$NET_NS" ip route replace "$(pod_cidr "$i")" via "$(node_ip "$i")"
+  # This host's routes to every slot's pods, those of nodes to come too
+  # (the nodes make their own namespaces and routes: clusterkit node).
+  local i
+  for ((i = 1; i <= MAX_SLOT; i++)); do
     ip route replace "$(pod_cidr "$i")" via "$(node_ip "$i")"
-    for ((j = 1; j <= NODES; j++)); do
-      ((j == i)) || in_ns "$ns" ip route replace "$(pod_cidr "$j")" via "$(node_ip "$j")"
-    done
-    # Services' cluster IPs are translated on the node (kube-proxy).
-    in_ns "$ns" ip route replace "$SERVICE_CIDR" dev eth0
   done
 }
 
@@ -207,183 +199,74 @@ control_plane() {
 
 # --- nodes ----------------------------------------------------------------------
 
-# cgroup_root N: /benchwright-node-N in every cgroup v1 hierarchy (the
-# kubelet wants its cgroupRoot to exist); cpuset's needs its CPUs and memory nodes.
-cgroup_root() {
-  local d
-  for d in /sys/fs/cgroup/*/; do
-    [[ -f "$d/cgroup.procs" && "$d" != */unified/ ]] || continue
-    mkdir -p "$d/benchwright-node-$1"
-    if [[ -f "$d/cpuset.cpus" ]]; then
-      cat "$d/cpuset.cpus" >"$d/benchwright-node-$1/cpuset.cpus"
-      cat "$d/cpuset.mems" >"$d/benchwright-node-$1/cpuset.mems"
-    fi
-  done
-}
-
-node_files() {
-  local i=$1
-  local nd="$DIR/node-$i" run="$RUN/node-$i"
-  mkdir -p "$nd/containerd" "$nd/cni/conf" "$nd/cni/ipam" "$nd/kubelet" "$nd/manifests" "$nd/pod-logs" "$run"
-  cat >"$nd/containerd.toml" <<EOF
-version = 2
-root = "$nd/containerd/root"
-state = "$run/containerd"
-[grpc]
-  address = "$run/containerd.sock"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$nd/containerd/opt"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$PAUSE_REF"
-  restrict_oom_score_adj = true
-  # Pods' network namespaces under this node's state dir, not /run/netns:
-  # down unmounts them with the rest.
-  netns_mounts_under_state_dir = true
-  stream_server_address = "127.0.0.1"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        BinaryName = "runc"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "$nd/cni/conf"
-EOF
-  cat >"$nd/cni/conf/10-bridge.conflist" <<EOF
-{
-  "cniVersion": "0.4.0",
-  "name": "benchwright-node-$i",
-  "plugins": [
-    {
-      "type": "bridge",
-      "bridge": "cni0",
-      "isGateway": true,
-      "ipMasq": false,
-      "hairpinMode": true,
-      "ipam": {
-        "type": "host-local",
-        "ranges": [[{"subnet": "$(pod_cidr "$i")"}]],
-        "routes": [{"dst": "0.0.0.0/0"}],
-        "dataDir": "$nd/cni/ipam"
-      }
-    },
-    {"type": "portmap", "capabilities": {"portMappings": true}}
-  ]
-}
-EOF
-  # Pods resolve nothing outside the cluster: no traffic leaves the namespaces.
-  printf 'nameserver %s\nsearch cluster.local\noptions ndots:5\n' "$DNS_IP" >"$nd/resolv.conf"
-  cat >"$nd/kubelet.yaml" <<EOF
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-cgroupDriver: cgroupfs
-cgroupRoot: /benchwright-node-$i
-failCgroupV1: false
-containerRuntimeEndpoint: unix://$run/containerd.sock
-imageServiceEndpoint: unix://$run/containerd.sock
-staticPodPath: $nd/manifests
-podLogsDir: $nd/pod-logs
-address: $(node_ip "$i")
-port: 10250
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: 10248
-authentication:
-  anonymous: {enabled: false}
-  webhook: {enabled: true}
-  x509: {clientCAFile: $DIR/pki/ca.crt}
-authorization:
-  mode: Webhook
-clusterDomain: cluster.local
-clusterDNS: [$DNS_IP]
-resolvConf: $nd/resolv.conf
-failSwapOn: false
-protectKernelDefaults: false
-evictionHard:
-  memory.available: "100Mi"
-  nodefs.available: "1%"
-  imagefs.available: "1%"
-  nodefs.inodesFree: "1%"
-imageGCHighThresholdPercent: 99
-imageGCLowThresholdPercent: 98
-syncFrequency: 10s
-fileCheckFrequency: 5s
-serializeImagePulls: false
+# host_json: the cluster as its nodes see it, for clusterkit node (package
+# hack/clusterkit/node, which starts and stops a node in a slot).
+host_json() {
+  cat >"$DIR/host.json" <<EOF
+{"dir": "$DIR", "run": "$RUN", "controlPlaneNetns": "$NET_NS", "bridge": "$BRIDGE",
+ "apiServer": "https://$CP_IP:6443", "dns": "$DNS_IP", "serviceCIDR": "$SERVICE_CIDR",
+ "clusterCIDR": "$CLUSTER_CIDR", "slots": $MAX_SLOT,
+ "kubelet": "$KUBELET", "kubeProxy": "$KUBE_PROXY", "containerd": "/usr/bin/containerd", "ctr": "/usr/bin/ctr",
+ "pauseImage": "$PAUSE_REF", "images": "$DIR/images"}
 EOF
 }
 
-containerd_ready() { ctr --address "$RUN/node-$1/containerd.sock" version; }
-
-# import_images N: every image of real-images.sh in node N's containerd.
-import_images() {
-  local sock="$RUN/node-$1/containerd.sock" name ref archive have
-  have=$(ctr --address "$sock" -n k8s.io images ls -q)
-  while read -r name ref archive; do
-    grep -qxF "$ref" <<<"$have" && continue
-    log "importing $name into $(node_name "$1")"
-    ctr --address "$sock" -n k8s.io images import --no-unpack=false "$archive" >/dev/null ||
-      die "ctr images import $archive into $(node_name "$1") failed"
-  done <"$DIR/images"
-}
-
-# start_kubelet N: node N's kubelet (its files already written).
-start_kubelet() {
-  local name nd="$DIR/node-$1"
-  name=$(node_name "$1")
-  ensure "kubelet-$1" "$(node_ns "$1")" "$KUBELET" --config "$nd/kubelet.yaml" \
-    --kubeconfig "$DIR/node-$1.kubeconfig" --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
-    --hostname-override "$name" --node-ip "$(node_ip "$1")" \
-    --node-labels "node.kubernetes.io/instance-type=$MACHINE_TYPE,topology.kubernetes.io/zone=$ZONE,topology.kubernetes.io/region=${ZONE%-*}" \
-    --v 1
-}
+# fds 8 and 9 are the scripts' locks: the nodes' processes must not hold them.
+node() { "$CLUSTERKIT" node "$DIR/host.json" "$@" 8>&- 9>&-; }
 
 # kubelet_stop N / kubelet_start N: a node lost and back, as the tests' fault:
 # its kubelet stops (its containers go on running, as on a node that stopped
 # answering), then starts again and reports Ready.
 kubelet_stop() {
   [[ -f "$DIR/env" ]] || die "the real cluster is not up: $0 up"
-  stop "kubelet-$1"
+  build_clusterkit "$DIR/run"
+  node kubelet-stop "$1"
 }
 
 kubelet_start() {
   [[ -f "$DIR/env" ]] || die "the real cluster is not up: $0 up"
   real_tools
   build_clusterkit "$DIR/run"
-  start_kubelet "$1"
+  node kubelet-start "$1" || die "node $(node_name "$1"): its kubelet did not start"
   wait_ready "node $(node_name "$1") (Ready)" "$DIR/logs/kubelet-$1.log" nodes "$(node_name "$1")"
 }
 
+# nodes: the always-present nodes, in slots 1..NODES, labelled like GKE nodes
+# of MACHINE_TYPE in node pool NODE_POOL (their kubelets register the labels).
 nodes() {
-  local i ns name nd
+  local i name
   for ((i = 1; i <= NODES; i++)); do
-    ns=$(node_ns "$i") name=$(node_name "$i") nd="$DIR/node-$i"
-    node_files "$i"
-    cgroup_root "$i"
-    ensure "containerd-$i" "$ns" /usr/bin/containerd --config "$nd/containerd.toml"
-    wait_until "$UP_TIMEOUT" "containerd of $name" "$DIR/logs/containerd-$i.log" containerd_ready "$i"
-    import_images "$i"
-    start_kubelet "$i"
-    ensure "kube-proxy-$i" "$ns" "$KUBE_PROXY" --kubeconfig "$DIR/kube-proxy.kubeconfig" \
-      --hostname-override "$name" --cluster-cidr "$CLUSTER_CIDR" --proxy-mode iptables \
-      --conntrack-max-per-core 0 --metrics-bind-address 127.0.0.1:10249 \
-      --healthz-bind-address 127.0.0.1:10256 --v 1
+    name=$(node_name "$i")
+    node up "$i" "$name" \
+      "node.kubernetes.io/instance-type=$MACHINE_TYPE" "beta.kubernetes.io/instance-type=$MACHINE_TYPE" \
+      "topology.kubernetes.io/zone=$ZONE" "topology.kubernetes.io/region=${ZONE%-*}" \
+      "cloud.google.com/gke-nodepool=$NODE_POOL" "cloud.google.com/machine-family=${MACHINE_TYPE%%-*}" \
+      "cloud.google.com/gke-os-distribution=debian" \
+      "benchwright.io/real-node=true" "benchwright.io/benchmark-node=true" ||
+      die "node $name did not start (logs: $LOG_DIR/containerd-$i.log, kubelet-$i.log)"
   done
   for ((i = 1; i <= NODES; i++)); do
     name=$(node_name "$i")
     wait_ready "node $name (Ready)" "$DIR/logs/kubelet-$i.log" nodes "$name"
     alive "kube-proxy-$i"
-    # What the kubelet may not set on itself (NodeRestriction), as GKE labels its nodes.
-    k label node "$name" --overwrite >/dev/null \
-      "beta.kubernetes.io/instance-type=$MACHINE_TYPE" \
-      "cloud.google.com/gke-nodepool=$NODE_POOL" \
-      "cloud.google.com/machine-family=${MACHINE_TYPE%%-*}" \
-      "cloud.google.com/gke-os-distribution=debian" \
-      "benchwright.io/real-node=true" \
-      "benchwright.io/benchmark-node=true"
   done
+}
+
+# gke_endpoint: the cluster's GKE endpoint (hack/realgke): the fake
+# ClusterManager over TLS on the bridge (its certificate from the cluster's
+# CA), whose node-pool operations start nodes in slots 3..2+GKE_NODES and
+# stop them (clusterkit node). The chart's hack/real-cluster-gke-values.yaml
+# points the manager at it; GKE_PROJECT, GKE_CLUSTER and ZONE name the cluster.
+gke_endpoint() {
+  local slots
+  "$CLUSTERKIT" cert "$DIR/pki" gke-endpoint "/CN=gke-endpoint" "IP:$CP_IP"
+  (cd "$ROOT" && go build -o "$DIR/run/realgke" ./hack/realgke) || die "go build ./hack/realgke failed"
+  slots=$(seq -s, 3 $((2 + GKE_NODES)))
+  ensure realgke "$NET_NS" "$DIR/run/realgke" --listen "$GKE_ENDPOINT" \
+    --tls-cert "$DIR/pki/gke-endpoint.crt" --tls-key "$DIR/pki/gke-endpoint.key" \
+    --cluster "projects/$GKE_PROJECT/locations/$ZONE/clusters/$GKE_CLUSTER" \
+    --kubeconfig "$DIR/admin.kubeconfig" --slots "$slots" --host-config "$DIR/host.json"
+  wait_ready --netns "$NET_NS" "the GKE endpoint ($GKE_ENDPOINT)" "$DIR/logs/realgke.log" tcp "$GKE_ENDPOINT"
 }
 
 # --- what runs on the cluster ----------------------------------------------------
@@ -554,6 +437,8 @@ image_ref() { awk -v n="$1" '$1 == n { print $2 }' "$DIR/images"; }
 # since a pool here can only be made of this cluster's two nodes, and a
 # manager that is rolled out then must still find a node.
 chart() {
+  local gke_values=()
+  ((GKE_NODES > 0)) && gke_values=(-f "$ROOT/hack/real-cluster-gke-values.yaml")
   log "helm upgrade --install benchwright (the manager from $(image_ref manager))"
   "$HELM" upgrade --install benchwright "$ROOT/charts/benchwright" --kubeconfig "$DIR/admin.kubeconfig" \
     -n "$SYSTEM_NS" --create-namespace --wait=false \
@@ -565,6 +450,7 @@ chart() {
     --set-json "storage.hostPathPrefixes=[\"$DIR/volumes/\"]" \
     --set allowHostNetwork=true \
     --set "argo.enabled=$([[ "$WITH_ARGO" == 1 ]] && echo true || echo false)" \
+    "${gke_values[@]}" \
     --set-json 'tolerations=[{"key":"benchwright.io/pool","operator":"Exists","effect":"NoSchedule"}]' \
     >"$DIR/logs/helm.log" 2>&1 || {
     tail_log "$DIR/logs/helm.log"
@@ -600,6 +486,8 @@ REAL_LOGS=$DIR/logs
 SYSTEM_NAMESPACE=$SYSTEM_NS
 MPI_OPERATOR_LOG=$DIR/logs/mpi-operator.log
 ARGO_ENABLED=$WITH_ARGO
+REAL_GKE_SLOTS=$GKE_NODES
+REAL_GKE_ENDPOINT=$GKE_ENDPOINT
 ARGO=$ARGO
 WORKFLOW_CONTROLLER_LOG=$DIR/logs/workflow-controller.log
 EOF
@@ -620,6 +508,7 @@ up() {
   local began=$SECONDS images built fresh="" stamp
   [[ $(id -u) -eq 0 ]] || die "needs root (network namespaces, containerd, kubelet)"
   ((NODES == 1 || NODES == 2)) || die "NODES=$NODES: 1 or 2"
+  ((GKE_NODES >= 0 && GKE_NODES <= MAX_SLOT - 2)) || die "GKE_NODES=$GKE_NODES: 0 to $((MAX_SLOT - 2))"
   mkdir -p "$DIR/run" "$DIR/logs" "$DIR/volumes" "$RUN"
   lock "$DIR"
   if [[ -f "$DIR/nodes" && "$(<"$DIR/nodes")" != "$NODES" ]]; then
@@ -648,11 +537,13 @@ up() {
   control_plane
   new_crds && fresh=1
   stamp=$(klog_now)
+  host_json
   nodes
   dns
   storage
   mpi_operator
   if [[ "$WITH_ARGO" == 1 ]]; then argo_controller; else stop workflow-controller; fi
+  if ((GKE_NODES > 0)); then gke_endpoint; else stop realgke; fi
   chart
   if [[ -n "$fresh" ]]; then
     log "waiting for the garbage collector to watch the new CRDs (it looks every 30 s)"
@@ -662,61 +553,27 @@ up() {
   log "up in $((SECONDS - began))s: eval \"\$($0 env)\""
 }
 
-# kill_node_pids N: every process in node N's cgroups (the containers) and
-# every containerd shim of its containerd, SIGKILLed.
-kill_node_pids() {
-  local pids=()
-  mapfile -t pids < <(
-    find /sys/fs/cgroup/*/benchwright-node-"$1" -name cgroup.procs -exec cat {} + 2>/dev/null
-    pgrep -f "containerd-shim.* -address $RUN/node-$1/containerd.sock"
-  )
-  if ((${#pids[@]})); then kill -9 "${pids[@]}" 2>/dev/null || true; fi
-}
-
-# unmount_under DIR: every mount point under DIR, deepest first.
-unmount_under() {
-  local m
-  while read -r m; do
-    umount -l "$m" 2>/dev/null || true
-  done < <(awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r)
-}
-
-# remove_cgroups N: node N's cgroup trees, deepest first.
-remove_cgroups() {
-  local d
-  for d in /sys/fs/cgroup/*/benchwright-node-"$1"; do
-    [[ -d "$d" ]] || continue
-    find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
-  done
-}
-
 down() {
   mkdir -p "$DIR/run"
   lock "$DIR"
   local n i
   n=$(cat "$DIR/nodes" 2>/dev/null || echo 2)
+  stop realgke
   stop workflow-controller
   stop mpi-operator
   stop coredns
-  for ((i = 1; i <= n; i++)); do
-    stop "kubelet-$i"
-    stop "kube-proxy-$i"
-  done
-  for ((i = 1; i <= n; i++)); do
-    kill_node_pids "$i"
-    stop "containerd-$i"
-    kill_node_pids "$i"
-  done
+  # Every slot's node, the GKE nodes' too: nothing of them left.
+  if [[ -f "$DIR/host.json" ]]; then
+    build_clusterkit "$DIR/run"
+    for ((i = 1; i <= MAX_SLOT; i++)); do
+      node remove "$i" || log "node in slot $i: not all removed"
+    done
+  fi
   stop kube-scheduler
   stop kube-controller-manager
   stop kube-apiserver
   stop etcd
-  for ((i = 1; i <= n; i++)); do
-    unmount_under "$DIR/node-$i"
-    unmount_under "$RUN/node-$i"
-    sleep 0.2
-    remove_cgroups "$i"
-    ip netns delete "$(node_ns "$i")" 2>/dev/null || true
+  for ((i = 1; i <= MAX_SLOT; i++)); do
     ip route del "$(pod_cidr "$i")" 2>/dev/null || true
   done
   ip link delete bw-host 2>/dev/null || true

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -27,7 +28,20 @@ const waitUsage = `wait [--kubeconfig FILE] [--timeout 120s] [--pid PID] CHECK [
   nodes NAME...               each node is Ready
   ready-nodes N SELECTOR      at least N nodes with the labels SELECTOR are Ready
   http URL                    GET URL answers 200 (no kubeconfig)
+  tcp HOST:PORT               something listens at HOST:PORT (no kubeconfig)
 --pid: fail at once when process PID has exited (it will not become ready).`
+
+// listening: a TCP connection to addr is accepted.
+func listening(addr string) check {
+	return func(ctx context.Context) (bool, string) {
+		conn, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = conn.Close()
+		return true, ""
+	}
+}
 
 // check tells whether what is awaited holds, else what is still missing.
 type check func(ctx context.Context) (ok bool, missing string)
@@ -79,6 +93,12 @@ func newCheck(kubeconfig, name string, args []string) (check, error) {
 			return nil, usageError(waitUsage)
 		}
 		return httpGet(&http.Client{Timeout: 5 * time.Second}, args[0]), nil
+	}
+	if name == "tcp" {
+		if len(args) != 1 {
+			return nil, usageError(waitUsage)
+		}
+		return listening(args[0]), nil
 	}
 	if kubeconfig == "" {
 		return nil, fmt.Errorf("wait %s needs --kubeconfig", name)

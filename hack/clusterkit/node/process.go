@@ -70,6 +70,7 @@ func (h *Host) start(name, netns, bin string, args ...string) error {
 	defer log.Close()
 	argv := append([]string{"--net=/run/netns/" + netns, bin}, args...)
 	fmt.Fprintf(log, "# %s netns %s: %s %s\n", time.Now().UTC().Format(time.RFC3339), netns, bin, strings.Join(args, " "))
+	closeInheritedOnExec()
 	cmd := exec.Command("nsenter", argv...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -95,6 +96,18 @@ func (h *Host) start(name, netns, bin string, args ...string) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return fmt.Errorf("%s did not start: %s", name, tail(logFile, 5))
+}
+
+// closeInheritedOnExec marks the descriptors this process inherited (a
+// script's lock, above all) close-on-exec: a node's processes, which outlive
+// us, must not hold them. Go opens its own close-on-exec.
+func closeInheritedOnExec() {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if n, err := strconv.Atoi(fd.Name()); err == nil && n > 2 {
+			syscall.CloseOnExec(n)
+		}
+	}
 }
 
 // stop ends NAME: SIGTERM, then SIGKILL after 10 s.

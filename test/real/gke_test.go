@@ -1,0 +1,267 @@
+//go:build real
+
+package real
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/internal/conditions"
+	"github.com/benchwright/benchwright/test/util"
+)
+
+// GKE node pools are real nodes here: the manager asks the real cluster's
+// GKE endpoint (hack/realgke, the fake ClusterManager over TLS) for a node
+// pool, and its operation makes real kubelets join, labelled and tainted as
+// GKE's nodes are; deleting the pool drains them and they leave, with
+// nothing of them left on this machine. The endpoint has REAL_GKE_SLOTS
+// slots: one more pool gets GKE's stockout, and the manager retries it.
+
+// needGKE skips without the real cluster's GKE endpoint and at least n slots.
+func needGKE(t *testing.T, n int) {
+	t.Helper()
+	if slots, _ := strconv.Atoi(env["REAL_GKE_SLOTS"]); slots < n {
+		t.Skipf("needs the real cluster's GKE endpoint with %d node slots (GKE_NODES=%d), it has %q", n, n, env["REAL_GKE_SLOTS"])
+	}
+}
+
+// gkePool is a BenchmarkPool of nodeCount nodes of machineType on GKE.
+func gkePool(name, machineType string, nodeCount int32) *benchv1.BenchmarkPool {
+	return &benchv1.BenchmarkPool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: benchv1.BenchmarkPoolSpec{
+			Provider:            benchv1.ProviderGKE,
+			TTLSecondsAfterIdle: ptr.To[int32](600),
+			GKE:                 &benchv1.GKEPoolSpec{MachineType: machineType, NodeCount: nodeCount},
+		},
+	}
+}
+
+// poolNodes are the Nodes of GKE node pool name.
+func poolNodes(t *testing.T, name string) []corev1.Node {
+	t.Helper()
+	var list corev1.NodeList
+	if err := k8s.List(ctx(), &list, client.MatchingLabels{"cloud.google.com/gke-nodepool": name}); err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+// waitPoolReady waits until pool is Ready and returns how long it took.
+func waitPoolReady(t *testing.T, pool *benchv1.BenchmarkPool, timeout time.Duration) time.Duration {
+	t.Helper()
+	began := time.Now()
+	util.WaitFor(t, timeout, "BenchmarkPool "+pool.Name+" Ready", func() (bool, string) {
+		if err := k8s.Get(ctx(), client.ObjectKeyFromObject(pool), pool); err != nil {
+			return false, err.Error()
+		}
+		c := conditions.Get(pool, benchv1.PoolConditionReady)
+		if c == nil {
+			return false, "no Ready condition"
+		}
+		return c.Status == metav1.ConditionTrue, c.Reason + ": " + c.Message
+	})
+	return time.Since(began)
+}
+
+// deletePool deletes pool and waits until it and its nodes are gone.
+func deletePool(t *testing.T, pool *benchv1.BenchmarkPool, nodeNames []string) time.Duration {
+	t.Helper()
+	began := time.Now()
+	if err := k8s.Delete(ctx(), pool); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	util.WaitFor(t, 3*time.Minute, "BenchmarkPool "+pool.Name+" and its nodes gone", func() (bool, string) {
+		err := k8s.Get(ctx(), client.ObjectKeyFromObject(pool), &benchv1.BenchmarkPool{})
+		if !apierrors.IsNotFound(err) {
+			return false, "the pool is still there"
+		}
+		for _, n := range nodeNames {
+			if err := k8s.Get(ctx(), client.ObjectKey{Name: n}, &corev1.Node{}); !apierrors.IsNotFound(err) {
+				return false, "node " + n + " is still there"
+			}
+		}
+		return true, ""
+	})
+	return time.Since(began)
+}
+
+// slotOf is the endpoint's slot of a node: its address on the bridge,
+// 10.99.0.(10+slot).
+func slotOf(t *testing.T, n corev1.Node) int {
+	t.Helper()
+	for _, a := range n.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			if last, err := strconv.Atoi(a.Address[strings.LastIndexByte(a.Address, '.')+1:]); err == nil && last > 10 {
+				return last - 10
+			}
+		}
+	}
+	t.Fatalf("node %s has no address of a slot: %v", n.Name, n.Status.Addresses)
+	return 0
+}
+
+// leftovers is what of slot's node is still on this machine (clusterkit
+// node leftovers: processes, mounts, network namespace, cgroups).
+func leftovers(slot int) string {
+	dir := env["REAL_CLUSTER_DIR"]
+	out, err := exec.Command(filepath.Join(dir, "run", "clusterkit"), "node", filepath.Join(dir, "host.json"),
+		"leftovers", strconv.Itoa(slot)).CombinedOutput()
+	if err != nil {
+		return strings.TrimSpace(string(out)) + " (" + err.Error() + ")"
+	}
+	return ""
+}
+
+// slotMemory is the resident memory of slot's containerd, kubelet and
+// kube-proxy, from their pid files.
+func slotMemory(slot int) (kib int) {
+	for _, name := range []string{"containerd", "kubelet", "kube-proxy"} {
+		pid, err := os.ReadFile(filepath.Join(env["REAL_CLUSTER_DIR"], "run", fmt.Sprintf("%s-%d.pid", name, slot)))
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+				kib += n
+			}
+		}
+	}
+	return kib
+}
+
+// checkGKENode checks that n joined as a node of GKE pool pool: GKE's
+// labels, the pool's label and taint, Ready no later than the pool.
+func checkGKENode(t *testing.T, n corev1.Node, pool *benchv1.BenchmarkPool) {
+	t.Helper()
+	want := map[string]string{
+		"cloud.google.com/gke-nodepool":    pool.Name,
+		"cloud.google.com/machine-family":  strings.Split(pool.Spec.GKE.MachineType, "-")[0],
+		"node.kubernetes.io/instance-type": pool.Spec.GKE.MachineType,
+		"topology.kubernetes.io/zone":      "us-central1-a",
+		benchv1.PoolLabel:                  pool.Name,
+	}
+	for k, v := range want {
+		if n.Labels[k] != v {
+			t.Errorf("node %s: label %s=%q, want %q", n.Name, k, n.Labels[k], v)
+		}
+	}
+	if !strings.HasPrefix(n.Name, "gke-real-"+pool.Name+"-") {
+		t.Errorf("node %s: not named as GKE names a node of pool %s in cluster real", n.Name, pool.Name)
+	}
+	if !slices.ContainsFunc(n.Spec.Taints, func(tt corev1.Taint) bool {
+		return tt.Key == benchv1.PoolLabel && tt.Value == pool.Name && tt.Effect == corev1.TaintEffectNoSchedule
+	}) {
+		t.Errorf("node %s: no taint %s=%s:NoSchedule: %v", n.Name, benchv1.PoolLabel, pool.Name, n.Spec.Taints)
+	}
+	var nodeReady time.Time
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			nodeReady = c.LastTransitionTime.Time
+		}
+	}
+	poolReady := conditions.Get(pool, benchv1.PoolConditionReady)
+	if nodeReady.IsZero() || poolReady == nil || poolReady.LastTransitionTime.Time.Before(nodeReady.Truncate(time.Second)) {
+		t.Errorf("pool %s Ready at %v, its node %s Ready at %v: the pool is Ready only once its nodes are", pool.Name, poolReady, n.Name, nodeReady)
+	}
+}
+
+// A GKE pool of one node is a real node that joins and leaves; with every
+// slot in use, one more pool gets GKE's stockout, is retried and becomes
+// Ready once a node is free.
+func TestGKEPoolNodesJoinAndLeave(t *testing.T) {
+	needGKE(t, 2)
+	a, b := gkePool("real-gke-a", "c2-standard-8", 1), gkePool("real-gke-b", "n2-standard-8", 1)
+	for _, p := range []*benchv1.BenchmarkPool{a, b} {
+		if err := k8s.Create(ctx(), p); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(ctx(), p) })
+	}
+	for _, p := range []*benchv1.BenchmarkPool{a, b} {
+		took := waitPoolReady(t, p, 5*time.Minute)
+		nodes := poolNodes(t, p.Name)
+		if len(nodes) != 1 {
+			t.Fatalf("pool %s Ready with %d nodes, want 1", p.Name, len(nodes))
+		}
+		checkGKENode(t, nodes[0], p)
+		slot := slotOf(t, nodes[0])
+		t.Logf("pool %s Ready in %s: node %s (slot %d) joined; its containerd, kubelet and kube-proxy hold %d MiB",
+			p.Name, took.Round(100*time.Millisecond), nodes[0].Name, slot, slotMemory(slot)/1024)
+	}
+	t.Logf("kubectl get nodes -L cloud.google.com/gke-nodepool,node.kubernetes.io/instance-type:\n%s",
+		kc.Try("get", "nodes", "-L", "cloud.google.com/gke-nodepool,node.kubernetes.io/instance-type"))
+
+	// Every slot is taken (REAL_GKE_SLOTS=2): a third pool is a stockout.
+	c := gkePool("real-gke-c", "c3-standard-8", 1)
+	if slots, _ := strconv.Atoi(env["REAL_GKE_SLOTS"]); slots == 2 {
+		if err := k8s.Create(ctx(), c); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(ctx(), c) })
+		util.WaitFor(t, 2*time.Minute, "pool "+c.Name+" refused for a stockout, and retried", func() (bool, string) {
+			if err := k8s.Get(ctx(), client.ObjectKeyFromObject(c), c); err != nil {
+				return false, err.Error()
+			}
+			r := conditions.Get(c, benchv1.PoolConditionReady)
+			if r == nil {
+				return false, "no Ready condition"
+			}
+			return r.Reason == benchv1.ReasonStockout && strings.Contains(r.Message, "retrying in"), r.Reason + ": " + r.Message
+		})
+		t.Logf("pool %s with both nodes in use: %s", c.Name, conditions.Get(c, benchv1.PoolConditionReady).Message)
+	}
+
+	nodeA := poolNodes(t, a.Name)[0]
+	slotA := slotOf(t, nodeA)
+	took := deletePool(t, a, []string{nodeA.Name})
+	if left := leftovers(slotA); left != "" {
+		t.Errorf("node %s left the cluster, but not this machine: %s", nodeA.Name, left)
+	}
+	t.Logf("pool %s deleted in %s: node %s left, nothing of slot %d on this machine", a.Name, took.Round(100*time.Millisecond), nodeA.Name, slotA)
+
+	if c.UID != "" {
+		took := waitPoolReady(t, c, 5*time.Minute)
+		nodes := poolNodes(t, c.Name)
+		if len(nodes) != 1 {
+			t.Fatalf("pool %s Ready with %d nodes, want 1", c.Name, len(nodes))
+		}
+		checkGKENode(t, nodes[0], c)
+		t.Logf("pool %s Ready %s after its node was freed: %s", c.Name, took.Round(100*time.Millisecond), conditions.Get(c, benchv1.PoolConditionReady).Message)
+	}
+	for _, p := range []*benchv1.BenchmarkPool{b, c} {
+		if p.UID == "" {
+			continue
+		}
+		n := poolNodes(t, p.Name)
+		names := make([]string, 0, len(n))
+		for _, x := range n {
+			names = append(names, x.Name)
+		}
+		deletePool(t, p, names)
+		for _, x := range n {
+			if left := leftovers(slotOf(t, x)); left != "" {
+				t.Errorf("node %s left the cluster, but not this machine: %s", x.Name, left)
+			}
+		}
+	}
+}
