@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/benchwright/benchwright/internal/gke"
+	"github.com/benchwright/benchwright/test/fakegke"
+)
+
+// Provisioner is the fake GKE's Work hook on this machine: a node pool's
+// create starts its nodes in free slots and returns once they are Ready
+// Nodes; its delete drains and stops them and deletes their Node objects.
+type Provisioner struct {
+	cluster gke.Cluster
+	nodes   Nodes
+	kube    kubernetes.Interface
+	slots   *slots
+	log     io.Writer
+	// readyTimeout bounds a create's wait for Ready nodes.
+	readyTimeout time.Duration
+	// maxGrace bounds a drained pod's grace period.
+	maxGrace time.Duration
+
+	mu    sync.Mutex
+	pools map[string][]member // parent/nodePools/name -> its nodes
+}
+
+// member is a node of a pool and its slot.
+type member struct {
+	slot int
+	name string
+}
+
+// Timeouts GKE's operations are held to here.
+const (
+	DefaultReadyTimeout = 5 * time.Minute
+	DefaultMaxGrace     = 60 * time.Second
+)
+
+// NewProvisioner provisions the nodes of cluster's pools in the slots, with
+// nodes and the admin client kube; it logs to log.
+func NewProvisioner(cluster gke.Cluster, nodes Nodes, kube kubernetes.Interface, slotNumbers []int, log io.Writer) *Provisioner {
+	return &Provisioner{
+		cluster: cluster, nodes: nodes, kube: kube, slots: newSlots(slotNumbers), log: log,
+		readyTimeout: DefaultReadyTimeout, maxGrace: DefaultMaxGrace,
+		pools: map[string][]member{},
+	}
+}
+
+// Work is the fakegke.Work hook.
+func (p *Provisioner) Work(ctx context.Context, typ containerpb.Operation_Type, parent string, np *containerpb.NodePool) error {
+	if parent != p.cluster.Parent() {
+		return fmt.Errorf("cluster %s is not this machine's (%s)", parent, p.cluster.Parent())
+	}
+	switch typ {
+	case containerpb.Operation_CREATE_NODE_POOL:
+		return p.create(ctx, np)
+	case containerpb.Operation_DELETE_NODE_POOL:
+		return p.delete(ctx, np.GetName())
+	}
+	return fmt.Errorf("operation %s is not a node-pool create or delete", typ)
+}
+
+func (p *Provisioner) key(pool string) string { return p.cluster.NodePoolPath(pool) }
+
+// create takes the pool's slots, starts its nodes and waits until they are
+// Ready. Without enough free slots it fails with GKE's stockout; any other
+// failure stops what it started and frees the slots.
+func (p *Provisioner) create(ctx context.Context, np *containerpb.NodePool) error {
+	zone := poolZone(np, p.cluster.Location)
+	labels, err := nodeLabels(np, zone)
+	if err != nil {
+		return err
+	}
+	taints, err := nodeTaints(np)
+	if err != nil {
+		return err
+	}
+	n := int(np.GetInitialNodeCount())
+	names := nodeNames(p.cluster.Name, np.GetName(), n)
+	taken, ok := p.slots.take(p.key(np.GetName()), n)
+	if !ok {
+		return fakegke.StockoutDuringProvisioning(p.cluster.Project, zone, names[0])
+	}
+	members := make([]member, n)
+	for i := range members {
+		members[i] = member{slot: taken[i], name: names[i]}
+	}
+	start := time.Now()
+	err = p.startAll(ctx, members, labels, taints)
+	if err == nil {
+		err = p.waitReady(ctx, members, labels, taints, start)
+	}
+	if err != nil {
+		p.remove(context.WithoutCancel(ctx), np.GetName(), members)
+		return fmt.Errorf("creating node pool %s: %w", np.GetName(), err)
+	}
+	p.mu.Lock()
+	p.pools[p.key(np.GetName())] = members
+	p.mu.Unlock()
+	return nil
+}
+
+func (p *Provisioner) startAll(ctx context.Context, members []member, labels map[string]string, taints []corev1.Taint) error {
+	for _, m := range members {
+		if err := p.nodes.Start(ctx, m.slot, Spec{Name: m.name, Labels: labels, Taints: taints}); err != nil {
+			return fmt.Errorf("starting node %s in slot %d: %w", m.name, m.slot, err)
+		}
+	}
+	return nil
+}
+
+// delete drains and removes the pool's nodes. A pool without nodes here (its
+// create failed) has nothing to remove.
+func (p *Provisioner) delete(ctx context.Context, pool string) error {
+	p.mu.Lock()
+	members := p.pools[p.key(pool)]
+	p.mu.Unlock()
+	if err := p.remove(ctx, pool, members); err != nil {
+		return fmt.Errorf("deleting node pool %s: %w", pool, err)
+	}
+	p.mu.Lock()
+	delete(p.pools, p.key(pool))
+	p.mu.Unlock()
+	return nil
+}
+
+// remove drains, stops and deletes the members' nodes at once and frees the
+// slots of those that went.
+func (p *Provisioner) remove(ctx context.Context, pool string, members []member) error {
+	errs := make([]error, len(members))
+	var wg sync.WaitGroup
+	for i, m := range members {
+		wg.Go(func() {
+			start := time.Now()
+			if errs[i] = p.removeNode(ctx, m); errs[i] == nil {
+				p.slots.free([]int{m.slot})
+				fmt.Fprintf(p.log, "realgke: node %s of pool %s left (slot %d) in %.1f s\n", m.name, pool, m.slot, time.Since(start).Seconds())
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// removeNode drains a node as GKE does before it deletes the VM, stops it and
+// deletes its Node object.
+func (p *Provisioner) removeNode(ctx context.Context, m member) error {
+	if err := p.drain(ctx, m.name); err != nil {
+		return err
+	}
+	if err := p.nodes.Stop(ctx, m.slot); err != nil {
+		return fmt.Errorf("stopping node %s in slot %d: %w", m.name, m.slot, err)
+	}
+	return p.deleteNode(ctx, m.name)
+}
+
+// Clean stops every slot and deletes the GKE Nodes an earlier run left: the
+// fake's pools live in memory, so after a restart GKE knows none of them.
+func (p *Provisioner) Clean(ctx context.Context) error {
+	var errs []error
+	for _, slot := range p.slots.numbers() {
+		if err := p.nodes.Stop(ctx, slot); err != nil {
+			errs = append(errs, fmt.Errorf("stopping slot %d: %w", slot, err))
+		}
+	}
+	left, err := p.gkeNodes(ctx)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, name := range left {
+		if err := p.deleteNode(ctx, name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(p.log, "realgke: node %s, left by an earlier run, deleted\n", name)
+	}
+	return errors.Join(errs...)
+}
