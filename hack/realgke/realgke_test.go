@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -28,8 +29,12 @@ import (
 	"github.com/benchwright/benchwright/test/util"
 )
 
-// kube is the admin client of the tests' API server (envtest).
-var kube kubernetes.Interface
+// The tests' API server (envtest, with benchwright's CRDs) and its admin
+// client.
+var (
+	restConfig *rest.Config
+	kube       kubernetes.Interface
+)
 
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
 
@@ -38,14 +43,15 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	env := &envtest.Environment{}
-	cfg, err := env.Start()
+	env := &envtest.Environment{CRDDirectoryPaths: []string{util.CRDDir()}, ErrorIfCRDPathMissing: true}
+	var err error
+	restConfig, err = env.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting envtest:", err)
 		return 1
 	}
 	defer func() { _ = env.Stop() }()
-	if kube, err = kubernetes.NewForConfig(cfg); err != nil {
+	if kube, err = kubernetes.NewForConfig(restConfig); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -70,7 +76,7 @@ func serve(t *testing.T, cluster string, slotNumbers ...int) *endpoint {
 		t.Fatal(err)
 	}
 	nodes := newFakeNodes(kube)
-	prov := NewProvisioner(c, nodes, kube, slotNumbers, testLog{t})
+	prov := NewProvisioner(c, nodes, kube, slotNumbers, newTestLog(t))
 	prov.maxGrace = 2 * time.Second
 	cert, pool := testTLS(t)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -156,14 +162,32 @@ func ready(n corev1.Node) bool {
 	return false
 }
 
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(b []byte) (int, error) {
-	l.t.Log(strings.TrimSpace(string(b)))
-	return len(b), nil
+// testLog logs to the test until it has ended (a delete's work may still
+// run when a test's cleanup deleted its pools).
+type testLog struct {
+	t    *testing.T
+	mu   sync.Mutex
+	done bool
 }
 
-var _ io.Writer = testLog{}
+func newTestLog(t *testing.T) *testLog {
+	l := &testLog{t: t}
+	t.Cleanup(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.done = true
+	})
+	return l
+}
+
+func (l *testLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.done {
+		l.t.Log(strings.TrimSpace(string(b)))
+	}
+	return len(b), nil
+}
 
 // A 1-node pool's operation is DONE only once its Node is Ready, and the Node
 // has GKE's labels, the pool's label and its taint.
