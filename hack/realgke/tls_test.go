@@ -1,57 +1,37 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
-	"net"
+	"os"
+	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/benchwright/benchwright/hack/clusterkit/pki"
 )
 
-// testTLS makes a CA and a server certificate for 127.0.0.1 signed by it,
-// as the real cluster's CA signs the endpoint's.
+// testTLS makes a CA and the endpoint's certificate for 127.0.0.1 with the
+// real cluster's pki, and loads them as realgke and the manager do.
 func testTLS(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	t.Helper()
-	caKey := newKey(t)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "realgke-test-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	dir := t.TempDir()
+	if err := pki.WriteCA(dir, "realgke-test-ca"); err != nil {
+		t.Fatal(err)
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err := pki.WriteCert(dir, "gke", "/CN=realgke", "IP:127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "gke.crt"), filepath.Join(dir, "gke.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "realgke"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	ca, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
-}
-
-func newKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	if !pool.AppendCertsFromPEM(ca) {
+		t.Fatal("the CA is not PEM")
 	}
-	return k
+	return cert, pool
 }
