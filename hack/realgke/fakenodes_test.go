@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"sync"
 
@@ -24,6 +25,8 @@ type fakeNodes struct {
 	stopped  []int
 	// undrained are the nodes stopped while not cordoned or with pods.
 	undrained []string
+	// stopFailures: the next Stops that fail.
+	stopFailures int
 }
 
 func newFakeNodes(kube kubernetes.Interface) *fakeNodes {
@@ -80,6 +83,10 @@ func (f *fakeNodes) Start(ctx context.Context, slot int, s Spec) error {
 func (f *fakeNodes) Stop(ctx context.Context, slot int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.stopFailures > 0 {
+		f.stopFailures--
+		return errors.New("umount /var/lib/kubelet: device or resource busy")
+	}
 	if name, ok := f.started[slot]; ok && !f.drained(ctx, name) {
 		f.undrained = append(f.undrained, name)
 	}

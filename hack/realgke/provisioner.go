@@ -101,13 +101,25 @@ func (p *Provisioner) create(ctx context.Context, np *containerpb.NodePool) erro
 		err = p.waitReady(ctx, members, labels, taints, start)
 	}
 	if err != nil {
-		p.remove(context.WithoutCancel(ctx), np.GetName(), members)
-		return fmt.Errorf("creating node pool %s: %w", np.GetName(), err)
+		// What could not be removed stays the pool's: deleting the pool in
+		// ERROR, as the provider does, tries again.
+		left, rmErr := p.remove(context.WithoutCancel(ctx), np.GetName(), members)
+		p.setPool(np.GetName(), left)
+		return errors.Join(fmt.Errorf("creating node pool %s: %w", np.GetName(), err), rmErr)
 	}
-	p.mu.Lock()
-	p.pools[p.key(np.GetName())] = members
-	p.mu.Unlock()
+	p.setPool(np.GetName(), members)
 	return nil
+}
+
+// setPool records the nodes of a pool; none forgets it.
+func (p *Provisioner) setPool(pool string, members []member) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(members) == 0 {
+		delete(p.pools, p.key(pool))
+		return
+	}
+	p.pools[p.key(pool)] = members
 }
 
 func (p *Provisioner) startAll(ctx context.Context, members []member, labels map[string]string, taints []corev1.Taint) error {
@@ -125,18 +137,17 @@ func (p *Provisioner) delete(ctx context.Context, pool string) error {
 	p.mu.Lock()
 	members := p.pools[p.key(pool)]
 	p.mu.Unlock()
-	if err := p.remove(ctx, pool, members); err != nil {
+	left, err := p.remove(ctx, pool, members)
+	p.setPool(pool, left)
+	if err != nil {
 		return fmt.Errorf("deleting node pool %s: %w", pool, err)
 	}
-	p.mu.Lock()
-	delete(p.pools, p.key(pool))
-	p.mu.Unlock()
 	return nil
 }
 
-// remove drains, stops and deletes the members' nodes at once and frees the
-// slots of those that went.
-func (p *Provisioner) remove(ctx context.Context, pool string, members []member) error {
+// remove drains, stops and deletes the members' nodes at once, frees the
+// slots of those that went and returns those that did not.
+func (p *Provisioner) remove(ctx context.Context, pool string, members []member) ([]member, error) {
 	errs := make([]error, len(members))
 	var wg sync.WaitGroup
 	for i, m := range members {
@@ -149,7 +160,13 @@ func (p *Provisioner) remove(ctx context.Context, pool string, members []member)
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	var left []member
+	for i, m := range members {
+		if errs[i] != nil {
+			left = append(left, m)
+		}
+	}
+	return left, errors.Join(errs...)
 }
 
 // removeNode drains a node as GKE does before it deletes the VM, stops it and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -261,8 +262,9 @@ func TestStockoutUntilASlotIsFree(t *testing.T) {
 		t.Fatalf("third pool: %v (kind %v), want a retryable Stockout", err, gke.KindOf(err))
 	}
 	stockout := regexp.MustCompile(`^Instance 'gke-stock-bench-3-[0-9a-f]{8}-[a-z0-9]{4}' creation failed: The zone 'projects/bench-proj/zones/us-central1-a' does not have enough resources available to fulfill the request\.  Try a different zone, or try again later\.$`)
-	if msg := err.(*gke.Error).Message; !stockout.MatchString(msg) {
-		t.Errorf("stockout message %q is not GKE's", msg)
+	var gkeErr *gke.Error
+	if !errors.As(err, &gkeErr) || !stockout.MatchString(gkeErr.Message) {
+		t.Errorf("stockout %v is not GKE's", err)
 	}
 	np, err := e.gke.Get(t.Context(), e.cluster, "bench-3")
 	if err != nil || np.GetStatus() != containerpb.NodePool_ERROR || gke.KindOf(gke.PoolError(np)) != gke.Stockout {
@@ -360,6 +362,28 @@ func TestNodeNeverReadyFailsTheCreate(t *testing.T) {
 	}
 	if err := e.wait(t, e.create(t, "bench-b", 1)); err != nil {
 		t.Fatalf("create once the slot is free: %v", err)
+	}
+}
+
+// A node the failed create could not stop keeps its slot and stays the
+// pool's: deleting the pool in ERROR, as the provider does, stops it.
+func TestFailedStopIsRetriedByTheDelete(t *testing.T) {
+	e := serve(t, "stuck", 3)
+	e.prov.readyTimeout = time.Second
+	e.nodes.failKubelet("PLEG is not healthy")
+	e.nodes.stopFailures = 1
+	err := e.wait(t, e.create(t, "bench-s", 1))
+	if err == nil || !strings.Contains(err.Error(), "PLEG is not healthy") || !strings.Contains(err.Error(), "device or resource busy") {
+		t.Fatalf("create: %v, want the node's reason and the failed stop", err)
+	}
+	if n := e.prov.slots.inUse(); n != 1 {
+		t.Fatalf("%d slots in use after a failed stop, want 1", n)
+	}
+	if err := e.delete(t, "bench-s"); err != nil {
+		t.Fatalf("deleting the ERROR pool: %v", err)
+	}
+	if n := e.prov.slots.inUse(); n != 0 || len(poolNodes(t, "bench-s")) != 0 {
+		t.Fatalf("after the delete: %d slots in use, nodes %v; want none", n, poolNodes(t, "bench-s"))
 	}
 }
 
