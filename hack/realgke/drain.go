@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,8 +16,9 @@ import (
 
 // drain cordons a node and deletes its pods as GKE's drain does before it
 // removes a VM: each pod gets its grace period, at most maxGrace, then what
-// is left is deleted at once. A node that never registered has nothing to
-// drain.
+// is left is deleted at once. It waits for the pods it deleted only, not for
+// those a DaemonSet puts back on the cordoned node. A node that never
+// registered has nothing to drain.
 func (p *Provisioner) drain(ctx context.Context, name string) error {
 	_, err := p.kube.CoreV1().Nodes().Patch(ctx, name, types.StrategicMergePatchType,
 		[]byte(`{"spec":{"unschedulable":true}}`), metav1.PatchOptions{})
@@ -31,15 +33,17 @@ func (p *Provisioner) drain(ctx context.Context, name string) error {
 		return err
 	}
 	var grace time.Duration
+	deleted := map[types.UID]bool{}
 	for _, pod := range pods {
 		g := min(time.Duration(ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, corev1.DefaultTerminationGracePeriodSeconds))*time.Second, p.maxGrace)
 		grace = max(grace, g)
 		if err := p.deletePod(ctx, pod, g); err != nil {
 			return err
 		}
+		deleted[pod.UID] = true
 	}
 	deadline := time.Now().Add(grace)
-	for len(pods) > 0 && time.Now().Before(deadline) {
+	for slices.ContainsFunc(pods, func(pod corev1.Pod) bool { return deleted[pod.UID] }) && time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"maps"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // fakeNodes registers a started node as its kubelet would (a Node with the
@@ -27,6 +29,9 @@ type fakeNodes struct {
 	undrained []string
 	// stopFailures: the next Stops that fail.
 	stopFailures int
+	// finishPods: the kubelet ends a deleted pod's containers at once and
+	// removes the pod, as a real one does within its grace period.
+	finishPods bool
 }
 
 func newFakeNodes(kube kubernetes.Interface) *fakeNodes {
@@ -54,7 +59,7 @@ func (f *fakeNodes) failKubelet(message string) {
 func (f *fakeNodes) Start(ctx context.Context, slot int, s Spec) error {
 	f.mu.Lock()
 	f.started[slot] = s.Name
-	release, notReady := f.release, f.notReady
+	release, notReady, finishPods := f.release, f.notReady, f.finishPods
 	f.mu.Unlock()
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Labels: s.Labels},
@@ -62,6 +67,9 @@ func (f *fakeNodes) Start(ctx context.Context, slot int, s Spec) error {
 	}
 	if _, err := f.kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		return err
+	}
+	if finishPods {
+		go f.finish(s.Name)
 	}
 	go func() {
 		ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"}
@@ -109,4 +117,21 @@ func (f *fakeNodes) drained(ctx context.Context, name string) bool {
 	}
 	pods, err := f.kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + name})
 	return n.Spec.Unschedulable && err == nil && len(pods.Items) == 0
+}
+
+// finish removes the node's deleted pods until the Node is gone.
+func (f *fakeNodes) finish(node string) {
+	ctx := context.Background()
+	for {
+		if _, err := f.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
+			return
+		}
+		pods, _ := f.kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp != nil {
+				_ = f.kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -341,6 +341,45 @@ func TestDeleteDrainsAndRemovesTheNode(t *testing.T) {
 	}
 }
 
+// A drain waits for the pods it deleted, which the kubelet ends, and not for
+// the DaemonSet's pod that comes back on the cordoned node.
+func TestDrainWaitsOnlyForThePodsItDeleted(t *testing.T) {
+	e := serve(t, "daemon", 3)
+	e.prov.maxGrace = 30 * time.Second
+	e.nodes.finishPods = true
+	if err := e.wait(t, e.create(t, "bench-t", 1)); err != nil {
+		t.Fatal(err)
+	}
+	node := poolNodes(t, "bench-t")[0].Name
+	// The DaemonSet controller: a tuner pod on the node whenever it has none.
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	go func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			pod := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("tuner-%d", i), Namespace: "default"},
+				Spec: corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: ptr.To[int64](30),
+					Containers: []corev1.Container{{Name: "c", Image: "tuner"}}},
+			}
+			_, _ = kube.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+			for ctx.Err() == nil {
+				if _, err := kube.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{}); err != nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	if err := e.delete(t, "bench-t"); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("delete took %s: the drain waited for the DaemonSet's pods that came back", took)
+	}
+}
+
 // A node that never becomes Ready fails the create with its reason; it is
 // stopped and its slot free again.
 func TestNodeNeverReadyFailsTheCreate(t *testing.T) {
