@@ -122,16 +122,43 @@ func nodeTaints(np *containerpb.NodePool) ([]corev1.Taint, error) {
 	return out, nil
 }
 
-// poolZone is the zone of a pool's nodes: its first location, else the
-// cluster's location when it is a zone, else zone a of the cluster's region.
-func poolZone(np *containerpb.NodePool, clusterLocation string) string {
-	switch {
-	case len(np.GetLocations()) > 0:
-		return np.GetLocations()[0]
-	case strings.Count(clusterLocation, "-") == 2:
-		return clusterLocation
+// poolZones are the zones of a pool's nodes: its locations, else its
+// cluster's.
+func poolZones(np *containerpb.NodePool, clusterLocation string) []string {
+	if len(np.GetLocations()) > 0 {
+		return np.GetLocations()
 	}
-	return clusterLocation + "-a"
+	return clusterZones(clusterLocation)
+}
+
+// clusterZones are the zones of a cluster in location: the zone of a zonal
+// cluster, zones a, b and c of a regional one (as the fake makes it).
+func clusterZones(location string) []string {
+	if strings.Count(location, "-") == 2 {
+		return []string{location}
+	}
+	return []string{location + "-a", location + "-b", location + "-c"}
+}
+
+// poolSpecs are the nodes of a pool: initialNodeCount in each of its zones,
+// as GKE makes them (a managed instance group per zone; "initial_node_count
+// ... in each of the node pool's zones", google.container.v1 NodePool).
+func poolSpecs(cluster gke.Cluster, np *containerpb.NodePool) ([]Spec, error) {
+	taints, err := nodeTaints(np)
+	if err != nil {
+		return nil, err
+	}
+	var specs []Spec
+	for _, zone := range poolZones(np, cluster.Location) {
+		labels, err := nodeLabels(np, zone)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range nodeNames(cluster.Name, np.GetName(), int(np.GetInitialNodeCount())) {
+			specs = append(specs, Spec{Name: name, Labels: labels, Taints: taints})
+		}
+	}
+	return specs, nil
 }
 
 // regionOf is the region of a zone (us-central1-a: us-central1).

@@ -117,7 +117,8 @@ func run(args []string) error {
 // Serve serves the fake GKE for p's cluster on lis over TLS with cert, p as
 // its Work hook, until Stop.
 func Serve(lis net.Listener, p *Provisioner, cert tls.Certificate) *fakegke.Server {
-	srv := fakegke.New(fakegke.WithCluster(p.cluster.Parent()), fakegke.WithOperationWork(p.Work))
+	cluster := fakegke.Cluster{Parent: p.cluster.Parent(), Locations: clusterZones(p.cluster.Location)}
+	srv := fakegke.New(fakegke.WithClusterConfig(cluster), fakegke.WithOperationWork(p.Work))
 	go func() {
 		if err := srv.Serve(lis, grpc.Creds(credentials.NewServerTLSFromCert(&cert))); err != nil {
 			fmt.Fprintln(os.Stderr, "realgke: serving:", err)

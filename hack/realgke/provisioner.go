@@ -37,7 +37,7 @@ type Provisioner struct {
 // member is a node of a pool and its slot.
 type member struct {
 	slot int
-	name string
+	spec Spec
 }
 
 // Timeouts GKE's operations are held to here.
@@ -76,29 +76,23 @@ func (p *Provisioner) key(pool string) string { return p.cluster.NodePoolPath(po
 // Ready. Without enough free slots it fails with GKE's stockout; any other
 // failure stops what it started and frees the slots.
 func (p *Provisioner) create(ctx context.Context, np *containerpb.NodePool) error {
-	zone := poolZone(np, p.cluster.Location)
-	labels, err := nodeLabels(np, zone)
+	specs, err := poolSpecs(p.cluster, np)
 	if err != nil {
 		return err
 	}
-	taints, err := nodeTaints(np)
-	if err != nil {
-		return err
-	}
-	n := int(np.GetInitialNodeCount())
-	names := nodeNames(p.cluster.Name, np.GetName(), n)
-	taken, ok := p.slots.take(p.key(np.GetName()), n)
+	taken, ok := p.slots.take(p.key(np.GetName()), len(specs))
 	if !ok {
-		return fakegke.StockoutDuringProvisioning(p.cluster.Project, zone, names[0])
+		last := specs[len(specs)-1]
+		return fakegke.StockoutDuringProvisioning(p.cluster.Project, last.Labels[corev1.LabelTopologyZone], last.Name)
 	}
-	members := make([]member, n)
+	members := make([]member, len(specs))
 	for i := range members {
-		members[i] = member{slot: taken[i], name: names[i]}
+		members[i] = member{slot: taken[i], spec: specs[i]}
 	}
 	start := time.Now()
-	err = p.startAll(ctx, members, labels, taints)
+	err = p.startAll(ctx, members)
 	if err == nil {
-		err = p.waitReady(ctx, members, labels, taints, start)
+		err = p.waitReady(ctx, np.GetName(), members, start)
 	}
 	if err != nil {
 		// What could not be removed stays the pool's: deleting the pool in
@@ -122,10 +116,10 @@ func (p *Provisioner) setPool(pool string, members []member) {
 	p.pools[p.key(pool)] = members
 }
 
-func (p *Provisioner) startAll(ctx context.Context, members []member, labels map[string]string, taints []corev1.Taint) error {
+func (p *Provisioner) startAll(ctx context.Context, members []member) error {
 	for _, m := range members {
-		if err := p.nodes.Start(ctx, m.slot, Spec{Name: m.name, Labels: labels, Taints: taints}); err != nil {
-			return fmt.Errorf("starting node %s in slot %d: %w", m.name, m.slot, err)
+		if err := p.nodes.Start(ctx, m.slot, m.spec); err != nil {
+			return fmt.Errorf("starting node %s in slot %d: %w", m.spec.Name, m.slot, err)
 		}
 	}
 	return nil
@@ -155,7 +149,7 @@ func (p *Provisioner) remove(ctx context.Context, pool string, members []member)
 			start := time.Now()
 			if errs[i] = p.removeNode(ctx, m); errs[i] == nil {
 				p.slots.free([]int{m.slot})
-				fmt.Fprintf(p.log, "realgke: node %s of pool %s left (slot %d) in %.1f s\n", m.name, pool, m.slot, time.Since(start).Seconds())
+				fmt.Fprintf(p.log, "realgke: node %s of pool %s left (slot %d) in %.1f s\n", m.spec.Name, pool, m.slot, time.Since(start).Seconds())
 			}
 		})
 	}
@@ -172,13 +166,13 @@ func (p *Provisioner) remove(ctx context.Context, pool string, members []member)
 // removeNode drains a node as GKE does before it deletes the VM, stops it and
 // deletes its Node object.
 func (p *Provisioner) removeNode(ctx context.Context, m member) error {
-	if err := p.drain(ctx, m.name); err != nil {
+	if err := p.drain(ctx, m.spec.Name); err != nil {
 		return err
 	}
 	if err := p.nodes.Stop(ctx, m.slot); err != nil {
-		return fmt.Errorf("stopping node %s in slot %d: %w", m.name, m.slot, err)
+		return fmt.Errorf("stopping node %s in slot %d: %w", m.spec.Name, m.slot, err)
 	}
-	return p.deleteNode(ctx, m.name)
+	return p.deleteNode(ctx, m.spec.Name)
 }
 
 // Clean stops every slot and deletes the GKE Nodes an earlier run left: the

@@ -17,7 +17,7 @@ const pollEvery = 250 * time.Millisecond
 // waitReady waits until every member is a Ready Node with the labels and
 // taints, logging each as it joins; after readyTimeout it fails with what is
 // still missing (a node's last Ready condition message).
-func (p *Provisioner) waitReady(ctx context.Context, members []member, labels map[string]string, taints []corev1.Taint, start time.Time) error {
+func (p *Provisioner) waitReady(ctx context.Context, pool string, members []member, start time.Time) error {
 	deadline := time.Now().Add(p.readyTimeout)
 	joined := map[string]bool{}
 	tick := time.NewTicker(pollEvery)
@@ -25,15 +25,15 @@ func (p *Provisioner) waitReady(ctx context.Context, members []member, labels ma
 	for {
 		var missing []error
 		for _, m := range members {
-			if joined[m.name] {
+			if joined[m.spec.Name] {
 				continue
 			}
-			if err := p.nodeReady(ctx, m.name, labels, taints); err != nil {
+			if err := p.nodeReady(ctx, m.spec); err != nil {
 				missing = append(missing, err)
 				continue
 			}
-			joined[m.name] = true
-			fmt.Fprintf(p.log, "realgke: node %s of pool %s joined (slot %d) in %.1f s\n", m.name, labels[LabelNodePool], m.slot, time.Since(start).Seconds())
+			joined[m.spec.Name] = true
+			fmt.Fprintf(p.log, "realgke: node %s of pool %s joined (slot %d) in %.1f s\n", m.spec.Name, pool, m.slot, time.Since(start).Seconds())
 		}
 		switch {
 		case len(missing) == 0:
@@ -51,7 +51,8 @@ func (p *Provisioner) waitReady(ctx context.Context, members []member, labels ma
 
 // nodeReady is nil when the Node is Ready with the labels and taints, else
 // what it lacks.
-func (p *Provisioner) nodeReady(ctx context.Context, name string, labels map[string]string, taints []corev1.Taint) error {
+func (p *Provisioner) nodeReady(ctx context.Context, s Spec) error {
+	name := s.Name
 	node, err := p.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -59,12 +60,12 @@ func (p *Provisioner) nodeReady(ctx context.Context, name string, labels map[str
 	case err != nil:
 		return fmt.Errorf("node %s: %w", name, err)
 	}
-	for k, v := range labels {
+	for k, v := range s.Labels {
 		if node.Labels[k] != v {
 			return fmt.Errorf("node %s lacks the label %s=%s", name, k, v)
 		}
 	}
-	for _, t := range taints {
+	for _, t := range s.Taints {
 		if !hasTaint(node.Spec.Taints, t) {
 			return fmt.Errorf("node %s lacks the taint %s", name, t.ToString())
 		}

@@ -102,13 +102,17 @@ func serve(t *testing.T, cluster string, slotNumbers ...int) *endpoint {
 }
 
 // create asks for a node pool of n c2-standard-60 nodes as the BenchmarkPool
-// controller does, and returns its operation.
-func (e *endpoint) create(t *testing.T, pool string, n int32) string {
+// controller does, and returns its operation. With zones, the pool is in
+// those (benchwright asks for one zone; GKE takes several).
+func (e *endpoint) create(t *testing.T, pool string, n int32, zones ...string) string {
 	t.Helper()
-	np, err := gke.NodePoolRequest(pool, "uid-"+pool, &benchv1.GKEPoolSpec{MachineType: "c2-standard-60", NodeCount: n},
-		gke.Target{Cluster: e.cluster, Info: e.info})
+	spec := &benchv1.GKEPoolSpec{MachineType: "c2-standard-60", NodeCount: n}
+	np, err := gke.NodePoolRequest(pool, "uid-"+pool, spec, gke.Target{Cluster: e.cluster, Info: e.info})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(zones) > 0 {
+		np.Locations = zones
 	}
 	op, err := e.gke.Create(t.Context(), e.cluster, np)
 	if err != nil {
@@ -291,6 +295,27 @@ func TestStockoutUntilASlotIsFree(t *testing.T) {
 	}
 	if n := poolNodes(t, "bench-3"); len(n) != 1 || !ready(n[0]) {
 		t.Fatalf("bench-3 nodes %v, want one Ready", n)
+	}
+}
+
+// A pool in two zones has nodeCount nodes in each, as GKE makes them, each
+// with its zone's labels; with too few slots for all of them it stocks out.
+func TestNodesInEachZone(t *testing.T) {
+	e := serve(t, "zones", 3, 4, 5)
+	if err := e.wait(t, e.create(t, "bench-z", 1, "us-central1-b", "us-central1-c")); err != nil {
+		t.Fatal(err)
+	}
+	var zones []string
+	for _, n := range poolNodes(t, "bench-z") {
+		zones = append(zones, n.Labels[corev1.LabelTopologyZone])
+	}
+	slices.Sort(zones)
+	if !slices.Equal(zones, []string{"us-central1-b", "us-central1-c"}) {
+		t.Fatalf("the nodes' zones are %v, want one node in us-central1-b and one in us-central1-c", zones)
+	}
+	err := e.wait(t, e.create(t, "bench-y", 1, "us-central1-a", "us-central1-b"))
+	if gke.KindOf(err) != gke.Stockout || !strings.Contains(err.Error(), "zones/us-central1-b'") {
+		t.Fatalf("2 nodes for 1 free slot: %v, want a stockout in us-central1-b", err)
 	}
 }
 

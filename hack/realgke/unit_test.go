@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +49,10 @@ func TestNodeLabelsAndTaints(t *testing.T) {
 			},
 		},
 	}
-	zone := poolZone(np, "europe-west4")
+	if zones := poolZones(np, "europe-west4"); !slices.Equal(zones, []string{"europe-west4-a", "europe-west4-b", "europe-west4-c"}) {
+		t.Errorf("a pool without locations in a regional cluster is in %v, want its three zones", zones)
+	}
+	zone := poolZones(np, "europe-west4")[0]
 	labels, err := nodeLabels(np, zone)
 	if err != nil {
 		t.Fatal(err)
