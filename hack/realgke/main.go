@@ -107,22 +107,23 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
-	srv := Serve(lis, p, cert)
+	srv, served := Serve(lis, p, cert)
+	defer srv.Stop()
 	fmt.Fprintf(os.Stderr, "realgke: serving %s on %s with slots %v\n", cluster.Parent(), lis.Addr(), slotNumbers)
-	<-ctx.Done()
-	srv.Stop()
-	return nil
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-served:
+		return fmt.Errorf("serving: %w", err)
+	}
 }
 
 // Serve serves the fake GKE for p's cluster on lis over TLS with cert, p as
-// its Work hook, until Stop.
-func Serve(lis net.Listener, p *Provisioner, cert tls.Certificate) *fakegke.Server {
+// its Work hook, until Stop; served gets Serve's error.
+func Serve(lis net.Listener, p *Provisioner, cert tls.Certificate) (srv *fakegke.Server, served <-chan error) {
 	cluster := fakegke.Cluster{Parent: p.cluster.Parent(), Locations: clusterZones(p.cluster.Location)}
-	srv := fakegke.New(fakegke.WithClusterConfig(cluster), fakegke.WithOperationWork(p.Work))
-	go func() {
-		if err := srv.Serve(lis, grpc.Creds(credentials.NewServerTLSFromCert(&cert))); err != nil {
-			fmt.Fprintln(os.Stderr, "realgke: serving:", err)
-		}
-	}()
-	return srv
+	srv = fakegke.New(fakegke.WithClusterConfig(cluster), fakegke.WithOperationWork(p.Work))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(lis, grpc.Creds(credentials.NewServerTLSFromCert(&cert))) }()
+	return srv, errc
 }

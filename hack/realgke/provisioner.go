@@ -42,8 +42,8 @@ type member struct {
 
 // Timeouts GKE's operations are held to here.
 const (
-	DefaultReadyTimeout = 5 * time.Minute
-	DefaultMaxGrace     = 60 * time.Second
+	defaultReadyTimeout = 5 * time.Minute
+	defaultMaxGrace     = 60 * time.Second
 )
 
 // NewProvisioner provisions the nodes of cluster's pools in the slots, with
@@ -51,7 +51,7 @@ const (
 func NewProvisioner(cluster gke.Cluster, nodes Nodes, kube kubernetes.Interface, slotNumbers []int, log io.Writer) *Provisioner {
 	return &Provisioner{
 		cluster: cluster, nodes: nodes, kube: kube, slots: newSlots(slotNumbers), log: log,
-		readyTimeout: DefaultReadyTimeout, maxGrace: DefaultMaxGrace,
+		readyTimeout: defaultReadyTimeout, maxGrace: defaultMaxGrace,
 		pools: map[string][]member{},
 	}
 }

@@ -84,7 +84,7 @@ func serve(t *testing.T, cluster string, slotNumbers ...int) *endpoint {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := Serve(lis, prov, cert)
+	srv, _ := Serve(lis, prov, cert)
 	t.Cleanup(srv.Stop)
 	provider, err := gke.New(ctx,
 		option.WithEndpoint(lis.Addr().String()),
