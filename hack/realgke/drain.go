@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -100,15 +101,19 @@ func (p *Provisioner) deleteNode(ctx context.Context, name string) error {
 	return p.forceDeletePods(ctx, name)
 }
 
-// gkeNodes are the Nodes that carry GKE's node-pool label.
-func (p *Provisioner) gkeNodes(ctx context.Context) ([]string, error) {
+// ownNodes are the Nodes this endpoint makes: GKE's node-pool label and a
+// name of this cluster's nodes (the real cluster's own nodes carry the label
+// too, under other names).
+func (p *Provisioner) ownNodes(ctx context.Context) ([]string, error) {
 	list, err := p.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool})
 	if err != nil {
 		return nil, fmt.Errorf("listing the GKE nodes: %w", err)
 	}
-	names := make([]string, len(list.Items))
-	for i, n := range list.Items {
-		names[i] = n.Name
+	var names []string
+	for _, n := range list.Items {
+		if strings.HasPrefix(n.Name, nodeNamePrefix(p.cluster.Name)) {
+			names = append(names, n.Name)
+		}
 	}
 	return names, nil
 }

@@ -39,10 +39,9 @@ const (
 // is a Compute Engine instance name, at most 63 characters (RFC 1035), so the
 // pool name is cut to fit.
 func nodeNames(cluster, pool string, n int) []string {
-	cluster = trimName(cluster, 24-len("gke-"))
 	hash := fmt.Sprintf("%08x", rand.Uint32())
-	room := 63 - len("gke-"+cluster+"-"+"-"+hash+"-xxxx")
-	prefix := "gke-" + cluster + "-" + trimName(pool, room) + "-" + hash + "-"
+	room := 63 - len(nodeNamePrefix(cluster)+"-"+hash+"-xxxx")
+	prefix := nodeNamePrefix(cluster) + trimName(pool, room) + "-" + hash + "-"
 	names := make([]string, 0, n)
 	for len(names) < n {
 		if name := prefix + randomSuffix(); !slices.Contains(names, name) {
@@ -50,6 +49,11 @@ func nodeNames(cluster, pool string, n int) []string {
 		}
 	}
 	return names
+}
+
+// nodeNamePrefix is the start of the names of a cluster's nodes, gke-CLUSTER-.
+func nodeNamePrefix(cluster string) string {
+	return "gke-" + trimName(cluster, 24-len("gke-")) + "-"
 }
 
 // trimName cuts a name to at most n characters, without a trailing '-'.

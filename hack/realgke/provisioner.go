@@ -175,8 +175,9 @@ func (p *Provisioner) removeNode(ctx context.Context, m member) error {
 	return p.deleteNode(ctx, m.spec.Name)
 }
 
-// Clean stops every slot and deletes the GKE Nodes an earlier run left: the
-// fake's pools live in memory, so after a restart GKE knows none of them.
+// Clean stops every slot and deletes the Nodes of this cluster's pools an
+// earlier run left: the fake's pools live in memory, so after a restart GKE
+// knows none of them.
 func (p *Provisioner) Clean(ctx context.Context) error {
 	var errs []error
 	for _, slot := range p.slots.numbers() {
@@ -184,7 +185,7 @@ func (p *Provisioner) Clean(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("stopping slot %d: %w", slot, err))
 		}
 	}
-	left, err := p.gkeNodes(ctx)
+	left, err := p.ownNodes(ctx)
 	if err != nil {
 		return errors.Join(append(errs, err)...)
 	}

@@ -451,28 +451,39 @@ func TestFailedStopIsRetriedByTheDelete(t *testing.T) {
 	}
 }
 
-// Clean stops every slot and deletes the GKE Nodes an earlier run left, and
-// no other Node.
+// Clean stops every slot and deletes the Nodes of this cluster's pools an
+// earlier run left, and no other Node.
 func TestCleanRemovesWhatAnEarlierRunLeft(t *testing.T) {
 	e := serve(t, "restart", 3, 4)
+	kept := []string{"real-node-1", "gke-other-old-0123abcd-wxyz", "node-2"}
 	for name, labels := range map[string]map[string]string{
 		"gke-restart-old-0123abcd-wxyz": {LabelNodePool: "old"},
-		"node-1":                        {"kubernetes.io/hostname": "node-1"},
+		// The real cluster's own nodes carry a GKE pool's labels.
+		kept[0]: {LabelNodePool: "real-pool"},
+		// Another cluster's.
+		kept[1]: {LabelNodePool: "old"},
+		kept[2]: {"kubernetes.io/hostname": "node-2"},
 	} {
 		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 		if _, err := kube.CoreV1().Nodes().Create(t.Context(), n, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { _ = kube.CoreV1().Nodes().Delete(context.Background(), "node-1", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		for _, name := range kept {
+			_ = kube.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{})
+		}
+	})
 	if err := e.prov.Clean(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := kube.CoreV1().Nodes().Get(t.Context(), "gke-restart-old-0123abcd-wxyz", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the earlier run's GKE node: %v, want it deleted", err)
 	}
-	if _, err := kube.CoreV1().Nodes().Get(t.Context(), "node-1", metav1.GetOptions{}); err != nil {
-		t.Errorf("a node of no GKE pool: %v, want it kept", err)
+	for _, name := range kept {
+		if _, err := kube.CoreV1().Nodes().Get(t.Context(), name, metav1.GetOptions{}); err != nil {
+			t.Errorf("node %s, not one of this endpoint's: %v, want it kept", name, err)
+		}
 	}
 	if !slices.Equal(e.nodes.stopped, []int{3, 4}) {
 		t.Errorf("stopped slots %v, want [3 4]", e.nodes.stopped)
