@@ -11,21 +11,30 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/benchwright/benchwright/internal/gke"
+	"github.com/benchwright/benchwright/test/fakegke"
 )
 
 // The labels GKE puts on its nodes, as `kubectl describe node` shows them on
 // a GKE node (gke-gke-osaka-default-pool-a2626c2f-05m4: cloud.google.com/
 // gke-nodepool=default-pool, cloud.google.com/gke-os-distribution=cos,
+// cloud.google.com/gke-boot-disk=pd-standard, cloud.google.com/
+// gke-container-runtime=containerd, failure-domain.beta.kubernetes.io/zone,
 // cloud.google.com/machine-family=e2, node.kubernetes.io/instance-type=
 // e2-medium, beta.kubernetes.io/instance-type=e2-medium,
 // topology.kubernetes.io/zone=asia-northeast2-a, topology.kubernetes.io/
-// region=asia-northeast2), and as GKE documents them for node selectors
-// (https://cloud.google.com/kubernetes-engine/docs/concepts/machine-support).
+// region=asia-northeast2); GKE documents cloud.google.com/machine-family as a
+// node selector of the machine series
+// (https://cloud.google.com/kubernetes-engine/docs/how-to/performance-pods).
+// A Spot node has cloud.google.com/gke-spot=true
+// (https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms).
 const (
-	LabelNodePool       = "cloud.google.com/gke-nodepool"
-	LabelMachineFamily  = "cloud.google.com/machine-family"
-	LabelOSDistribution = "cloud.google.com/gke-os-distribution"
-	LabelBetaInstance   = "beta.kubernetes.io/instance-type"
+	LabelNodePool         = "cloud.google.com/gke-nodepool"
+	LabelMachineFamily    = "cloud.google.com/machine-family"
+	LabelOSDistribution   = "cloud.google.com/gke-os-distribution"
+	LabelBootDisk         = "cloud.google.com/gke-boot-disk"
+	LabelContainerRuntime = "cloud.google.com/gke-container-runtime"
+	LabelSpot             = "cloud.google.com/gke-spot"
+	LabelBetaInstance     = "beta.kubernetes.io/instance-type"
 )
 
 // nodeNames are the names GKE gives a pool's n nodes, the instance names of
@@ -85,15 +94,26 @@ func nodeLabels(np *containerpb.NodePool, zone string) (map[string]string, error
 	if labels == nil {
 		labels = map[string]string{}
 	}
+	bootDisk := cfg.GetDiskType()
+	if bootDisk == "" {
+		bootDisk = fakegke.DefaultDiskType
+	}
 	maps.Copy(labels, map[string]string{
-		LabelNodePool:                  np.GetName(),
-		LabelMachineFamily:             gke.MachineSeries(cfg.GetMachineType()),
-		LabelOSDistribution:            distribution,
-		corev1.LabelInstanceTypeStable: cfg.GetMachineType(),
-		LabelBetaInstance:              cfg.GetMachineType(),
-		corev1.LabelTopologyZone:       zone,
-		corev1.LabelTopologyRegion:     regionOf(zone),
+		LabelNodePool:                       np.GetName(),
+		LabelMachineFamily:                  gke.MachineSeries(cfg.GetMachineType()),
+		LabelOSDistribution:                 distribution,
+		LabelBootDisk:                       bootDisk,
+		LabelContainerRuntime:               "containerd",
+		corev1.LabelInstanceTypeStable:      cfg.GetMachineType(),
+		LabelBetaInstance:                   cfg.GetMachineType(),
+		corev1.LabelTopologyZone:            zone,
+		corev1.LabelTopologyRegion:          regionOf(zone),
+		corev1.LabelFailureDomainBetaZone:   zone,
+		corev1.LabelFailureDomainBetaRegion: regionOf(zone),
 	})
+	if cfg.GetSpot() {
+		labels[LabelSpot] = "true"
+	}
 	return labels, nil
 }
 

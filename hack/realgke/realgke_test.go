@@ -234,7 +234,11 @@ func TestCreateDoneOnceTheNodeIsReady(t *testing.T) {
 		LabelBetaInstance:              "c2-standard-60",
 		corev1.LabelTopologyZone:       "us-central1-a",
 		corev1.LabelTopologyRegion:     "us-central1",
+		LabelBootDisk:                  "pd-balanced",
 		benchv1.PoolLabel:              "bench-a",
+	}
+	if _, spot := n.Labels[LabelSpot]; spot {
+		t.Errorf("a node of a pool without Spot has %s", LabelSpot)
 	}
 	for k, v := range want {
 		if n.Labels[k] != v {

@@ -43,6 +43,7 @@ func TestNodeLabelsAndTaints(t *testing.T) {
 		Name: "p",
 		Config: &containerpb.NodeConfig{
 			MachineType: "c3-highcpu-176", ImageType: "UBUNTU_CONTAINERD", Labels: map[string]string{"team": "hpc"},
+			DiskType: "pd-ssd", Spot: true,
 			Taints: []*containerpb.NodeTaint{
 				{Key: "a", Value: "1", Effect: containerpb.NodeTaint_PREFER_NO_SCHEDULE},
 				{Key: "b", Value: "2", Effect: containerpb.NodeTaint_NO_EXECUTE},
@@ -60,6 +61,8 @@ func TestNodeLabelsAndTaints(t *testing.T) {
 	for k, v := range map[string]string{
 		"team": "hpc", LabelMachineFamily: "c3", LabelOSDistribution: "ubuntu",
 		corev1.LabelTopologyZone: "europe-west4-a", corev1.LabelTopologyRegion: "europe-west4",
+		corev1.LabelFailureDomainBetaZone: "europe-west4-a", LabelBootDisk: "pd-ssd", LabelSpot: "true",
+		LabelContainerRuntime: "containerd",
 	} {
 		if labels[k] != v {
 			t.Errorf("label %s = %q, want %q", k, labels[k], v)
