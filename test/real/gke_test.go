@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,6 +263,69 @@ func TestGKEPoolNodesJoinAndLeave(t *testing.T) {
 			if left := leftovers(slotOf(t, x)); left != "" {
 				t.Errorf("node %s left the cluster, but not this machine: %s", x.Name, left)
 			}
+		}
+	}
+}
+
+// tunedNodes are the nodes a campaign's TuningProfiles were Tuned on, seen
+// while it ran (a cell deletes its tuning, and its pool's node, when done).
+type tunedNodes struct {
+	mu    sync.Mutex
+	nodes map[string]string // profile -> node
+}
+
+func (tn *tunedNodes) of(profile string) string {
+	tn.mu.Lock()
+	defer tn.mu.Unlock()
+	return tn.nodes[profile]
+}
+
+// watchTunedNodes looks at campaign's TuningProfiles every second until the
+// test ends.
+func watchTunedNodes(t *testing.T, campaign string) *tunedNodes {
+	tn := &tunedNodes{nodes: map[string]string{}}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	t.Cleanup(func() { close(done); <-stopped })
+	go func() {
+		defer close(stopped)
+		for {
+			var list benchv1.TuningProfileList
+			if k8s.List(ctx(), &list, client.MatchingLabels{benchv1.CampaignLabel: campaign}) == nil {
+				tn.mu.Lock()
+				for _, p := range list.Items {
+					if p.Status.State == benchv1.TuningTuned && len(p.Status.Nodes) > 0 {
+						tn.nodes[p.Name] = p.Status.Nodes[0].Node
+					}
+				}
+				tn.mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	return tn
+}
+
+// checkGKENodesGone checks that the nodes are gone from the cluster and
+// that nothing of any GKE slot's node is left on this machine.
+func checkGKENodesGone(t *testing.T, nodes map[string]bool) {
+	t.Helper()
+	util.WaitFor(t, 2*time.Minute, "the campaign's GKE nodes gone", func() (bool, string) {
+		for n := range nodes {
+			if err := k8s.Get(ctx(), client.ObjectKey{Name: n}, &corev1.Node{}); !apierrors.IsNotFound(err) {
+				return false, "node " + n + " is still there"
+			}
+		}
+		return true, ""
+	})
+	slots, _ := strconv.Atoi(env["REAL_GKE_SLOTS"])
+	for slot := 3; slot < 3+slots; slot++ {
+		if left := leftovers(slot); left != "" {
+			t.Errorf("GKE slot %d: %s", slot, left)
 		}
 	}
 }
