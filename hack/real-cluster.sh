@@ -434,7 +434,7 @@ image_ref() { awk -v n="$1" '$1 == n { print $2 }' "$DIR/images"; }
 # chart: benchwright as users install it. The admin's choices: hostPath
 # volumes under the volumes directory, benchmarks on the nodes' network (the
 # seed 002 tests use it), and a manager that tolerates BenchmarkPools' taint,
-# since a pool here can only be made of this cluster's two nodes, and a
+# since an existing pool here is made of this cluster's two nodes, and a
 # manager that is rolled out then must still find a node.
 chart() {
   local gke_values=()
@@ -491,8 +491,8 @@ REAL_GKE_ENDPOINT=$GKE_ENDPOINT
 ARGO=$ARGO
 WORKFLOW_CONTROLLER_LOG=$DIR/logs/workflow-controller.log
 EOF
-  local name ref archive
-  while read -r name ref archive; do
+  local name ref
+  while read -r name ref _; do
     name=${name^^}
     echo "IMAGE_${name//-/_}=$ref"
   done <"$DIR/images" >>"$DIR/env"
