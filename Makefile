@@ -157,8 +157,8 @@ test-real: ## On a real cluster here (root) with Argo Workflows: brings it up, r
 	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -v -timeout 80m -skip '^(TestSeedS|TestRunToRunNoise|TestCronCampaign$(if $(REAL_SKIP),|$(REAL_SKIP)))' ./test/real/
 
 .PHONY: campaigns-real
-campaigns-real: ## On a real cluster here (root) with Argo Workflows: the seeds' example campaigns (examples/campaigns), their pools named after the seeds' machine types on the two real nodes; each report's figures checked against the stored samples. Not in CI (time); SEEDS='S1|S4' picks (S0Storage, S0MPI, S1, S2, S3, S4).
-	ARGO=1 REAL_ARGO=1 go test -tags real $(GO_TEST_FLAGS) -timeout 120m -run '^TestSeed($(or $(SEEDS),S.*))$$' -v ./test/real/
+campaigns-real: ## On a real cluster here (root) with Argo Workflows: the seeds' example campaigns (examples/campaigns), their pools the seeds' GKE node pools, whose nodes join through the real cluster's GKE endpoint (GKE_NODES=5 slots: seed 002's pool has five nodes); each report's figures checked against the stored samples. Not in CI (time); SEEDS='S1|S4' picks (S0Storage, S0MPI, S1, S2, S3, S4).
+	ARGO=1 REAL_ARGO=1 GKE_NODES=$(or $(GKE_NODES),5) go test -tags real $(GO_TEST_FLAGS) -timeout 120m -run '^TestSeed($(or $(SEEDS),S.*))$$' -v ./test/real/
 
 .PHONY: cron-real
 cron-real: ## On a real cluster here (root) with Argo Workflows: examples/cron/s1-nightly.yaml every minute with one fio cell, until two scheduled campaigns succeed; the history holds both (about 5 minutes; not in CI).

@@ -20,12 +20,13 @@ import (
 	"github.com/benchwright/benchwright/test/util"
 )
 
-// blockVolumes makes raw block PersistentVolumes of class on node: a loop
+// blockVolumes makes raw block PersistentVolumes of class on the nodes
+// where: a loop
 // device per size, over a sparse file under REAL_VOLUMES, opened with direct
 // I/O (so fio's O_DIRECT reaches the disk, not this machine's page cache),
 // each a local PV in Block mode. Deleted with the test; it returns the PVs'
 // names.
-func blockVolumes(t *testing.T, class, node string, sizes ...string) []string {
+func blockVolumes(t *testing.T, class string, where corev1.NodeSelectorRequirement, sizes ...string) []string {
 	t.Helper()
 	ensureStorageClass(t, class)
 	dir := filepath.Join(env["REAL_VOLUMES"], "block-"+class)
@@ -34,7 +35,7 @@ func blockVolumes(t *testing.T, class, node string, sizes ...string) []string {
 	}
 	var names []string
 	for i, size := range sizes {
-		name := fmt.Sprintf("%s-%s-%d", class, node, i)
+		name := fmt.Sprintf("%s-%s-%d", class, strings.Join(where.Values, "-"), i)
 		file := filepath.Join(dir, name+".img")
 		q := resource.MustParse(size)
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
@@ -58,7 +59,7 @@ func blockVolumes(t *testing.T, class, node string, sizes ...string) []string {
 				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
 				PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: dev}},
 				NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+					MatchExpressions: []corev1.NodeSelectorRequirement{where},
 				}}}},
 			},
 		}
@@ -66,7 +67,7 @@ func blockVolumes(t *testing.T, class, node string, sizes ...string) []string {
 			_ = exec.Command("losetup", "-d", dev).Run()
 			t.Fatal(err)
 		}
-		t.Logf("block volume %s: %s (%s, direct I/O) on %s", name, dev, size, node)
+		t.Logf("block volume %s: %s (%s, direct I/O) on nodes %s %s %v", name, dev, size, where.Key, where.Operator, where.Values)
 		names = append(names, name)
 		t.Cleanup(func() {
 			_ = k8s.Delete(ctx(), pv)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -18,13 +19,13 @@ import (
 
 // S0 (seed 000), storage: the gce-pd preset's 8 fio workloads with real fio
 // on raw block devices (volumeMode Block), one volume (1pd) against ten
-// (10pd), on the seed's baseline and headline machine types: c2-standard-60
-// on the first real node, c3-highcpu-176 on the second. The volumes are
+// (10pd), on the seed's baseline and headline machine types, c2-standard-60
+// and c3-highcpu-176, each the seed's GKE pool of one node. The volumes are
 // loop devices with direct I/O over sparse files of this machine's one disk
-// (1 GiB for 1pd, 10 x 256 MiB for 10pd, per node), the runs 3 s after 1 s
+// (1 GiB for 1pd, 10 x 256 MiB for 10pd, per machine type), the runs 3 s after 1 s
 // of ramp (the seed's are 60 s after 10 s), without the seed's
 // throughput-performance tuning (its vm.* settings are the whole machine's,
-// which both nodes share). The c3 cell keeps the seed's expectation, at
+// which all nodes share). The c3 cell keeps the seed's expectation, at
 // least 2.6x the c2 cell's 4k random read IOPS, which the same hardware
 // cannot meet: it is held, and False. The report's c3 / c2 ratios per
 // benchmark and 10pd / 1pd per pool equal the stored samples'.
@@ -36,17 +37,15 @@ func TestSeedS0Storage(t *testing.T) {
 		t.Fatalf("the seed's pools: %v (%d)", err, len(pools))
 	}
 	c2, c3 := fmt.Sprint(pools[0]["name"]), fmt.Sprint(pools[2]["name"])
-	names := nodes()
+	params["pools"] = mustJSON(t, []map[string]any{pools[0], pools[2]})
+	params["title"] += " (real cluster: GKE node pools whose nodes are all this machine's hardware; the volumes loop devices on its one disk)"
 	const class = "real-block"
-	volumes := map[string][]string{} // node -> PVs
-	for _, n := range names[:2] {
-		volumes[n] = blockVolumes(t, class, n, append([]string{"1Gi"}, slices.Repeat([]string{"256Mi"}, 10)...)...)
+	volumes := map[string][]string{} // machine type -> PVs
+	for _, p := range []map[string]any{pools[0], pools[2]} {
+		machine := fmt.Sprint(p["spec"].(map[string]any)["gke"].(map[string]any)["machineType"])
+		volumes[machine] = blockVolumes(t, class, corev1.NodeSelectorRequirement{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{machine}},
+			append([]string{"1Gi"}, slices.Repeat([]string{"256Mi"}, 10)...)...)
 	}
-	params["pools"] = mustJSON(t, []map[string]any{
-		{"name": c2, "spec": map[string]any{"existing": map[string]any{"nodeSelector": map[string]any{"kubernetes.io/hostname": names[0]}}}},
-		{"name": c3, "spec": map[string]any{"existing": map[string]any{"nodeSelector": map[string]any{"kubernetes.io/hostname": names[1]}}}},
-	})
-	params["poolDefaults"] = `{"provider": "existing"}`
 	params["tunings"] = `[{"name": "none"}]`
 	var entries []map[string]any
 	if err := json.Unmarshal([]byte(params["benchmarks"]), &entries); err != nil {
@@ -64,7 +63,6 @@ func TestSeedS0Storage(t *testing.T) {
 		f["runtime"], f["rampTime"] = "3s", "1s"
 	}
 	params["benchmarks"] = mustJSON(t, entries)
-	params["title"] += " (real cluster: c2 and c3 are the two real nodes, on one machine; the volumes loop devices on its one disk)"
 	// The nodes share this machine's disk: one cell at a time.
 	wf := submitCampaign(t, params, 1)
 	name := wf.GetName()
@@ -91,9 +89,9 @@ func TestSeedS0Storage(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range names[:2] {
-		if bound := boundOnce(t, volumes[n]); len(bound) != 11 {
-			t.Errorf("node %s: %d of its 11 block volumes were bound (%v), want 1 for 1pd and 10 for 10pd", n, len(bound), bound)
+	for machine, pvs := range volumes {
+		if bound := boundOnce(t, pvs); len(bound) != 11 {
+			t.Errorf("%s: %d of its 11 block volumes were bound (%v), want 1 for 1pd and 10 for 10pd", machine, len(bound), bound)
 		}
 	}
 	perBench := checkAlongCSV(t, name, "pool", c3, func(group, test, metric, size string) (float64, bool) {
@@ -142,9 +140,9 @@ func TestSeedS0Storage(t *testing.T) {
 	logCampaignTime(t, wf)
 }
 
-// S0 (seed 000), MPI: IMB PingPong and Allreduce, one rank on each real
-// node, for the three machine types of examples/campaigns/s0-mpi-machine-
-// types.yaml (each an existing pool over both nodes, one cell at a time),
+// S0 (seed 000), MPI: IMB PingPong and Allreduce, one rank on each node,
+// for the three machine types of examples/campaigns/s0-mpi-machine-
+// types.yaml (each the seed's GKE pool of two nodes, one cell at a time),
 // with OpenMPI instead of Intel MPI (which cannot be built here; its OFI
 // settings go with it), unbound (see S1), without the hpc-compute tuning
 // (machine-wide settings), 3 repetitions after the warm-up. The report's
@@ -153,7 +151,7 @@ func TestSeedS0MPI(t *testing.T) {
 	needArgo(t)
 	needImage(t, "IMAGE_MPI_OPENMPI")
 	params := seedParams(t, "campaigns/s0-mpi-machine-types.yaml")
-	pools := onRealNodes(t, params, 3)
+	pools := seedPools(t, params, 3)
 	params["tunings"] = `[{"name": "none"}]`
 	var entries []map[string]any
 	if err := json.Unmarshal([]byte(params["benchmarks"]), &entries); err != nil || len(entries) != 1 {

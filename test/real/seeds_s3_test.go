@@ -18,13 +18,13 @@ import (
 )
 
 // S3 (seed 003), the tuning ladder, as far as it can be climbed here: the
-// example's osu_latency between the two real nodes (one rank each, over
-// TCP, MPICH instead of Intel MPI, unbound as in S1), on one pool, up the
+// example's osu_latency between the two nodes of its first GKE pool (one
+// rank each, over TCP, MPICH instead of Intel MPI, unbound as in S1), up the
 // rungs a real node's settings allow: untuned, then seed 003's "increase
 // tcp_mem" (the example's tcp_rmem and tcp_wmem), then those with the
 // network-latency preset's TCP fast open. The example's other rungs are
 // GKE's (compact placement, SMT off: this machine's CPUs have no SMT), and
-// busy polling is the whole machine's setting, which both nodes share: none
+// busy polling is the whole machine's setting, which all nodes share: none
 // can be set on these nodes. The rungs are real sysctls set by the real
 // tuner in each node's network namespace. The report compares each rung
 // with the first and with the one before, and its ladder table lists each
@@ -34,7 +34,7 @@ func TestSeedS3(t *testing.T) {
 	needImage(t, "IMAGE_MPI_MPICH")
 	params := seedParams(t, "campaigns/s3-tuning-ladder.yaml")
 	title := params["title"]
-	onRealNodes(t, params, 1)
+	seedPools(t, params, 1)
 	params["sharePool"] = "true"
 	var tunings []campaignTuning
 	if err := json.Unmarshal([]byte(params["tunings"]), &tunings); err != nil {
@@ -64,7 +64,7 @@ func TestSeedS3(t *testing.T) {
 	spec["mpi"] = map[string]any{"implementation": "MPICH"}
 	spec["layout"].(map[string]any)["cpuBinding"] = map[string]any{"policy": "none"}
 	params["benchmarks"] = mustJSON(t, entries)
-	params["title"] = title + " (real cluster: MPICH over TCP between its two nodes, the rungs a node's network namespace can take; placement and SMT are GKE's)"
+	params["title"] = title + " (real cluster: the seed's first GKE pool, its two nodes this machine's hardware; MPICH over TCP, the rungs a node's network namespace can take; placement and SMT are GKE's)"
 	wf := submitCampaign(t, params, 1)
 	name := wf.GetName()
 	if phase := waitWorkflow(t, wf, 40*time.Minute); phase != "Succeeded" {

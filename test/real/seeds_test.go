@@ -24,10 +24,12 @@ import (
 )
 
 // The seeds' campaigns (examples/campaigns) run under the real Argo
-// controller on the real nodes (make campaigns-real). The seeds name GKE
-// machine types; here each pool keeps its seed's name but is an existing
-// pool over the two real nodes, so the "machine types" are the same
-// hardware and the report's title says so. Each test checks the report's
+// controller, their pools GKE node pools as the seeds give them (provider
+// gke, machine types, node counts, compact placement, SMT off) through the
+// real cluster's GKE endpoint: each pool's nodes join this cluster as real
+// nodes, so every "machine type" is this machine's hardware, and the
+// report's title says so. Only what this machine cannot do is changed in
+// the benchmarks (each test says what). Each test checks the report's
 // figures against the stored samples.
 
 // seedParams are an example campaign's parameters, by name.
@@ -47,23 +49,25 @@ func seedParams(t *testing.T, example string) map[string]string {
 	return out
 }
 
-// onRealNodes makes a seed's pools existing pools over both real nodes,
-// keeping the first n of its pools' names.
-func onRealNodes(t *testing.T, params map[string]string, n int) []string {
+// seedPools keeps the first n of a seed's GKE pools, as the seed gives them,
+// and returns their names; the title says where their nodes are.
+func seedPools(t *testing.T, params map[string]string, n int) []string {
 	t.Helper()
+	if !strings.Contains(params["poolDefaults"], `"provider": "gke"`) {
+		t.Fatalf("the seed's poolDefaults are not GKE's: %s", params["poolDefaults"])
+	}
 	var pools []map[string]any
 	if err := json.Unmarshal([]byte(params["pools"]), &pools); err != nil {
 		t.Fatalf("the seed's pools: %v", err)
 	}
 	var names []string
-	var kept []map[string]any
 	for _, p := range pools[:min(n, len(pools))] {
 		names = append(names, fmt.Sprint(p["name"]))
-		kept = append(kept, map[string]any{"name": p["name"]})
 	}
-	params["pools"] = mustJSON(t, kept)
-	params["poolDefaults"] = `{"provider": "existing", "existing": {"nodeSelector": {"benchwright.io/real-node": "true"}}}`
-	params["title"] += " (real cluster: the pools are named after the seed's machine types, all on the same two real nodes)"
+	if n < len(pools) {
+		params["pools"] = mustJSON(t, pools[:n])
+	}
+	params["title"] += " (real cluster: GKE node pools whose nodes are all this machine's hardware)"
 	return names
 }
 
@@ -76,7 +80,7 @@ func TestSeedS1(t *testing.T) {
 	needArgo(t)
 	needImage(t, "IMAGE_MPI_MPICH")
 	params := seedParams(t, "campaigns/s1-machine-types.yaml")
-	pools := onRealNodes(t, params, 2)
+	pools := seedPools(t, params, 2)
 	// The two real nodes share this machine's two CPUs: bound to core 0
 	// on each, both ranks would busy-poll one CPU and each message would
 	// wait for a scheduler slice (3 ms, seen). Off-node ranks float here.
@@ -85,7 +89,7 @@ func TestSeedS1(t *testing.T) {
 	if !strings.Contains(params["benchmarks"], `"policy": "none"`) {
 		t.Fatal("examples/campaigns/s1-machine-types.yaml: no two-node layout to unbind")
 	}
-	// Both pools need both nodes: one cell at a time.
+	// Both pools' nodes share this machine's two CPUs: one cell at a time.
 	wf := submitCampaign(t, params, 1)
 	name := wf.GetName()
 	if phase := waitWorkflow(t, wf, 40*time.Minute); phase != "Succeeded" {
@@ -228,8 +232,8 @@ func logCampaignTime(t *testing.T, wf *unstructured.Unstructured) {
 		wf.GetName(), took.Round(time.Second), ran.Round(time.Second), 100*(1-ran.Seconds()/took.Seconds()))
 }
 
-// S4 (seed 004): the I/O gap between two node types, one real node each
-// (knl on the first, haswell on the second), one cell at a time. dd in the
+// S4 (seed 004): the I/O gap between two node types, the seed's GKE pools
+// of one node each (knl, haswell), one cell at a time. dd in the
 // three modes by 1, 2 and 4 processes; IOR a file per process and one
 // shared file by 1 and 2 ranks (a benchmark each: the campaign's benchmark
 // dimension); dd twice more at two declared CPU frequencies: this machine
@@ -273,17 +277,12 @@ func TestSeedS4(t *testing.T) {
 		{"name": "dd-f2100", "kind": "StorageBenchmark", "labels": map[string]string{"benchwright.io/x-declared-cpu-mhz": "2100"}, "spec": ddSpec()},
 	}
 	params := seedParams(t, "campaigns/s4-node-types.yaml")
-	names := nodes()
-	params["pools"] = mustJSON(t, []map[string]any{
-		{"name": "knl", "spec": map[string]any{"existing": map[string]any{"nodeSelector": map[string]any{"kubernetes.io/hostname": names[0]}}}},
-		{"name": "haswell", "spec": map[string]any{"existing": map[string]any{"nodeSelector": map[string]any{"kubernetes.io/hostname": names[1]}}}},
-	})
-	params["poolDefaults"] = `{"provider": "existing"}`
+	seedPools(t, params, 2)
 	params["tunings"] = `[{"name": "none"}]`
 	params["benchmarks"] = mustJSON(t, benchmarks)
 	params["baselines"] = `{"pool": "knl"}`
-	params["title"] += " (real cluster: knl and haswell are the two real nodes, on one machine; the CPU frequencies are declared, not set: no cpufreq here)"
-	// The two nodes share this machine's disk and CPUs: one cell at a time.
+	params["title"] += "; the CPU frequencies are declared, not set: no cpufreq here"
+	// The nodes share this machine's disk and CPUs: one cell at a time.
 	wf := submitCampaign(t, params, 1)
 	name := wf.GetName()
 	if phase := waitWorkflow(t, wf, 60*time.Minute); phase != "Succeeded" {
@@ -353,7 +352,8 @@ func unsizedMedians(samples []results.Sample) map[string]float64 {
 }
 
 // S2 (seed 002): fabtests from chiplet 0 to itself (CPU 0 to CPU 1: this
-// machine has one chiplet) on each real node, and to the other node; osu_bw
+// machine has one chiplet) on two nodes of the seed's GKE pool of five, and
+// from one to the other; osu_bw
 // pinned to CPUs 0 and 1 for comparison. The report has the seed's box
 // plots per test and scope, pooled over the nodes, and its figures equal
 // the stored samples'.
@@ -361,7 +361,7 @@ func TestSeedS2(t *testing.T) {
 	needArgo(t)
 	needImage(t, "IMAGE_MPI_OPENMPI")
 	params := seedParams(t, "campaigns/s2-chiplets.yaml")
-	onRealNodes(t, params, 1)
+	seedPools(t, params, 1)
 	var entries []map[string]any
 	if err := json.Unmarshal([]byte(params["benchmarks"]), &entries); err != nil {
 		t.Fatal(err)
