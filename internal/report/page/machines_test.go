@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/benchwright/benchwright/internal/nodefacts"
+	"github.com/benchwright/benchwright/internal/report/compare"
 )
 
 // machine is the facts of a machine other than sharedMachine.
@@ -48,5 +49,27 @@ func TestSharedMachineInTheHead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Two pools are both; a pool's machine type follows its name where the name
+// does not say it; pools of one machine type differ in something else.
+func TestSharedMachinesNote(t *testing.T) {
+	c2, c3 := compare.Pool{Name: "c2", MachineType: "c2-standard-60"}, compare.Pool{Name: "c3-highcpu-176", MachineType: "c3-highcpu-176"}
+	compact := compare.Pool{Name: "compact", MachineType: "c2-standard-60"}
+	for _, tc := range []struct {
+		shared []compare.SharedMachine
+		want   string
+	}{
+		{[]compare.SharedMachine{{Name: "machine 4c4c4544", Pools: []compare.Pool{c2, c3}, All: true}},
+			"Both pools (c2 on c2-standard-60, c3-highcpu-176) ran on one machine (machine 4c4c4544): their differences here are not their machine types'."},
+		{[]compare.SharedMachine{{Name: "machine 4c4c4544", Pools: []compare.Pool{c2, compact}}, {Name: "machine 9e8d7c6b", Pools: []compare.Pool{c2, c3}}},
+			"Pools c2 on c2-standard-60 and compact on c2-standard-60 ran on one machine (machine 4c4c4544). " +
+				"Pools c2 on c2-standard-60 and c3-highcpu-176 ran on one machine (machine 9e8d7c6b): their differences here are not their machine types'."},
+		{nil, ""},
+	} {
+		if got := sharedMachinesNote(tc.shared); got != tc.want {
+			t.Errorf("note\n%q, want\n%q", got, tc.want)
+		}
 	}
 }
