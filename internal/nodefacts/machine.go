@@ -12,6 +12,10 @@ const (
 // machine-id's 32 hex digits): anything else is not recorded.
 var idPattern = regexp.MustCompile(`^[0-9A-Fa-f-]{8,64}$`)
 
+// IsID says whether s looks like a machine or boot id as machine records
+// them: facts read back from a file may hold anything.
+func IsID(s string) bool { return idPattern.MatchString(s) }
+
 // machine reads the machine beneath the node: the DMI product UUID (the
 // VM's or the server's own, readable by root only on most kernels), else
 // /etc/machine-id; and the running kernel's boot id, which every container

@@ -10,9 +10,10 @@ import (
 )
 
 // ReadBeside finds, from each run's nodes.json and the sampler's series
-// beside its samples, which runs were not alone on their machine
-// (interference.Marks, DefaultThreshold): each run's Beside, its
-// OverlappedWith naming the report's runs. Runs stored without machines or
+// beside its samples, the machines beneath its nodes (Machines) and which
+// runs were not alone on their machine (interference.Marks,
+// DefaultThreshold): each run's Beside, its OverlappedWith naming the
+// report's runs. Runs stored without machines or
 // windows (before node facts recorded them) get no mark, nor do the runs of
 // a source that keeps no nodes.json. Files that cannot be read count for
 // nothing; the error is only ctx's.
@@ -30,6 +31,11 @@ func ReadBeside(ctx context.Context, src source.Source, runs []Run) error {
 	})
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	for _, in := range inputs {
+		for _, i := range byInput[in] {
+			runs[i].Machines = append(runs[i].Machines, machinesOf(nodes[in])...)
+		}
 	}
 	var windows []interference.Window
 	var known []string

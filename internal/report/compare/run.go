@@ -56,6 +56,9 @@ type Run struct {
 	// the same time, or others used its machine's CPU, once ReadBeside has
 	// read its nodes and series; the zero Mark when nothing is known.
 	Beside interference.Mark
+	// Machines are the machines beneath its nodes, once ReadBeside has
+	// read its nodes; nil when none is known.
+	Machines []NodeMachine
 }
 
 // Label is how plots and column headers name the run: its name, with the

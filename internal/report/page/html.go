@@ -194,6 +194,7 @@ func (r *Report) HTML(w io.Writer) error {
 		"HeadlineNote": headlineNote,
 		"HeadlineFoot": headlineNotes,
 		"Summary":      r.summaryLine(),
+		"Machines":     sharedMachinesNote(r.SharedMachines),
 		"Runs":         runs,
 		"RunsList":     htmlGrid(runsGrid(r.Runs), nil),
 		"Ladder":       steps,

@@ -78,6 +78,11 @@ func (r *Report) Markdown(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "# %s\n\n%s\n", escapeMD(r.Title), r.summaryLine()); err != nil {
 		return err
 	}
+	if note := sharedMachinesNote(r.SharedMachines); note != "" {
+		if _, err := io.WriteString(w, "\n"+escapeMD(note)+"\n"); err != nil {
+			return err
+		}
+	}
 	if g, notes := r.headlineGrid(); g != nil {
 		if _, err := io.WriteString(w, "\n## "+headlineHeading+"\n\n"+headlineNote+"\n\n"); err != nil {
 			return err

@@ -57,6 +57,9 @@ type Report struct {
 	Fits       []compare.Fit   // figures against the numeric labels the runs differ in
 	Cells      []compare.Cell  // a campaign's benchmarks, cell by cell
 	Trends     []compare.Trend // the runs' figures in their histories
+	// SharedMachines are the machines several pools of the runs ran on:
+	// the report's head says so (sharedMachinesNote).
+	SharedMachines []compare.SharedMachine
 }
 
 // New builds the report of runs. Runs are compared along each dimension
@@ -74,7 +77,8 @@ func New(runs []compare.Run, opts Options) (*Report, error) {
 	}
 	baseline := runs[opts.Baseline].Name
 	runs = withCampaignPlaces(inCampaignOrder(runs, opts.Campaign), opts.Campaign)
-	r := &Report{Title: opts.Title, Runs: runs, Rows: compare.Table(runs, true), Fits: compare.Fits(runs), Cells: compare.WithBeside(opts.Cells, runs), Trends: opts.Trends}
+	r := &Report{Title: opts.Title, Runs: runs, Rows: compare.Table(runs, true), Fits: compare.Fits(runs), Cells: compare.WithBeside(opts.Cells, runs), Trends: opts.Trends,
+		SharedMachines: compare.SharedMachines(runs)}
 	r.Baseline = slices.IndexFunc(runs, func(run compare.Run) bool { return run.Name == baseline })
 	if r.Title == "" {
 		r.Title = "benchwright report"
