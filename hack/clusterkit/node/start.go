@@ -1,7 +1,6 @@
 package node
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -195,26 +194,50 @@ func (h *Host) containerdReady(ctx context.Context, slot int) error {
 	}
 }
 
-// importImages imports into slot's containerd every image it lacks.
+// importImages imports into slot's containerd every image it lacks, and
+// removes the earlier builds of those images (another tag of the same
+// repository), which a slot's kept store would otherwise pile up.
 func (h *Host) importImages(ctx context.Context, slot int) error {
-	have, err := output(ctx, h.Ctr, "--address", h.socket(slot), "-n", "k8s.io", "images", "ls", "-q")
+	ctr := []string{"--address", h.socket(slot), "-n", "k8s.io", "images"}
+	out, err := output(ctx, h.Ctr, append(ctr, "ls", "-q")...)
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(h.Images)
+	have := strings.Fields(out)
+	data, err := os.ReadFile(h.Images)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) != 3 || slices.Contains(strings.Split(have, "\n"), fields[1]) {
+	want := map[string]bool{}
+	repos := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) != 3 {
 			continue
 		}
-		if err := run(ctx, h.Ctr, "--address", h.socket(slot), "-n", "k8s.io", "images", "import", "--no-unpack=false", fields[2]); err != nil {
+		want[fields[1]] = true
+		repos[repository(fields[1])] = true
+		if slices.Contains(have, fields[1]) {
+			continue
+		}
+		if err := run(ctx, h.Ctr, append(ctr, "import", "--no-unpack=false", fields[2])...); err != nil {
 			return fmt.Errorf("importing %s into slot %d: %w", fields[0], slot, err)
 		}
 	}
-	return sc.Err()
+	for _, ref := range have {
+		// Tags only: a digest reference (repo@sha256:...) names a kept image too.
+		if !want[ref] && !strings.Contains(ref, "@") && repos[repository(ref)] {
+			_ = run(ctx, h.Ctr, append(ctr, "rm", ref)...)
+		}
+	}
+	return nil
+}
+
+// repository is an image reference without its tag or digest.
+func repository(ref string) string {
+	ref, _, _ = strings.Cut(ref, "@")
+	if i := strings.LastIndexByte(ref, ':'); i > strings.LastIndexByte(ref, '/') {
+		return ref[:i]
+	}
+	return ref
 }
