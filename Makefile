@@ -160,6 +160,10 @@ test-real: ## On a real cluster here (root) with Argo Workflows: brings it up, r
 campaigns-real: ## On a real cluster here (root) with Argo Workflows: the seeds' example campaigns (examples/campaigns), their pools the seeds' GKE node pools, whose nodes join through the real cluster's GKE endpoint (GKE_NODES=5 slots: seed 002's pool has five nodes); each report's figures checked against the stored samples. Not in CI (time); SEEDS='S1|S4' picks (S0Storage, S0MPI, S1, S2, S3, S4).
 	ARGO=1 REAL_ARGO=1 GKE_NODES=$(or $(GKE_NODES),5) go test -tags real $(GO_TEST_FLAGS) -timeout 120m -run '^TestSeed($(or $(SEEDS),S.*))$$' -v ./test/real/
 
+.PHONY: bench-real-gke
+bench-real-gke: ## On a real cluster here (root): what GKE nodes cost this machine: a GKE pool of GKE_NODES (default 8) nodes through the real cluster's GKE endpoint, its seconds to Ready, each node's memory, the machine's memory and idle CPU with them; twice (the first imports the images into new slots).
+	GKE_NODES=$(or $(GKE_NODES),8) REAL_GKE_CAPACITY=1 go test -tags real -count=2 -timeout 30m -run '^TestGKENodeCapacity$$' -v ./test/real/
+
 .PHONY: cron-real
 cron-real: ## On a real cluster here (root) with Argo Workflows: examples/cron/s1-nightly.yaml every minute with one fio cell, until two scheduled campaigns succeed; the history holds both (about 5 minutes; not in CI).
 	ARGO=1 REAL_ARGO=1 go test -tags real -count=1 -timeout 30m -run '^TestCronCampaign$$' -v ./test/real/

@@ -329,3 +329,83 @@ func checkGKENodesGone(t *testing.T, nodes map[string]bool) {
 		}
 	}
 }
+
+// What GKE nodes cost this machine (make bench-real-gke): one pool of as
+// many nodes as the endpoint has slots, the seconds until it is Ready (the
+// nodes join at once), each node's resident memory (its containerd,
+// kubelet and kube-proxy), the memory the machine had less once they ran,
+// and the CPU they use idle (30 s). Run with REAL_GKE_CAPACITY=1; twice, so
+// that the second joins with the slots' images in place.
+func TestGKENodeCapacity(t *testing.T) {
+	if os.Getenv("REAL_GKE_CAPACITY") == "" {
+		t.Skip("make bench-real-gke")
+	}
+	slots, _ := strconv.Atoi(env["REAL_GKE_SLOTS"])
+	needGKE(t, 1)
+	before := memAvailable(t)
+	busyBefore := busyCores(t, 10*time.Second)
+	pool := gkePool("real-gke-capacity", "c2-standard-8", int32(slots))
+	if err := k8s.Create(ctx(), pool); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx(), pool) })
+	took := waitPoolReady(t, pool, 10*time.Minute)
+	nodes := poolNodes(t, pool.Name)
+	var names []string
+	var rss []string
+	total := 0
+	for _, n := range nodes {
+		names = append(names, n.Name)
+		kib := slotMemory(slotOf(t, n))
+		total += kib
+		rss = append(rss, strconv.Itoa(kib/1024))
+	}
+	time.Sleep(20 * time.Second) // past the kubelets' start
+	busyWith := busyCores(t, 30*time.Second)
+	after := memAvailable(t)
+	t.Logf("%d GKE nodes Ready in %s; resident memory per node (MiB): %s (%d MiB in all); the machine's available memory %d MiB less; busy cores (of 2) idle with them %.2f, before %.2f",
+		len(nodes), took.Round(100*time.Millisecond), strings.Join(rss, " "), total/1024, (before-after)/1024, busyWith, busyBefore)
+	took = deletePool(t, pool, names)
+	t.Logf("deleted in %s", took.Round(100*time.Millisecond))
+}
+
+// memAvailable is /proc/meminfo's MemAvailable, in KiB.
+func memAvailable(t *testing.T) int {
+	t.Helper()
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	t.Fatal("no MemAvailable in /proc/meminfo")
+	return 0
+}
+
+// busyCores is how many of the two cores the machine kept busy over d (from /proc/stat).
+func busyCores(t *testing.T, d time.Duration) float64 {
+	t.Helper()
+	read := func() (busy, all float64) {
+		data, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields := strings.Fields(strings.SplitN(string(data), "\n", 2)[0])[1:]
+		for i, f := range fields {
+			v, _ := strconv.ParseFloat(f, 64)
+			all += v
+			if i != 3 && i != 4 { // idle, iowait
+				busy += v
+			}
+		}
+		return busy, all
+	}
+	b0, a0 := read()
+	time.Sleep(d)
+	b1, a1 := read()
+	return 2 * (b1 - b0) / (a1 - a0)
+}
