@@ -260,7 +260,16 @@ nodes() {
 gke_endpoint() {
   local slots
   "$CLUSTERKIT" cert "$DIR/pki" gke-endpoint "/CN=gke-endpoint" "IP:$CP_IP"
-  (cd "$ROOT" && go build -o "$DIR/run/realgke" ./hack/realgke) || die "go build ./hack/realgke failed"
+  # A new build replaces the binary only when it differs, and only once the
+  # old process is stopped: a replaced binary's process no longer reads as
+  # running (its /proc exe is "(deleted)"), so stop would miss it.
+  (cd "$ROOT" && go build -o "$DIR/run/realgke.new" ./hack/realgke) || die "go build ./hack/realgke failed"
+  if cmp -s "$DIR/run/realgke.new" "$DIR/run/realgke"; then
+    rm -f "$DIR/run/realgke.new"
+  else
+    stop realgke
+    mv -f "$DIR/run/realgke.new" "$DIR/run/realgke"
+  fi
   slots=$(seq -s, 3 $((2 + GKE_NODES)))
   ensure realgke "$NET_NS" "$DIR/run/realgke" --listen "$GKE_ENDPOINT" \
     --tls-cert "$DIR/pki/gke-endpoint.crt" --tls-key "$DIR/pki/gke-endpoint.key" \
