@@ -37,9 +37,9 @@ func TestSlotFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, wants := range map[string][]string{
-		"kubelet.yaml":                []string{"cgroupRoot: /benchwright-node-7", "address: 10.99.0.17", "clusterDNS: [10.96.0.10]", `nodefs.available: "1%"`},
-		"containerd.toml":             []string{`sandbox_image = "pause:1"`, filepath.Join(h.Run, "node-7", "containerd.sock")},
-		"cni/conf/10-bridge.conflist": []string{`"subnet": "10.244.7.0/24"`},
+		"kubelet.yaml":                {"cgroupRoot: /benchwright-node-7", "address: 10.99.0.17", "clusterDNS: [10.96.0.10]", `nodefs.available: "1%"`},
+		"containerd.toml":             {`sandbox_image = "pause:1"`, filepath.Join(h.Run, "node-7", "containerd.sock")},
+		"cni/conf/10-bridge.conflist": {`"subnet": "10.244.7.0/24"`},
 	} {
 		data, err := os.ReadFile(filepath.Join(h.Dir, "node-7", file))
 		if err != nil {
