@@ -107,9 +107,9 @@ func nodeLabels(np *containerpb.NodePool, zone string) (map[string]string, error
 		corev1.LabelInstanceTypeStable:      cfg.GetMachineType(),
 		LabelBetaInstance:                   cfg.GetMachineType(),
 		corev1.LabelTopologyZone:            zone,
-		corev1.LabelTopologyRegion:          regionOf(zone),
+		corev1.LabelTopologyRegion:          fakegke.RegionOf(zone),
 		corev1.LabelFailureDomainBetaZone:   zone,
-		corev1.LabelFailureDomainBetaRegion: regionOf(zone),
+		corev1.LabelFailureDomainBetaRegion: fakegke.RegionOf(zone),
 	})
 	if cfg.GetSpot() {
 		labels[LabelSpot] = "true"
@@ -152,16 +152,7 @@ func poolZones(np *containerpb.NodePool, clusterLocation string) []string {
 	if len(np.GetLocations()) > 0 {
 		return np.GetLocations()
 	}
-	return clusterZones(clusterLocation)
-}
-
-// clusterZones are the zones of a cluster in location: the zone of a zonal
-// cluster, zones a, b and c of a regional one (as the fake makes it).
-func clusterZones(location string) []string {
-	if strings.Count(location, "-") == 2 {
-		return []string{location}
-	}
-	return []string{location + "-a", location + "-b", location + "-c"}
+	return fakegke.DefaultZones(clusterLocation)
 }
 
 // poolSpecs are the nodes of a pool: initialNodeCount in each of its zones,
@@ -183,12 +174,4 @@ func poolSpecs(cluster gke.Cluster, np *containerpb.NodePool) ([]Spec, error) {
 		}
 	}
 	return specs, nil
-}
-
-// regionOf is the region of a zone (us-central1-a: us-central1).
-func regionOf(zone string) string {
-	if i := strings.LastIndex(zone, "-"); i > 0 && strings.Count(zone, "-") == 2 {
-		return zone[:i]
-	}
-	return zone
 }

@@ -121,7 +121,7 @@ func run(args []string) error {
 // Serve serves the fake GKE for p's cluster on lis over TLS with cert, p as
 // its Work hook, until Stop; served gets Serve's error.
 func Serve(lis net.Listener, p *Provisioner, cert tls.Certificate) (srv *fakegke.Server, served <-chan error) {
-	cluster := fakegke.Cluster{Parent: p.cluster.Parent(), Locations: clusterZones(p.cluster.Location)}
+	cluster := fakegke.Cluster{Parent: p.cluster.Parent(), Locations: fakegke.DefaultZones(p.cluster.Location)}
 	srv = fakegke.New(fakegke.WithClusterConfig(cluster), fakegke.WithOperationWork(p.Work))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lis, grpc.Creds(credentials.NewServerTLSFromCert(&cert))) }()

@@ -26,9 +26,9 @@ func checkCreate(c *Cluster, np *containerpb.NodePool) error {
 			return answer(TextAutoRepairOnChannel, channel)
 		}
 	}
-	region := regionOf(locationOf(c.Parent))
+	region := RegionOf(locationOf(c.Parent))
 	for _, z := range np.GetLocations() {
-		if regionOf(z) != region || strings.Count(z, "-") != 2 {
+		if RegionOf(z) != region || strings.Count(z, "-") != 2 {
 			return answer(TextLocationNotInRegion, z, region)
 		}
 	}

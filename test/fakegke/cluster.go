@@ -59,7 +59,7 @@ func (s *Server) addCluster(c Cluster) {
 		c.Channel = containerpb.ReleaseChannel_REGULAR
 	}
 	if len(c.Locations) == 0 {
-		c.Locations = defaultZones(locationOf(c.Parent))
+		c.Locations = DefaultZones(locationOf(c.Parent))
 	}
 	if c.Version == "" {
 		c.Version = Version
@@ -71,16 +71,17 @@ func (s *Server) addCluster(c Cluster) {
 	s.clusters[c.Parent] = map[string]*containerpb.NodePool{}
 }
 
-// defaultZones are a location's zones: the zone itself, or a, b and c of a region.
-func defaultZones(location string) []string {
+// DefaultZones are a location's zones, as the fake makes a cluster there: the
+// zone itself, or a, b and c of a region.
+func DefaultZones(location string) []string {
 	if strings.Count(location, "-") == 2 {
 		return []string{location}
 	}
 	return []string{location + "-a", location + "-b", location + "-c"}
 }
 
-// regionOf is the region of a zone or region.
-func regionOf(location string) string {
+// RegionOf is the region of a zone or region.
+func RegionOf(location string) string {
 	if strings.Count(location, "-") == 2 {
 		return location[:strings.LastIndex(location, "-")]
 	}
