@@ -5,7 +5,6 @@ package real
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/benchwright/benchwright/api/v1alpha1"
+	"github.com/benchwright/benchwright/hack/clusterkit/node"
 	"github.com/benchwright/benchwright/internal/conditions"
 	"github.com/benchwright/benchwright/test/util"
 )
@@ -116,16 +116,14 @@ func slotOf(t *testing.T, n corev1.Node) int {
 	return 0
 }
 
-// leftovers is what of slot's node is still on this machine (clusterkit
-// node leftovers: processes, mounts, network namespace, cgroups).
+// leftovers is what of slot's node is still on this machine (package
+// hack/clusterkit/node: processes, mounts, network namespace, cgroups).
 func leftovers(slot int) string {
-	dir := env["REAL_CLUSTER_DIR"]
-	out, err := exec.Command(filepath.Join(dir, "run", "clusterkit"), "node", filepath.Join(dir, "host.json"),
-		"leftovers", strconv.Itoa(slot)).CombinedOutput()
+	host, err := node.LoadHost(filepath.Join(env["REAL_CLUSTER_DIR"], "host.json"))
 	if err != nil {
-		return strings.TrimSpace(string(out)) + " (" + err.Error() + ")"
+		return err.Error()
 	}
-	return ""
+	return strings.Join(host.Leftovers(slot), "; ")
 }
 
 // slotMemory is the resident memory of slot's containerd, kubelet and
