@@ -16,8 +16,13 @@ import (
 )
 
 // drain cordons a node and deletes its pods as GKE's drain does before it
-// removes a VM: each pod gets its grace period, at most maxGrace, then what
-// is left is deleted at once. It waits for the pods it deleted only, not for
+// removes a VM: "When you delete a node pool, GKE drains all the nodes ...
+// deleting Pods ... with an allotted graceful termination period of MAX_POD,
+// the maximum terminationGracePeriodSeconds set on the Pods scheduled to the
+// node with a cap of one hour" (gcloud container node-pools delete,
+// https://cloud.google.com/sdk/gcloud/reference/container/node-pools/delete).
+// Here the cap is maxGrace (60 s), not an hour, so that a campaign's release
+// is not held up; then what is left is deleted at once. It waits for the pods it deleted only, not for
 // those a DaemonSet puts back on the cordoned node. A node that never
 // registered has nothing to drain.
 func (p *Provisioner) drain(ctx context.Context, name string) error {
